@@ -1,0 +1,69 @@
+// Every message weir's actors exchange, and their registration with CAF.
+//
+// CAF 0.17 drops a message of an unannounced type between nodes with only a log
+// line, so every type that can cross nodes is announced in announce_types() and
+// round-trips through CAF's binary serializer in messages.test.cpp.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <caf/atom.hpp>
+#include <caf/meta/type_name.hpp>
+
+#include "weir/batch.hpp"
+#include "weir/credit.hpp"
+
+namespace caf {
+class actor_system_config;
+}
+
+namespace weir::actors {
+
+// The credit protocol (see weir/credit.hpp):
+//   upstream -> downstream : attach            (downstream answers with credit)
+//   upstream -> downstream : batch, Batch
+//   upstream -> downstream : eos               (no more batches will follow)
+//   downstream -> upstream : credit, Credit
+using attach_atom = caf::atom_constant<caf::atom("attach")>;
+using batch_atom = caf::atom_constant<caf::atom("batch")>;
+using credit_atom = caf::atom_constant<caf::atom("credit")>;
+using eos_atom = caf::atom_constant<caf::atom("eos")>;
+
+// Observation and control.
+using stats_atom = caf::atom_constant<caf::atom("stats")>;
+using done_atom = caf::atom_constant<caf::atom("done")>;
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
+
+/// What a stage reports about itself: the raw material of the actor tree.
+struct StageStats {
+  std::string name;
+  std::string kind;
+  std::string state;
+  uint64_t records_in = 0;
+  uint64_t records_out = 0;
+  uint64_t batches_in = 0;
+  uint64_t bytes_in = 0;
+  uint64_t errors = 0;
+  std::string last_error;
+  uint64_t cpu_ns = 0;
+  uint64_t mailbox = 0;
+  Credit capacity;          ///< credit this stage grants its upstream
+  Credit held;              ///< of which currently used
+  Credit out_capacity;      ///< credit granted to this stage by its downstream
+  Credit out_in_flight;     ///< of which in flight now
+  Credit out_max_in_flight; ///< the most ever in flight at once
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, StageStats& x) {
+  return f(caf::meta::type_name("weir::StageStats"), x.name, x.kind, x.state, x.records_in,
+           x.records_out, x.batches_in, x.bytes_in, x.errors, x.last_error, x.cpu_ns, x.mailbox,
+           x.capacity, x.held, x.out_capacity, x.out_in_flight, x.out_max_in_flight);
+}
+
+/// Loads the middleman and announces every message type; call it on every
+/// actor_system_config weir creates.
+void announce_types(caf::actor_system_config& cfg);
+
+} // namespace weir::actors

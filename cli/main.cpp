@@ -1,0 +1,57 @@
+// weir: a native, Kafka Connect-compatible streaming engine on CAF.
+#include <cstdio>
+#include <exception>
+#include <map>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.hpp"
+
+namespace {
+
+/// Registers a subcommand that is planned but not built yet: it says so and
+/// exits 2, so scripts can tell "not yet" from "failed".
+weir::cli::Runner planned(CLI::App& app, const char* name, const char* what) {
+  auto* sub = app.add_subcommand(name, what);
+  sub->allow_extras();
+  std::string cmd = name;
+  return [cmd] {
+    std::fprintf(stderr, "weir %s: not implemented yet in this version of weir\n", cmd.c_str());
+    return weir::cli::not_implemented;
+  };
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"weir: a native, Kafka Connect-compatible streaming engine on actors"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string{"weir "} + WEIR_VERSION);
+
+  std::map<std::string, weir::cli::Runner> runners{
+    {"standalone", planned(app, "standalone",
+                           "Run connectors in one process: WORKER.properties CONNECTOR...")},
+    {"node", planned(app, "node", "Run a cluster node: --config WORKER.properties")},
+    {"shell", planned(app, "shell", "Admin shell for a running weir: --url, -c COMMAND")},
+    {"transform", planned(app, "transform", "Run an SMT chain offline over JSON lines")},
+    {"demo", weir::cli::add_demo(app)},
+    {"version", weir::cli::add_version(app)},
+  };
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (auto& [name, run] : runners)
+      if (app.got_subcommand(name))
+        return run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "weir: %s\n", e.what());
+    return 1;
+  }
+  return 1;
+}
