@@ -1,0 +1,134 @@
+# shellcheck shell=bash
+# Shared helpers for weir's scripts. Source it; do not run it:
+#   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+# It defines WEIR_REPO (the repository root) and the weir::* functions below.
+
+if [[ -n "${WEIR_LIB_SOURCED:-}" ]]; then
+  return 0
+fi
+WEIR_LIB_SOURCED=1
+
+WEIR_REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
+export WEIR_REPO
+
+# Debian 12 packages needed to build and test weir (Java and Maven are separate:
+# they are needed only for the real Kafka broker, see weir::ensure_packages).
+WEIR_BUILD_PACKAGES=(
+  g++ meson ninja-build pkg-config ccache
+  libcaf-dev librdkafka-dev libsimdjson-dev libsqlite3-dev libspdlog-dev
+  libboost-test-dev libcli11-dev libcpp-httplib-dev libedit-dev sqlite3
+)
+
+# weir::log MESSAGE... — progress line on stderr.
+weir::log() {
+  printf '==> %s\n' "$*" >&2
+}
+
+# weir::die MESSAGE... — error line on stderr, then exit 1.
+weir::die() {
+  printf 'error: %s\n' "$*" >&2
+  exit 1
+}
+
+# weir::_as_root CMD... — run CMD as root (directly when root, else through sudo).
+weir::_as_root() {
+  if [[ "$(id -u)" -eq 0 ]]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    weir::die "need root to run '$*' (not root and sudo is not installed)"
+  fi
+}
+
+# weir::_installed PKG — true when the Debian package PKG is installed.
+weir::_installed() {
+  [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == installed ]]
+}
+
+# weir::ensure_packages [build] [java] — install the missing Debian packages.
+#   build: compiler, meson, ninja, ccache and the libraries weir links against;
+#   java:  a Java 17 runtime and Maven, for the real Kafka broker (scripts/kafka.sh);
+#          installed only when `java` or `mvn` is missing from PATH.
+# With no argument, both. apt-get runs only when something is missing, and
+# `apt-get update` only when the package lists are empty or an install failed.
+weir::ensure_packages() {
+  local groups=("$@") missing=() group pkg
+  [[ ${#groups[@]} -gt 0 ]] || groups=(build java)
+  for group in "${groups[@]}"; do
+    case "$group" in
+      build)
+        for pkg in "${WEIR_BUILD_PACKAGES[@]}"; do
+          weir::_installed "$pkg" || missing+=("$pkg")
+        done
+        ;;
+      java)
+        command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
+        command -v mvn >/dev/null 2>&1 || missing+=(maven)
+        ;;
+      *) weir::die "weir::ensure_packages: unknown group '$group' (build|java)" ;;
+    esac
+  done
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    weir::log "packages: all present (${groups[*]})"
+    return 0
+  fi
+  command -v apt-get >/dev/null 2>&1 ||
+    weir::die "missing packages (${missing[*]}) and no apt-get: install them by hand"
+  weir::log "packages: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  if ! compgen -G '/var/lib/apt/lists/*_Packages*' >/dev/null; then
+    weir::log "packages: apt-get update (no package lists yet)"
+    weir::_as_root apt-get update -q
+  fi
+  if ! weir::_as_root apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+    weir::log "packages: install failed; apt-get update and retry"
+    weir::_as_root apt-get update -q
+    weir::_as_root apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+}
+
+# weir::_options_differ BUILDDIR OPTION... — true unless every -Dname=value OPTION
+# already has that value in BUILDDIR (`meson configure` always regenerates, so it
+# is skipped when nothing would change).
+weir::_options_differ() {
+  python3 - "$@" <<'PY'
+import json, subprocess, sys
+current = {o["name"]: o["value"] for o in json.loads(subprocess.check_output(
+    ["meson", "introspect", "--buildoptions", sys.argv[1]]))}
+for arg in sys.argv[2:]:
+    if not arg.startswith("-D") or "=" not in arg:
+        sys.exit(0)
+    name, want = arg[2:].split("=", 1)
+    have = current.get(name)
+    if isinstance(have, bool):
+        have = "true" if have else "false"
+    elif isinstance(have, list):
+        have = ",".join(have)
+    if str(have) != want:
+        sys.exit(0)
+sys.exit(1)
+PY
+}
+
+# weir::build [BUILDDIR] [MESON_OPTION...] — configure (first time only) and compile.
+# BUILDDIR defaults to build/ (relative paths are taken from the repository root).
+# Options (e.g. -Dwerror=true) are given to `meson setup` on the first run and to
+# `meson configure` afterwards, so an existing build directory picks them up; meson
+# reconfigures by itself when a meson.build changes. Wraps are never downloaded
+# (--wrap-mode=nodownload): dependencies come from the Debian packages. Meson uses
+# ccache on its own when it is installed.
+weir::build() {
+  local builddir="${1:-build}"
+  [[ $# -gt 0 ]] && shift
+  [[ "$builddir" == /* ]] || builddir="$WEIR_REPO/$builddir"
+  if [[ ! -f "$builddir/meson-private/coredata.dat" ]]; then
+    weir::log "build: meson setup ${builddir#"$WEIR_REPO"/} $*"
+    meson setup "$builddir" "$WEIR_REPO" --wrap-mode=nodownload "$@"
+  elif [[ $# -gt 0 ]] && weir::_options_differ "$builddir" "$@"; then
+    weir::log "build: meson configure ${builddir#"$WEIR_REPO"/} $*"
+    meson configure "$builddir" "$@"
+  fi
+  weir::log "build: meson compile -C ${builddir#"$WEIR_REPO"/}"
+  meson compile -C "$builddir"
+}
