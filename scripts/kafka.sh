@@ -86,6 +86,14 @@ ensure_jars() {
     [[ -n "$quiet" ]] || weir::log "kafka: jars present in ${KAFKA_LIB#"$WEIR_REPO"/} (Kafka $KAFKA_VERSION)"
     return 0
   fi
+  # One resolver at a time (brokers with different WEIR_KAFKA_DIRs share the jars):
+  # lock the pom itself, then look again in case another process just finished.
+  exec 8<"$KAFKA_POM"
+  flock -w 600 8 || weir::die "could not lock $KAFKA_POM within 600 s"
+  if [[ -f "$KAFKA_LIB/$KAFKA_JAR" && "$(cat "$stamp" 2>/dev/null)" == "$want" ]]; then
+    exec 8<&-
+    return 0
+  fi
   weir::ensure_packages java
   weir::log "kafka: resolving Kafka $KAFKA_VERSION jars from Maven Central into ${KAFKA_LIB#"$WEIR_REPO"/}"
   tmp="$KAFKA_LIB.tmp.$$"
@@ -102,6 +110,7 @@ ensure_jars() {
   printf '%s\n' "$want" >"$tmp/.pom.sha256"
   rm -rf "$KAFKA_LIB"
   mv "$tmp" "$KAFKA_LIB"
+  exec 8<&-
   weir::log "kafka: $(find "$KAFKA_LIB" -name '*.jar' | wc -l) jars in ${KAFKA_LIB#"$WEIR_REPO"/}"
 }
 
@@ -205,7 +214,7 @@ cmd_start() {
     -Dkafka.logs.dir="$LOG_DIR" \
     -Dlog4j2.configurationFile="$KAFKA_TOOLS_DIR/log4j2.properties" \
     -cp "$KAFKA_LIB/*" kafka.Kafka "$CONFIG_FILE" \
-    </dev/null >"$CONSOLE_LOG" 2>&1 9>&- &
+    </dev/null >"$CONSOLE_LOG" 2>&1 8<&- 9>&- &
   pid=$!
   printf '%s\n' "$pid" >"$PID_FILE"
   wait_until_ready "$pid" "$address"
