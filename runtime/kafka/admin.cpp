@@ -1,0 +1,117 @@
+#include "runtime/kafka/admin.hpp"
+
+#include "runtime/kafka/embedded_cluster.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <memory>
+
+namespace weir::runtime::kafka {
+
+namespace {
+
+int clamp_ms(std::chrono::milliseconds timeout) {
+  return static_cast<int>(std::clamp<int64_t>(timeout.count(), 0, INT_MAX));
+}
+
+HandlePtr admin_client(const Properties& props) {
+  if (!props.contains("bootstrap.servers") && !props.contains("metadata.broker.list"))
+    throw KafkaError("kafka property 'bootstrap.servers': required");
+  auto p = props;
+  p.try_emplace("client.id", "weir-admin");
+  return make_handle(RD_KAFKA_PRODUCER, make_conf(p));
+}
+
+template <class T, void (*Destroy)(T*)>
+struct Deleter {
+  void operator()(T* x) const noexcept { Destroy(x); }
+};
+template <class T, void (*Destroy)(T*)>
+using Owned = std::unique_ptr<T, Deleter<T, Destroy>>;
+
+void destroy_new_topics(rd_kafka_NewTopic_t* t) { rd_kafka_NewTopic_destroy(t); }
+
+} // namespace
+
+void create_topics(const Properties& props, const std::vector<NewTopic>& topics,
+                   std::chrono::milliseconds timeout) {
+  if (topics.empty())
+    return;
+  if (EmbeddedCluster::is_embedded(get_or(props, "bootstrap.servers", ""))) {
+    // The mock broker has no CreateTopics API.
+    for (const auto& t : topics)
+      EmbeddedCluster::instance().create_topic(t.name, t.partitions);
+    return;
+  }
+
+  auto rk = admin_client(props);
+  char errstr[512];
+  std::vector<Owned<rd_kafka_NewTopic_t, destroy_new_topics>> owned;
+  std::vector<rd_kafka_NewTopic_t*> raw;
+  for (const auto& t : topics) {
+    auto* nt = rd_kafka_NewTopic_new(t.name.c_str(), t.partitions, t.replication, errstr,
+                                     sizeof errstr);
+    if (!nt)
+      throw KafkaError("create topic '" + t.name + "': " + errstr, RD_KAFKA_RESP_ERR__INVALID_ARG);
+    owned.emplace_back(nt);
+    raw.push_back(nt);
+  }
+
+  Owned<rd_kafka_queue_t, rd_kafka_queue_destroy> queue{rd_kafka_queue_new(rk.get())};
+  Owned<rd_kafka_AdminOptions_t, rd_kafka_AdminOptions_destroy> options{
+    rd_kafka_AdminOptions_new(rk.get(), RD_KAFKA_ADMIN_OP_CREATETOPICS)};
+  rd_kafka_AdminOptions_set_operation_timeout(options.get(), clamp_ms(timeout), errstr, sizeof errstr);
+  rd_kafka_AdminOptions_set_request_timeout(options.get(), clamp_ms(timeout), errstr, sizeof errstr);
+  rd_kafka_CreateTopics(rk.get(), raw.data(), raw.size(), options.get(), queue.get());
+
+  // A little slack over the request timeout: the result event always comes.
+  Owned<rd_kafka_event_t, rd_kafka_event_destroy> event{
+    rd_kafka_queue_poll(queue.get(), clamp_ms(timeout + std::chrono::seconds{5}))};
+  if (!event)
+    throw KafkaError("create topics: no answer from the cluster", RD_KAFKA_RESP_ERR__TIMED_OUT);
+  if (auto err = rd_kafka_event_error(event.get()))
+    throw KafkaError(std::string("create topics: ") + rd_kafka_event_error_string(event.get()), err);
+
+  size_t count = 0;
+  const auto* result = rd_kafka_event_CreateTopics_result(event.get());
+  const auto** results = rd_kafka_CreateTopics_result_topics(result, &count);
+  std::string failed;
+  rd_kafka_resp_err_t first = RD_KAFKA_RESP_ERR_NO_ERROR;
+  for (size_t i = 0; i < count; ++i) {
+    auto err = rd_kafka_topic_result_error(results[i]);
+    if (!err || err == RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS)
+      continue;
+    const char* msg = rd_kafka_topic_result_error_string(results[i]);
+    failed += std::string(failed.empty() ? "" : "; ") + "'" + rd_kafka_topic_result_name(results[i])
+              + "': " + (msg ? msg : rd_kafka_err2str(err));
+    if (!first)
+      first = err;
+  }
+  if (!failed.empty())
+    throw KafkaError("create topics: " + failed, first);
+}
+
+std::optional<int32_t> partition_count(const Properties& props, const std::string& topic,
+                                       std::chrono::milliseconds timeout) {
+  auto rk = admin_client(props);
+  // All topics rather than just this one: a single-topic request may create the
+  // topic (the mock cluster does, whatever the request says).
+  const rd_kafka_metadata_t* md = nullptr;
+  if (auto err = rd_kafka_metadata(rk.get(), 1, nullptr, &md, clamp_ms(timeout)))
+    throw KafkaError(describe("metadata for topic '" + topic + "'", err), err);
+  std::unique_ptr<const rd_kafka_metadata_t, decltype(&rd_kafka_metadata_destroy)> guard{
+    md, &rd_kafka_metadata_destroy};
+  for (int i = 0; i < md->topic_cnt; ++i) {
+    const auto& t = md->topics[i];
+    if (topic != t.topic)
+      continue;
+    if (t.err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART)
+      return std::nullopt;
+    if (t.err)
+      throw KafkaError(describe("metadata for topic '" + topic + "'", t.err), t.err);
+    return t.partition_cnt;
+  }
+  return std::nullopt;
+}
+
+} // namespace weir::runtime::kafka
