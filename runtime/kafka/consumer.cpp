@@ -1,0 +1,450 @@
+#include "runtime/kafka/consumer.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <utility>
+
+namespace weir::runtime::kafka {
+
+namespace {
+
+using PartitionListPtr =
+  std::unique_ptr<rd_kafka_topic_partition_list_t, decltype(&rd_kafka_topic_partition_list_destroy)>;
+
+PartitionListPtr make_list(int capacity) {
+  return {rd_kafka_topic_partition_list_new(capacity), &rd_kafka_topic_partition_list_destroy};
+}
+
+PartitionListPtr to_list(const std::vector<TopicPartition>& tps) {
+  auto list = make_list(static_cast<int>(tps.size()));
+  for (const auto& tp : tps)
+    rd_kafka_topic_partition_list_add(list.get(), tp.topic.c_str(), tp.partition);
+  return list;
+}
+
+std::vector<TopicPartition> to_vector(const rd_kafka_topic_partition_list_t* list) {
+  std::vector<TopicPartition> out;
+  if (!list)
+    return out;
+  out.reserve(static_cast<size_t>(list->cnt));
+  for (int i = 0; i < list->cnt; ++i)
+    out.push_back({list->elems[i].topic, list->elems[i].partition});
+  return out;
+}
+
+int clamp_ms(std::chrono::milliseconds timeout) {
+  return static_cast<int>(std::clamp<int64_t>(timeout.count(), 0, INT_MAX));
+}
+
+bool same_partition(const rd_kafka_message_t* msg, const TopicPartition& tp) {
+  return msg->partition == tp.partition && tp.topic == rd_kafka_topic_name(msg->rkt);
+}
+
+// Messages fetched ahead of need are rarely many; this is the initial scratch size.
+constexpr size_t initial_fetch_capacity = 512;
+// While paused, fetching only serves events: few or no messages arrive.
+constexpr size_t paused_fetch_chunk = 16;
+
+} // namespace
+
+Consumer::Consumer(const Properties& props, RebalanceListener listener)
+  : listener_(std::move(listener)) {
+  auto p = props;
+  if (!p.contains("bootstrap.servers") && !p.contains("metadata.broker.list"))
+    throw KafkaError("kafka property 'bootstrap.servers': required");
+  if (get_or(p, "group.id", "").empty())
+    throw KafkaError("kafka property 'group.id': required for a consumer");
+  for (const char* key : {"enable.auto.commit", "enable.auto.offset.store"}) {
+    if (get_or(p, key, "false") != "false")
+      throw KafkaError(std::string("kafka property '") + key
+                       + "': must be false, weir commits the offsets it has processed");
+    p[key] = "false";
+  }
+  p.try_emplace("partition.assignment.strategy", "cooperative-sticky");
+  p.try_emplace("auto.offset.reset", "earliest");
+
+  auto conf = make_conf(p);
+  rd_kafka_conf_set_opaque(conf.get(), this);
+  rd_kafka_conf_set_rebalance_cb(conf.get(), &Consumer::on_rebalance);
+  rd_kafka_conf_set_offset_commit_cb(conf.get(), &Consumer::on_commit);
+  rk_ = make_handle(RD_KAFKA_CONSUMER, std::move(conf));
+  // One queue for messages, rebalances and commit results, served by poll().
+  rd_kafka_poll_set_consumer(rk_.get());
+  queue_ = rd_kafka_queue_get_consumer(rk_.get());
+  fetched_.resize(initial_fetch_capacity);
+  pending_.reserve(initial_fetch_capacity);
+}
+
+Consumer::~Consumer() {
+  try {
+    close();
+  } catch (const std::exception& e) {
+    spdlog::warn("kafka consumer: close failed: {}", e.what());
+  }
+}
+
+void Consumer::subscribe(const std::vector<std::string>& topics) {
+  if (closed_)
+    throw KafkaError("kafka consumer: subscribe after close");
+  auto list = make_list(static_cast<int>(topics.size()));
+  for (const auto& t : topics)
+    rd_kafka_topic_partition_list_add(list.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
+  if (auto err = rd_kafka_subscribe(rk_.get(), list.get()))
+    throw KafkaError(describe("kafka consumer: subscribe failed", err), err);
+}
+
+size_t Consumer::poll(weir::Batch& out, size_t max_records, size_t max_bytes,
+                      std::chrono::milliseconds timeout) {
+  if (closed_)
+    throw KafkaError("kafka consumer: poll after close");
+  if (paused_) {
+    // Serve rebalances and commit results; a message that slipped in before the
+    // pause took effect waits with the other carried-over ones.
+    size_t got = fetch(timeout, paused_fetch_chunk);
+    for (size_t i = 0; i < got; ++i)
+      pending_.push_back(fetched_[i]);
+    rethrow_callback_error();
+    return 0;
+  }
+
+  const size_t start_bytes = out.byte_size();
+  size_t n = 0;
+  while (n < max_records && pending_head_ < pending_.size()
+         && take(out, pending_[pending_head_], max_bytes, start_bytes)) {
+    rd_kafka_message_destroy(pending_[pending_head_++]);
+    ++n;
+  }
+  if (pending_head_ == pending_.size()) {
+    pending_.clear();
+    pending_head_ = 0;
+  }
+
+  // Even with no room left, call into librdkafka so rebalances are served; then at
+  // most one message joins the carried-over ones.
+  bool full = n == max_records || carried_over() > 0;
+  size_t want = full ? 1 : max_records - n;
+  size_t got = fetch(n > 0 || full ? std::chrono::milliseconds{0} : timeout, want);
+  for (size_t i = 0; i < got; ++i) {
+    auto* msg = fetched_[i];
+    if (!full && take(out, msg, max_bytes, start_bytes)) {
+      rd_kafka_message_destroy(msg);
+      ++n;
+    } else {
+      full = true;
+      pending_.push_back(msg);
+    }
+  }
+  rethrow_callback_error(); // the records stay in `out`: nothing is lost
+  return n;
+}
+
+size_t Consumer::fetch(std::chrono::milliseconds timeout, size_t max) {
+  if (max > fetched_.size())
+    fetched_.resize(max);
+  revoked_during_fetch_ = false;
+  ssize_t got = 0;
+  if (timeout.count() > 0) {
+    // consume_batch_queue waits until the array is full or the timeout expires:
+    // block for the first message only, then take what is already there.
+    got = rd_kafka_consume_batch_queue(queue_, clamp_ms(timeout), fetched_.data(), 1);
+    if (got == 1 && max > 1) {
+      auto more = rd_kafka_consume_batch_queue(queue_, 0, fetched_.data() + 1, max - 1);
+      got = more < 0 ? got : got + more;
+    }
+  } else {
+    got = rd_kafka_consume_batch_queue(queue_, 0, fetched_.data(), max);
+  }
+  if (got < 0)
+    throw KafkaError(describe("kafka consumer: consume failed", rd_kafka_last_error()));
+
+  // Keep data messages in place; errors are handled and dropped here. Messages of
+  // partitions revoked in this call's rebalance belong to their new owner now.
+  size_t kept = 0;
+  for (ssize_t i = 0; i < got; ++i) {
+    auto* msg = fetched_[i];
+    try {
+      if (handle_error(msg))
+        continue;
+    } catch (...) {
+      for (ssize_t j = i + 1; j < got; ++j)
+        rd_kafka_message_destroy(fetched_[j]);
+      for (size_t j = 0; j < kept; ++j)
+        pending_.push_back(fetched_[j]);
+      throw;
+    }
+    if (revoked_during_fetch_
+        && std::none_of(assignment_.begin(), assignment_.end(),
+                        [&](const TopicPartition& tp) { return same_partition(msg, tp); })) {
+      rd_kafka_message_destroy(msg);
+      continue;
+    }
+    fetched_[kept++] = msg;
+  }
+  return kept;
+}
+
+bool Consumer::handle_error(rd_kafka_message_t* msg) {
+  if (!msg->err)
+    return false;
+  auto err = msg->err;
+  if (err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+    rd_kafka_message_destroy(msg);
+    return true;
+  }
+  std::string text = rd_kafka_message_errstr(msg);
+  std::string where = msg->rkt ? std::string(rd_kafka_topic_name(msg->rkt)) + "["
+                                   + std::to_string(msg->partition) + "]"
+                               : std::string("-");
+  rd_kafka_message_destroy(msg);
+  if (err == RD_KAFKA_RESP_ERR__FATAL)
+    throw_if_fatal();
+  ++errors_;
+  spdlog::warn("kafka consumer {}: {} ({})", rd_kafka_name(rk_.get()), text, where);
+  return true;
+}
+
+void Consumer::rethrow_callback_error() {
+  if (callback_error_)
+    std::rethrow_exception(std::exchange(callback_error_, nullptr));
+}
+
+void Consumer::throw_if_fatal() {
+  char reason[512];
+  if (auto err = rd_kafka_fatal_error(rk_.get(), reason, sizeof reason))
+    throw KafkaError(std::string("kafka consumer: fatal error: ") + reason, err);
+}
+
+bool Consumer::take(weir::Batch& out, rd_kafka_message_t* msg, size_t max_bytes,
+                    size_t start_bytes) {
+  rd_kafka_headers_t* headers = nullptr;
+  if (rd_kafka_message_headers(msg, &headers) != RD_KAFKA_RESP_ERR_NO_ERROR)
+    headers = nullptr;
+  size_t header_count = headers ? rd_kafka_header_cnt(headers) : 0;
+
+  // Exactly what Batch::byte_size() will grow by.
+  size_t growth = sizeof(weir::RecordRef) + msg->key_len + msg->len
+                  + header_count * sizeof(weir::HeaderRef);
+  const char* name;
+  const void* value;
+  size_t size;
+  for (size_t i = 0; i < header_count; ++i) {
+    rd_kafka_header_get_all(headers, i, &name, &value, &size);
+    growth += std::strlen(name) + (value ? size : 0);
+  }
+  if (!out.empty() && out.byte_size() - start_bytes + growth > max_bytes)
+    return false;
+
+  auto bytes = [](const void* p, size_t len) -> std::optional<std::string_view> {
+    if (!p)
+      return std::nullopt;
+    return std::string_view(static_cast<const char*>(p), len);
+  };
+  rd_kafka_timestamp_type_t ts_type;
+  out.append(rd_kafka_topic_name(msg->rkt), msg->partition, msg->offset,
+             rd_kafka_message_timestamp(msg, &ts_type), bytes(msg->key, msg->key_len),
+             bytes(msg->payload, msg->len));
+  for (size_t i = 0; i < header_count; ++i) {
+    rd_kafka_header_get_all(headers, i, &name, &value, &size);
+    out.add_header(name, bytes(value, size));
+  }
+  return true;
+}
+
+void Consumer::pause() {
+  paused_ = true;
+  if (assignment_.empty())
+    return;
+  auto list = to_list(assignment_);
+  if (auto err = rd_kafka_pause_partitions(rk_.get(), list.get()))
+    throw KafkaError(describe("kafka consumer: pause failed", err), err);
+}
+
+void Consumer::resume() {
+  paused_ = false;
+  if (assignment_.empty())
+    return;
+  auto list = to_list(assignment_);
+  if (auto err = rd_kafka_resume_partitions(rk_.get(), list.get()))
+    throw KafkaError(describe("kafka consumer: resume failed", err), err);
+}
+
+void Consumer::commit(const std::vector<TopicPartitionOffset>& offsets, bool async) {
+  if (offsets.empty())
+    return;
+  auto list = make_list(static_cast<int>(offsets.size()));
+  for (const auto& o : offsets)
+    rd_kafka_topic_partition_list_add(list.get(), o.topic.c_str(), o.partition)->offset = o.offset;
+  auto err = rd_kafka_commit(rk_.get(), list.get(), async ? 1 : 0);
+  std::string failed;
+  for (int i = 0; i < list->cnt; ++i)
+    if (list->elems[i].err)
+      failed += " " + std::string(list->elems[i].topic) + "[" + std::to_string(list->elems[i].partition)
+                + "]: " + rd_kafka_err2str(list->elems[i].err);
+  if (err || !failed.empty())
+    throw KafkaError(describe("kafka consumer: commit failed", err) + failed,
+                     err ? err : RD_KAFKA_RESP_ERR_UNKNOWN);
+}
+
+std::vector<PartitionLag> Consumer::lag() const {
+  std::vector<PartitionLag> out;
+  if (assignment_.empty() || closed_)
+    return out;
+  auto list = to_list(assignment_);
+  rd_kafka_position(rk_.get(), list.get());
+  out.reserve(assignment_.size());
+  for (int i = 0; i < list->cnt; ++i) {
+    const auto& e = list->elems[i];
+    // librdkafka's position is past the carried-over records: the oldest of those
+    // is the real position.
+    int64_t pos = e.offset;
+    for (size_t j = pending_head_; j < pending_.size(); ++j)
+      if (same_partition(pending_[j], {e.topic, e.partition})) {
+        pos = pending_[j]->offset;
+        break;
+      }
+    int64_t lo = -1, hi = -1;
+    rd_kafka_get_watermark_offsets(rk_.get(), e.topic, e.partition, &lo, &hi);
+    int64_t lag = -1;
+    if (hi >= 0 && pos >= 0)
+      lag = std::max<int64_t>(0, hi - pos);
+    else if (hi >= 0 && lo == hi)
+      lag = 0; // empty partition
+    out.push_back({e.topic, e.partition, lag});
+  }
+  return out;
+}
+
+std::string Consumer::rebalance_protocol() const {
+  const char* p = closed_ ? nullptr : rd_kafka_rebalance_protocol(rk_.get());
+  return p ? p : "NONE";
+}
+
+void Consumer::close() {
+  if (closed_)
+    return;
+  closed_ = true;
+  // Messages hold references into the client: release them before it goes.
+  for (size_t i = pending_head_; i < pending_.size(); ++i)
+    rd_kafka_message_destroy(pending_[i]);
+  pending_.clear();
+  pending_head_ = 0;
+  auto err = rd_kafka_consumer_close(rk_.get()); // revokes through on_rebalance
+  rd_kafka_queue_destroy(queue_);
+  queue_ = nullptr;
+  rk_.reset();
+  assignment_.clear();
+  if (err)
+    spdlog::warn("kafka consumer: leaving the group failed: {}", rd_kafka_err2str(err));
+  rethrow_callback_error();
+}
+
+void Consumer::on_rebalance(rd_kafka_t*, rd_kafka_resp_err_t err,
+                            rd_kafka_topic_partition_list_t* partitions, void* opaque) {
+  try {
+    static_cast<Consumer*>(opaque)->rebalance(err, partitions);
+  } catch (...) {
+    // Never unwind through librdkafka's C code: rethrown once it has returned.
+    auto* self = static_cast<Consumer*>(opaque);
+    if (!self->callback_error_)
+      self->callback_error_ = std::current_exception();
+  }
+}
+
+void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions) {
+  auto* rk = rk_.get();
+  const char* protocol = rd_kafka_rebalance_protocol(rk);
+  const bool cooperative = protocol && std::strcmp(protocol, "COOPERATIVE") == 0;
+  // An assignment call that fails leaves librdkafka's state as it was; the next
+  // rebalance corrects it. Log and count, as for other non-fatal errors.
+  auto report_err = [this](const char* what, rd_kafka_resp_err_t e) {
+    if (!e)
+      return;
+    ++errors_;
+    spdlog::error("kafka consumer {}: {} failed: {}", rd_kafka_name(rk_.get()), what,
+                  rd_kafka_err2str(e));
+  };
+  auto report = [&](const char* what, rd_kafka_error_t* e) {
+    if (!e)
+      return;
+    report_err(what, rd_kafka_error_code(e));
+    rd_kafka_error_destroy(e);
+  };
+  auto listed = to_vector(partitions);
+
+  if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    if (cooperative) {
+      report("incremental assign", rd_kafka_incremental_assign(rk, partitions));
+      assignment_.insert(assignment_.end(), listed.begin(), listed.end());
+    } else {
+      report_err("assign", rd_kafka_assign(rk, partitions));
+      assignment_ = listed;
+    }
+    if (paused_ && partitions->cnt > 0)
+      rd_kafka_pause_partitions(rk, partitions);
+    if (listener_)
+      listener_(RebalanceEvent{listed, {}, false});
+    return;
+  }
+
+  // Revocation (or a rebalance error, which librdkafka wants handled as one).
+  if (err != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+    spdlog::error("kafka consumer {}: rebalance error: {}", rd_kafka_name(rk), rd_kafka_err2str(err));
+    ++errors_;
+    listed = assignment_;
+  }
+  const bool lost = err != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS || rd_kafka_assignment_lost(rk);
+  revoked_during_fetch_ = true;
+  drop_pending_of(listed);
+  std::exception_ptr listener_error;
+  if (listener_) {
+    try {
+      listener_(RebalanceEvent{{}, listed, lost});
+    } catch (...) {
+      listener_error = std::current_exception(); // still give the partitions up
+    }
+  }
+  if (cooperative && err == RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS) {
+    report("incremental unassign", rd_kafka_incremental_unassign(rk, partitions));
+    std::erase_if(assignment_, [&](const TopicPartition& tp) {
+      return std::find(listed.begin(), listed.end(), tp) != listed.end();
+    });
+  } else {
+    report_err("unassign", rd_kafka_assign(rk, nullptr));
+    assignment_.clear();
+  }
+  if (listener_error)
+    std::rethrow_exception(listener_error);
+}
+
+void Consumer::drop_pending_of(const std::vector<TopicPartition>& revoked) {
+  auto first = pending_.begin() + static_cast<std::ptrdiff_t>(pending_head_);
+  auto keep = std::stable_partition(first, pending_.end(), [&](rd_kafka_message_t* msg) {
+    return std::none_of(revoked.begin(), revoked.end(),
+                        [&](const TopicPartition& tp) { return same_partition(msg, tp); });
+  });
+  for (auto it = keep; it != pending_.end(); ++it)
+    rd_kafka_message_destroy(*it);
+  pending_.erase(keep, pending_.end());
+}
+
+void Consumer::on_commit(rd_kafka_t*, rd_kafka_resp_err_t err,
+                         rd_kafka_topic_partition_list_t* offsets, void* opaque) {
+  auto* self = static_cast<Consumer*>(opaque);
+  if (err == RD_KAFKA_RESP_ERR__NO_OFFSET)
+    return;
+  bool failed = err != RD_KAFKA_RESP_ERR_NO_ERROR;
+  for (int i = 0; offsets && i < offsets->cnt; ++i)
+    failed = failed || offsets->elems[i].err;
+  if (!failed)
+    return;
+  for (int i = 0; !err && offsets && i < offsets->cnt; ++i)
+    err = offsets->elems[i].err;
+  ++self->errors_;
+  spdlog::warn("kafka consumer {}: commit failed: {}", rd_kafka_name(self->rk_.get()),
+               rd_kafka_err2str(err));
+}
+
+} // namespace weir::runtime::kafka

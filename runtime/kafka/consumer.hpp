@@ -1,0 +1,132 @@
+// A Kafka consumer-group member that fills weir record batches.
+//
+// Threading: not thread-safe. One owner (the consumer actor) calls every method from
+// one thread; the rebalance listener runs on that thread, inside poll() or close().
+//
+// Offsets: nothing is committed automatically and nothing is stored implicitly;
+// the owner commits exactly the offsets it has processed (commit()).
+//
+// Backpressure: pause() stops fetching for every assigned partition (and for those
+// assigned later, until resume()). The owner must keep calling poll() while paused:
+// that serves rebalances and returns no records. Records fetched before the pause
+// stay carried over inside the consumer and come out after resume().
+#pragma once
+
+#include "runtime/kafka/client_config.hpp"
+#include "runtime/kafka/topic_partition.hpp"
+#include "weir/batch.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace weir::runtime::kafka {
+
+/// A change of the member's assignment. With cooperative rebalancing only the
+/// partitions that move are listed; an eager rebalance revokes everything first.
+struct RebalanceEvent {
+  std::vector<TopicPartition> assigned;
+  std::vector<TopicPartition> revoked;
+  /// The partitions were lost (session expired, fenced): commits for them fail.
+  bool lost = false;
+};
+
+/// Called before revoked partitions are given up (so their offsets can still be
+/// committed) and after assigned partitions are taken.
+using RebalanceListener = std::function<void(const RebalanceEvent&)>;
+
+/// How far a partition's consumption is behind its high watermark.
+struct PartitionLag {
+  std::string topic;
+  int32_t partition = -1;
+  int64_t lag = -1; ///< -1 until both the watermark and the position are known
+};
+
+class Consumer {
+public:
+  /// `props` are librdkafka consumer properties; `bootstrap.servers` and `group.id`
+  /// are required. Defaults (overridable): partition.assignment.strategy=
+  /// cooperative-sticky, auto.offset.reset=earliest. enable.auto.commit and
+  /// enable.auto.offset.store are always false (weir commits), and setting either to
+  /// true is an error. Throws KafkaError.
+  explicit Consumer(const Properties& props, RebalanceListener listener = {});
+  ~Consumer();
+
+  Consumer(const Consumer&) = delete;
+  Consumer& operator=(const Consumer&) = delete;
+
+  /// Subscribes to `topics`; an entry starting with '^' is a regular expression.
+  void subscribe(const std::vector<std::string>& topics);
+
+  /// Appends up to `max_records` records to `out` while `out.byte_size()` grows by at
+  /// most `max_bytes`; a single larger record is taken only when `out` is empty.
+  /// A record that does not fit is carried over to the next call, never dropped.
+  /// Waits up to `timeout` only when it has nothing to return. Serves rebalances.
+  /// Returns the number of records appended (0 while paused). Non-fatal client
+  /// errors are logged and counted (error_count()); a fatal one throws KafkaError.
+  size_t poll(weir::Batch& out, size_t max_records, size_t max_bytes,
+              std::chrono::milliseconds timeout);
+
+  /// Stops fetching from every assigned partition (credit exhausted).
+  void pause();
+  /// Undoes pause(); fetching continues after the last record handed out.
+  void resume();
+  bool paused() const noexcept { return paused_; }
+
+  /// Commits exactly `offsets` (next offset to read per partition). A synchronous
+  /// commit throws KafkaError naming the failed partitions; an asynchronous one
+  /// reports failures in the log and error_count(), served by poll().
+  void commit(const std::vector<TopicPartitionOffset>& offsets, bool async);
+
+  /// The partitions currently assigned to this member.
+  const std::vector<TopicPartition>& assignment() const noexcept { return assignment_; }
+
+  /// Lag per assigned partition from librdkafka's cached watermarks (no request).
+  std::vector<PartitionLag> lag() const;
+
+  /// Records fetched but not yet handed out (carried over).
+  size_t carried_over() const noexcept { return pending_.size() - pending_head_; }
+
+  /// Non-fatal errors seen so far (fetch errors, failed async commits, ...).
+  uint64_t error_count() const noexcept { return errors_; }
+
+  /// "COOPERATIVE", "EAGER" or "NONE" (before the first assignment).
+  std::string rebalance_protocol() const;
+
+  /// Leaves the group (revoking partitions through the listener) and releases the
+  /// client. Idempotent; the destructor calls it.
+  void close();
+
+private:
+  static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                           rd_kafka_topic_partition_list_t* partitions, void* opaque);
+  static void on_commit(rd_kafka_t* rk, rd_kafka_resp_err_t err,
+                        rd_kafka_topic_partition_list_t* offsets, void* opaque);
+  void rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
+  void drop_pending_of(const std::vector<TopicPartition>& revoked);
+  bool take(weir::Batch& out, rd_kafka_message_t* msg, size_t max_bytes, size_t start_bytes);
+  bool handle_error(rd_kafka_message_t* msg); // true: msg was an error (consumed)
+  size_t fetch(std::chrono::milliseconds timeout, size_t max);
+  void throw_if_fatal();
+  void rethrow_callback_error();
+
+  HandlePtr rk_;
+  rd_kafka_queue_t* queue_ = nullptr;
+  RebalanceListener listener_;
+  std::vector<TopicPartition> assignment_;
+  // Carried-over messages: pending_[pending_head_..] in fetch order. fetched_ is
+  // the scratch array for rd_kafka_consume_batch_queue (kept to avoid reallocating).
+  std::vector<rd_kafka_message_t*> pending_;
+  size_t pending_head_ = 0;
+  std::vector<rd_kafka_message_t*> fetched_;
+  std::exception_ptr callback_error_; // thrown by the listener, rethrown by poll()/close()
+  bool paused_ = false;
+  bool revoked_during_fetch_ = false;
+  bool closed_ = false;
+  uint64_t errors_ = 0;
+};
+
+} // namespace weir::runtime::kafka
