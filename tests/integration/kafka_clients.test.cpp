@@ -1,0 +1,249 @@
+// The Kafka client wrappers against a real broker: volume, ordering, exactly-once
+// delivery into a fresh group, and cooperative-sticky sharing of partitions.
+#include "runtime/kafka/admin.hpp"
+#include "runtime/kafka/consumer.hpp"
+#include "runtime/kafka/producer.hpp"
+#include "tests/support/kafka_env.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unistd.h>
+#include <vector>
+
+using namespace weir::runtime::kafka;
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string unique_name(const std::string& prefix) {
+  return prefix + "-" + std::to_string(::getpid()) + "-"
+         + std::to_string(std::chrono::system_clock::now().time_since_epoch().count());
+}
+
+Properties broker() { return {{"bootstrap.servers", weir::testing::kafka_bootstrap()}}; }
+
+Properties member_of(const std::string& group) {
+  auto p = broker();
+  p["group.id"] = group;
+  p["session.timeout.ms"] = "10000";
+  p["heartbeat.interval.ms"] = "1000";
+  return p;
+}
+
+// A ~180-byte JSON value carrying the record's global sequence number.
+std::string json_value(int64_t seq) {
+  std::string v = R"({"seq":)" + std::to_string(seq) + R"(,"source":"weir-itest","kind":"order",)"
+                  + R"("amount":)" + std::to_string(seq % 1000) + R"(.25,"note":")";
+  v.append(180 - 2 - std::min<size_t>(v.size(), 178), 'x');
+  return v + "\"}";
+}
+
+int64_t seq_of(std::string_view value) {
+  auto at = value.find(R"("seq":)");
+  BOOST_REQUIRE(at != std::string_view::npos);
+  return std::stoll(std::string(value.substr(at + 6, 12)));
+}
+
+struct Acks {
+  size_t batches = 0;
+  size_t delivered = 0;
+  size_t failed = 0;
+  std::string first_error;
+};
+
+// Produces records 0..n-1 (keys spread over 1000 values) in batches; waits for
+// every delivery report.
+void produce_sequence(const std::string& topic, int64_t n, size_t per_batch) {
+  Acks acks;
+  auto props = broker();
+  Producer producer(props, [&](uint64_t, size_t ok, size_t bad, const std::string& e) {
+    ++acks.batches;
+    acks.delivered += ok;
+    acks.failed += bad;
+    if (acks.first_error.empty())
+      acks.first_error = e;
+  });
+  auto start = Clock::now();
+  weir::Batch batch;
+  batch.reserve(per_batch, per_batch * 200);
+  size_t batches = 0;
+  for (int64_t i = 0; i < n;) {
+    batch.clear();
+    for (size_t k = 0; k < per_batch && i < n; ++k, ++i)
+      batch.append(topic, -1, -1, -1, "key-" + std::to_string(i % 1000), json_value(i));
+    producer.produce(batch, batches++);
+    producer.poll(0ms);
+  }
+  auto deadline = Clock::now() + 120s;
+  while (acks.batches < batches && Clock::now() < deadline)
+    producer.poll(100ms);
+  double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  BOOST_TEST_MESSAGE("produced " << acks.delivered << " records in " << batches << " batches, "
+                                 << secs << " s (" << static_cast<int64_t>(n / secs) << " rec/s)");
+  BOOST_REQUIRE_EQUAL(acks.batches, batches);
+  BOOST_REQUIRE_MESSAGE(acks.failed == 0, acks.failed << " records failed: " << acks.first_error);
+  BOOST_REQUIRE_EQUAL(acks.delivered, static_cast<size_t>(n));
+  BOOST_REQUIRE_EQUAL(producer.in_flight(), 0u);
+}
+
+// Checks consumed records as they come: each sequence number once, offsets and
+// sequence numbers strictly increasing per partition (produce order).
+struct Checker {
+  explicit Checker(int64_t n) : seen(static_cast<size_t>(n), false) {}
+
+  void add(const weir::Batch& b) {
+    for (const auto& r : b.records()) {
+      auto seq = seq_of(b.bytes(r.value));
+      BOOST_REQUIRE(seq >= 0 && seq < static_cast<int64_t>(seen.size()));
+      BOOST_REQUIRE_MESSAGE(!seen[static_cast<size_t>(seq)], "duplicate record seq " << seq);
+      seen[static_cast<size_t>(seq)] = true;
+      ++count;
+      auto& last = last_of.try_emplace(r.partition, -1, -1).first->second;
+      BOOST_REQUIRE_MESSAGE(r.offset > last.first, "offset went back on partition " << r.partition);
+      BOOST_REQUIRE_MESSAGE(seq > last.second, "seq " << seq << " after " << last.second
+                                                      << " on partition " << r.partition);
+      last = {r.offset, seq};
+    }
+  }
+
+  std::vector<bool> seen;
+  size_t count = 0;
+  std::map<int32_t, std::pair<int64_t, int64_t>> last_of; // partition -> (offset, seq)
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(kafka_clients)
+
+BOOST_AUTO_TEST_CASE(two_hundred_thousand_records_exactly_once_in_order) {
+  const int64_t n = 200000;
+  auto topic = unique_name("weir-itest-clients");
+  create_topics(broker(), {{topic, 4, 1}});
+  BOOST_REQUIRE_EQUAL(partition_count(broker(), topic).value_or(-1), 4);
+  produce_sequence(topic, n, 1000);
+
+  Consumer consumer(member_of(unique_name("weir-itest-group")));
+  consumer.subscribe({topic});
+  Checker check(n);
+  weir::Batch batch;
+  batch.reserve(5000, 4 << 20);
+  auto start = Clock::now();
+  auto deadline = start + 120s;
+  while (check.count < static_cast<size_t>(n) && Clock::now() < deadline) {
+    batch.clear();
+    consumer.poll(batch, 5000, 4 << 20, 100ms);
+    check.add(batch);
+  }
+  double secs = std::chrono::duration<double>(Clock::now() - start).count();
+  BOOST_TEST_MESSAGE("consumed " << check.count << " records in " << secs << " s (incl. group join)");
+  // Anything arriving after all N would be a duplicate: watch for a while.
+  auto until = Clock::now() + 2s;
+  while (Clock::now() < until) {
+    batch.clear();
+    consumer.poll(batch, 5000, 4 << 20, 100ms);
+    check.add(batch);
+  }
+  BOOST_REQUIRE_EQUAL(check.count, static_cast<size_t>(n));
+  BOOST_TEST(std::count(check.seen.begin(), check.seen.end(), false) == 0);
+  BOOST_TEST(check.last_of.size() == 4u); // keys spread over every partition
+  BOOST_TEST(consumer.error_count() == 0u);
+  for (const auto& l : consumer.lag())
+    BOOST_TEST(l.lag == 0, l.topic << "[" << l.partition << "] lag " << l.lag);
+  consumer.close();
+}
+
+BOOST_AUTO_TEST_CASE(cooperative_sticky_members_share_partitions) {
+  const int64_t n = 20000;
+  auto topic = unique_name("weir-itest-coop");
+  auto group = unique_name("weir-itest-coop-group");
+  create_topics(broker(), {{topic, 4, 1}});
+  produce_sequence(topic, n, 1000);
+
+  // Each member commits what it handed out when partitions are revoked (as a sink
+  // task does), so the new owner continues exactly there: no loss, no duplicate.
+  struct Member {
+    std::unique_ptr<Consumer> consumer;
+    std::map<TopicPartition, int64_t> next;
+    std::vector<RebalanceEvent> events;
+  };
+  auto make = [&](Member& m) {
+    m.consumer = std::make_unique<Consumer>(member_of(group), [&m](const RebalanceEvent& e) {
+      m.events.push_back(e);
+      std::vector<TopicPartitionOffset> offsets;
+      for (const auto& tp : e.revoked)
+        if (auto it = m.next.find(tp); it != m.next.end())
+          offsets.push_back({tp.topic, tp.partition, it->second});
+      if (!e.lost)
+        m.consumer->commit(offsets, false);
+    });
+    m.consumer->subscribe({topic});
+  };
+  Checker check(n);
+  auto drain = [&](Member& m) {
+    weir::Batch batch;
+    m.consumer->poll(batch, 100, 1 << 20, 20ms);
+    for (const auto& r : batch.records())
+      m.next[{std::string(batch.topic(r)), r.partition}] = r.offset + 1;
+    check.add(batch);
+  };
+
+  Member a, b;
+  make(a);
+  auto deadline = Clock::now() + 60s;
+  while ((a.consumer->assignment().size() < 4 || check.count == 0) && Clock::now() < deadline)
+    drain(a);
+  BOOST_REQUIRE_EQUAL(a.consumer->assignment().size(), 4u);
+
+  auto joined = Clock::now();
+  make(b);
+  deadline = Clock::now() + 90s;
+  while ((b.consumer->assignment().empty() || a.consumer->assignment().size() == 4)
+         && Clock::now() < deadline) {
+    drain(a);
+    drain(b);
+  }
+  BOOST_TEST_MESSAGE("second member got partitions after "
+                     << std::chrono::duration<double>(Clock::now() - joined).count() << " s");
+  const auto& in_a = a.consumer->assignment();
+  const auto& in_b = b.consumer->assignment();
+  BOOST_REQUIRE(!in_a.empty());
+  BOOST_REQUIRE(!in_b.empty());
+  std::set<TopicPartition> all(in_a.begin(), in_a.end());
+  for (const auto& tp : in_b)
+    BOOST_TEST(all.insert(tp).second, tp.topic << "[" << tp.partition << "] owned twice");
+  BOOST_TEST(all.size() == 4u);
+  BOOST_TEST(in_a.size() == 2u); // balanced
+  BOOST_TEST(a.consumer->rebalance_protocol() == "COOPERATIVE");
+  // Sticky and incremental: the first member only gave partitions up, never all.
+  size_t revoked = 0;
+  for (const auto& e : a.events) {
+    BOOST_TEST(e.revoked.size() < 4u);
+    BOOST_TEST(!e.lost);
+    revoked += e.revoked.size();
+  }
+  BOOST_TEST(revoked == 2u); // exactly the two partitions that moved
+
+  deadline = Clock::now() + 60s;
+  while (check.count < static_cast<size_t>(n) && Clock::now() < deadline) {
+    drain(a);
+    drain(b);
+  }
+  auto until = Clock::now() + 2s;
+  while (Clock::now() < until) {
+    drain(a);
+    drain(b);
+  }
+  BOOST_REQUIRE_EQUAL(check.count, static_cast<size_t>(n));
+  b.consumer->close();
+  a.consumer->close();
+}
+
+BOOST_AUTO_TEST_SUITE_END()
