@@ -10,6 +10,7 @@ void announce_types(caf::actor_system_config& cfg) {
   cfg.add_message_type<Batch>("weir::Batch");
   cfg.add_message_type<Credit>("weir::Credit");
   cfg.add_message_type<StageStats>("weir::StageStats");
+  cfg.add_message_type<OffsetList>("weir::OffsetList");
 }
 
 } // namespace weir::actors

@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <caf/atom.hpp>
 #include <caf/meta/type_name.hpp>
 
+#include "runtime/kafka/topic_partition.hpp"
 #include "weir/batch.hpp"
 #include "weir/credit.hpp"
 
@@ -19,6 +21,8 @@ class actor_system_config;
 }
 
 namespace weir::actors {
+
+using OffsetList = std::vector<runtime::kafka::TopicPartitionOffset>;
 
 // The credit protocol (see weir/credit.hpp):
 //   upstream -> downstream : attach            (downstream answers with credit)
@@ -29,6 +33,9 @@ using attach_atom = caf::atom_constant<caf::atom("attach")>;
 using batch_atom = caf::atom_constant<caf::atom("batch")>;
 using credit_atom = caf::atom_constant<caf::atom("credit")>;
 using eos_atom = caf::atom_constant<caf::atom("eos")>;
+
+// Sink -> the task's source: everything up to these offsets is durable.
+using durable_atom = caf::atom_constant<caf::atom("durable")>;
 
 // Observation and control.
 using stats_atom = caf::atom_constant<caf::atom("stats")>;

@@ -1,5 +1,6 @@
 #include "actors/stage.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <deque>
 #include <exception>
@@ -152,6 +153,8 @@ caf::behavior stage_behavior(stage_actor* self, StageSpec spec) {
         return;
       if (!st.out.downstream) {
         st.stats.records_out += batch.size();
+        if (st.upstream && !batch.empty())
+          self->send(st.upstream, durable_atom::value, durable_offsets(batch));
         release(self, arrival);
         return;
       }
@@ -161,6 +164,10 @@ caf::behavior stage_behavior(stage_actor* self, StageSpec spec) {
     [=](credit_atom, Credit c) {
       self->state.out.window.grant(c);
       drain(self);
+    },
+    [=](durable_atom, OffsetList& offsets) {
+      if (self->state.upstream)
+        self->send(self->state.upstream, durable_atom::value, std::move(offsets));
     },
     [=](eos_atom) {
       self->state.upstream_done = true;
@@ -180,7 +187,8 @@ caf::behavior stage_behavior(stage_actor* self, StageSpec spec) {
 struct SourceState {
   SourceSpec spec;
   Outlet out;
-  bool blocked = false;      // out of credit; the source is told to pause
+  bool blocked = false;      // out of credit: not pulling
+  bool paused = false;       // blocked for a while: the source was told to pause
   bool idle = false;         // the source had nothing; wait for the tick
   bool tick_pending = false;
   bool ended = false;
@@ -198,12 +206,25 @@ void schedule_tick(source_actor* self, std::chrono::milliseconds delay) {
   self->delayed_send(self, delay, tick_atom::value);
 }
 
+// Running out of credit stops pulling at once; the source itself is told to
+// pause (a Kafka consumer pauses its partitions, which drops librdkafka's
+// prefetched data) only when the stall outlasts one tick, so that the normal
+// rhythm of credit returning costs no refetch.
 void set_blocked(source_actor* self, bool blocked) {
   auto& st = self->state;
-  if (st.blocked == blocked)
-    return;
   st.blocked = blocked;
-  st.spec.source->set_blocked(blocked);
+  if (!blocked && st.paused) {
+    st.paused = false;
+    st.spec.source->set_blocked(false);
+  }
+}
+
+void pause_if_still_blocked(source_actor* self) {
+  auto& st = self->state;
+  if (st.blocked && !st.paused) {
+    st.paused = true;
+    st.spec.source->set_blocked(true);
+  }
 }
 
 void pump(source_actor* self) {
@@ -263,12 +284,24 @@ caf::behavior source_behavior(source_actor* self, SourceSpec spec) {
       self->state.out.window.grant(c);
       pump(self);
     },
+    [=](durable_atom, const OffsetList& offsets) {
+      auto& st = self->state;
+      try {
+        st.spec.source->on_durable(offsets);
+      } catch (const std::exception& e) {
+        ++st.stats.errors;
+        st.stats.last_error = e.what();
+        spdlog::warn("source {}: committing offsets failed: {}", st.spec.name, e.what());
+      }
+    },
     [=](tick_atom) {
       auto& st = self->state;
       st.tick_pending = false;
       st.idle = false;
-      if (st.blocked)
+      if (st.blocked) {
+        pause_if_still_blocked(self);
         st.spec.source->serve();
+      }
       pump(self);
     },
     [=](stats_atom) {
@@ -281,6 +314,21 @@ caf::behavior source_behavior(source_actor* self, SourceSpec spec) {
 }
 
 } // namespace
+
+OffsetList durable_offsets(const Batch& batch) {
+  OffsetList out;
+  for (const auto& r : batch.records()) {
+    auto topic = batch.topic(r);
+    auto it = std::find_if(out.begin(), out.end(), [&](const auto& o) {
+      return o.partition == r.partition && o.topic == topic;
+    });
+    if (it == out.end())
+      out.push_back({std::string{topic}, r.partition, r.offset + 1});
+    else
+      it->offset = std::max(it->offset, r.offset + 1);
+  }
+  return out;
+}
 
 caf::actor spawn_stage(caf::actor_system& sys, StageSpec spec) {
   return sys.spawn(stage_behavior, std::move(spec));

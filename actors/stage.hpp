@@ -9,6 +9,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "actors/messages.hpp"
 #include "runtime/stage_logic.hpp"
 #include "weir/credit.hpp"
 
@@ -17,6 +18,8 @@ namespace weir::actors {
 /// A stage that receives batches: a transform (with a downstream) or a sink
 /// (without). It grants `capacity` to its upstream and returns a batch's credit
 /// once the batch has left it: forwarded downstream, or processed by a sink.
+/// A sink then reports the batch's offsets durable to its upstream, and every
+/// transform passes that report on, up to the source, which commits.
 struct StageSpec {
   std::string name;
   std::shared_ptr<runtime::StageLogic> logic;
@@ -24,6 +27,10 @@ struct StageSpec {
   Credit capacity{4, 4u << 20};
   caf::actor observer; ///< receives (done, StageStats) at end of stream (sinks)
 };
+
+/// Per partition, the offset after the last record of `batch`: what a sink
+/// reports durable once it has written the batch.
+OffsetList durable_offsets(const Batch& batch);
 
 /// A stage that produces batches while it holds credit from `downstream`.
 struct SourceSpec {

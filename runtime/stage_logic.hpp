@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include <vector>
+
+#include "runtime/kafka/topic_partition.hpp"
 #include "weir/batch.hpp"
 
 namespace weir::runtime {
@@ -46,6 +49,10 @@ public:
   /// Called periodically while blocked: a Kafka consumer must keep polling to
   /// serve group rebalances even when it reads nothing.
   virtual void serve() {}
+
+  /// Everything up to these offsets (next offset to read, per partition) is
+  /// durable downstream: a Kafka consumer commits them, a source stores them.
+  virtual void on_durable(const std::vector<kafka::TopicPartitionOffset>& /*offsets*/) {}
 
   virtual std::string_view kind() const noexcept = 0;
 };

@@ -1,0 +1,41 @@
+// A Kafka consumer as a pipeline source: reads while it holds credit, pauses its
+// partitions when credit runs out, commits only what the sink reported durable.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "runtime/kafka/consumer.hpp"
+#include "runtime/stage_logic.hpp"
+
+namespace weir::runtime::pipeline {
+
+class KafkaSource : public BatchSource {
+public:
+  struct Options {
+    kafka::Properties consumer;       ///< librdkafka properties (bootstrap, group.id, ...)
+    std::vector<std::string> topics;  ///< names, or one '^regex'
+    size_t max_records = 2000;        ///< records per batch
+    std::chrono::milliseconds poll_timeout{100};
+  };
+
+  explicit KafkaSource(Options options, kafka::RebalanceListener listener = {});
+
+  Status fill(Batch& out, uint64_t max_bytes) override;
+  void set_blocked(bool blocked) override;
+  void serve() override;
+  void on_durable(const std::vector<kafka::TopicPartitionOffset>& offsets) override;
+  std::string_view kind() const noexcept override { return "consumer"; }
+
+  kafka::Consumer& consumer() noexcept { return consumer_; }
+  uint64_t committed_batches() const noexcept { return commits_; }
+
+private:
+  Options options_;
+  kafka::Consumer consumer_;
+  Batch scratch_; // serve() polls into it; always empty while paused
+  uint64_t commits_ = 0;
+};
+
+} // namespace weir::runtime::pipeline
