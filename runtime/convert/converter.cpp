@@ -1,0 +1,157 @@
+#include "runtime/convert/converter.hpp"
+
+#include "runtime/convert/text.hpp"
+#include "runtime/convert/byte_array_converter.hpp"
+#include "runtime/convert/json_converter.hpp"
+#include "runtime/convert/string_converter.hpp"
+
+namespace weir::runtime::convert {
+
+using namespace runtime::data;
+
+namespace {
+
+template <class T>
+ConverterInfo info(std::vector<std::string_view> aliases) {
+  return {T::class_name_v, std::move(aliases), &T::config_def,
+          [](const Config& c, bool is_key) -> std::unique_ptr<Converter> {
+            return std::make_unique<T>(c, is_key);
+          }};
+}
+
+} // namespace
+
+const std::vector<ConverterInfo>& converters() {
+  // Aliases as Kafka Connect's plugin loader derives them: the simple class name and
+  // the name without its "Converter" suffix.
+  static const std::vector<ConverterInfo> all{
+      info<JsonConverter>({"JsonConverter", "Json"}),
+      info<StringConverter>({"StringConverter", "String"}),
+      info<ByteArrayConverter>({"ByteArrayConverter", "ByteArray"}),
+  };
+  return all;
+}
+
+const ConverterInfo* find_converter(std::string_view name) noexcept {
+  name = trim(name);
+  for (const auto& c : converters()) {
+    if (c.class_name == name)
+      return &c;
+    for (auto a : c.aliases)
+      if (a == name)
+        return &c;
+  }
+  return nullptr;
+}
+
+std::unique_ptr<Converter> make_converter(std::string_view class_name,
+                                          const std::map<std::string, std::string>& config,
+                                          bool is_key, std::string_view key_prefix) {
+  const ConverterInfo* info = find_converter(class_name);
+  if (!info) {
+    std::string key = std::string(key_prefix.empty() ? std::string_view(is_key ? "key.converter" : "value.converter")
+                                                     : key_prefix.substr(0, key_prefix.size() - 1));
+    throw ConfigError(key, invalid_value_message(key, class_name,
+                                                          "Class " + std::string(class_name) + " could not be found."));
+  }
+  // Validate with the user's key names, so an error names the key as written.
+  ConfigDef prefixed;
+  for (auto key : info->config_def().keys()) {
+    key.name = std::string(key_prefix) + key.name;
+    prefixed.define(std::move(key));
+  }
+  std::map<std::string, std::string> as_given;
+  for (const auto& [k, v] : config)
+    as_given.emplace(std::string(key_prefix) + k, v);
+  prefixed.parse(as_given);
+  auto own = config;
+  own.insert_or_assign("converter.type", is_key ? "key" : "value");
+  return info->make(info->config_def().parse(own), is_key);
+}
+
+RecordCodec::RecordCodec(std::unique_ptr<Converter> key, std::unique_ptr<Converter> value)
+    : key_(std::move(key)), value_(std::move(value)) {}
+
+void RecordCodec::decode(Batch raw, DecodedBatch& out) {
+  out.reset(std::move(raw));
+  const Batch& b = out.raw();
+  for (uint32_t i = 0; i < out.size(); ++i) {
+    auto& rec = out[i];
+    const auto& ref = b[rec.raw_index];
+    try {
+      std::optional<std::string_view> bytes;
+      if (!ref.key.is_null())
+        bytes = b.bytes(ref.key);
+      key_->to_connect(bytes, out, rec.key, rec.key_schema);
+    } catch (const std::exception& e) {
+      out.fail(i, ErrorStage::KeyConverter, key_->class_name(), e);
+      continue;
+    }
+    try {
+      std::optional<std::string_view> bytes;
+      if (!ref.value.is_null())
+        bytes = b.bytes(ref.value);
+      value_->to_connect(bytes, out, rec.value, rec.value_schema);
+    } catch (const std::exception& e) {
+      out.fail(i, ErrorStage::ValueConverter, value_->class_name(), e);
+    }
+  }
+}
+
+DecodedBatch RecordCodec::decode(Batch raw) {
+  DecodedBatch out;
+  decode(std::move(raw), out);
+  return out;
+}
+
+namespace {
+
+void header_bytes(const Header& h, std::string& out) {
+  switch (h.value.kind()) {
+    case Kind::String:
+    case Kind::Bytes: out.assign(h.value.as_string()); break;
+    default: {
+      static thread_local JsonConverter json(JsonConverter::Options{false, false, true, 1000});
+      out.clear();
+      json.write_payload(h.value, h.schema, out);
+    }
+  }
+}
+
+} // namespace
+
+void RecordCodec::encode(DecodedBatch& in, Batch& out) {
+  for (uint32_t i = 0; i < in.size(); ++i) {
+    auto& rec = in[i];
+    if (!rec.live())
+      continue;
+    bool has_key, has_value;
+    try {
+      key_buf_.clear();
+      has_key = key_->from_connect(rec.key, rec.key_schema, key_buf_);
+    } catch (const std::exception& e) {
+      in.fail(i, ErrorStage::KeyConverter, key_->class_name(), e);
+      continue;
+    }
+    try {
+      value_buf_.clear();
+      has_value = value_->from_connect(rec.value, rec.value_schema, value_buf_);
+    } catch (const std::exception& e) {
+      in.fail(i, ErrorStage::ValueConverter, value_->class_name(), e);
+      continue;
+    }
+    out.append(rec.topic, rec.partition, rec.offset, rec.timestamp,
+               has_key ? std::optional<std::string_view>(key_buf_) : std::nullopt,
+               has_value ? std::optional<std::string_view>(value_buf_) : std::nullopt);
+    for (const auto& h : rec.headers) {
+      if (h.value.is_null()) {
+        out.add_header(h.key, std::nullopt);
+      } else {
+        header_bytes(h, header_buf_);
+        out.add_header(h.key, header_buf_);
+      }
+    }
+  }
+}
+
+} // namespace weir::runtime::convert

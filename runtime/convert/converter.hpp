@@ -1,0 +1,93 @@
+// Converters: Kafka Connect's Converter contract (bytes <-> schema + value), decoding
+// into a DecodedBatch's arena and encoding back into bytes.
+//
+// weir's converters follow Kafka Connect's class names and config keys:
+//   org.apache.kafka.connect.json.JsonConverter        (JsonConverter, Json)
+//   org.apache.kafka.connect.storage.StringConverter   (StringConverter, String)
+//   org.apache.kafka.connect.converters.ByteArrayConverter (ByteArrayConverter, ByteArray)
+//
+// Threading: a converter keeps per-instance scratch state (parser, buffers, schema
+// caches): one instance serves one actor at a time. Make one per stage.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/data/decoded_batch.hpp"
+#include "weir/config.hpp"
+
+namespace weir::runtime::convert {
+
+class Converter {
+public:
+  virtual ~Converter() = default;
+
+  /// Kafka's full class name, for error records and DLQ headers.
+  virtual std::string_view class_name() const noexcept = 0;
+
+  /// Decodes one serialized key or value (std::nullopt: a Kafka null) into `out` and
+  /// `schema`. New values live in `batch.arena()` and schemas are retained by
+  /// `batch`; `bytes` may be viewed without copying only if it lies in
+  /// `batch.raw()`. Throws data::DataError for malformed input.
+  virtual void to_connect(std::optional<std::string_view> bytes, data::DecodedBatch& batch,
+                          data::Value& out, const data::Schema*& schema) = 0;
+
+  /// Serializes `v` (with `schema`, or schemaless when nullptr) by appending to
+  /// `out`; returns false when the result is a Kafka null (nothing appended).
+  /// Throws data::DataError when the value cannot be serialized.
+  virtual bool from_connect(const data::Value& v, const data::Schema* schema, std::string& out) = 0;
+};
+
+/// A converter's registry entry.
+struct ConverterInfo {
+  std::string_view class_name;
+  std::vector<std::string_view> aliases;
+  const ConfigDef& (*config_def)();
+  std::unique_ptr<Converter> (*make)(const Config& config, bool is_key);
+};
+
+/// Every built-in converter.
+const std::vector<ConverterInfo>& converters();
+const ConverterInfo* find_converter(std::string_view class_name_or_alias) noexcept;
+
+/// Creates a converter from its class name and its own keys (`schemas.enable`, ...,
+/// already stripped of `key.converter.` / `value.converter.`). `key_prefix` is
+/// prepended to key names in errors, so a ConfigError names the key as the user
+/// wrote it (`value.converter.schemas.enable`). Throws weir::ConfigError.
+std::unique_ptr<Converter> make_converter(std::string_view class_name,
+                                          const std::map<std::string, std::string>& config,
+                                          bool is_key, std::string_view key_prefix = {});
+
+/// Decodes and encodes whole batches with a key and a value converter.
+///
+/// A malformed key or value never throws out of decode()/encode(): the record is
+/// marked Failed with a RecordError (stage KEY_CONVERTER / VALUE_CONVERTER, the
+/// converter's class name, the exception class and message) for the error policy.
+class RecordCodec {
+public:
+  RecordCodec(std::unique_ptr<Converter> key, std::unique_ptr<Converter> value);
+
+  /// Takes `raw` into `out` (reusing `out`'s memory) and decodes every record.
+  void decode(Batch raw, data::DecodedBatch& out);
+  data::DecodedBatch decode(Batch raw);
+
+  /// Appends every Live record of `in` to `out`, serialized; a record that fails to
+  /// serialize is marked Failed in `in` with a RecordError and is not appended.
+  /// Header values: strings and bytes as they are, null as null, other values as
+  /// their schemaless JSON text.
+  void encode(data::DecodedBatch& in, Batch& out);
+
+  Converter& key_converter() noexcept { return *key_; }
+  Converter& value_converter() noexcept { return *value_; }
+
+private:
+  std::unique_ptr<Converter> key_;
+  std::unique_ptr<Converter> value_;
+  std::string key_buf_, value_buf_, header_buf_;
+};
+
+} // namespace weir::runtime::convert

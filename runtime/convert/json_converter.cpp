@@ -1,0 +1,719 @@
+#include "runtime/convert/json_converter.hpp"
+
+#include <cctype>
+#include <cstring>
+#include <unordered_map>
+
+#include <simdjson.h>
+
+#include "runtime/convert/text.hpp"
+#include "runtime/convert/json_text.hpp"
+#include "runtime/data/base64.hpp"
+#include "runtime/data/decimal.hpp"
+
+namespace weir::runtime::convert {
+
+using namespace runtime::data;
+namespace dom = simdjson::dom;
+
+namespace {
+
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+
+// Jackson's JsonNodeType names, which Kafka's messages print.
+std::string_view node_type(dom::element e) {
+  switch (e.type()) {
+    case dom::element_type::ARRAY: return "ARRAY";
+    case dom::element_type::OBJECT: return "OBJECT";
+    case dom::element_type::INT64:
+    case dom::element_type::UINT64:
+    case dom::element_type::DOUBLE: return "NUMBER";
+    case dom::element_type::STRING: return "STRING";
+    case dom::element_type::BOOL: return "BOOLEAN";
+    case dom::element_type::NULL_VALUE: return "NULL";
+  }
+  return "MISSING";
+}
+
+bool is_number(dom::element e) {
+  auto t = e.type();
+  return t == dom::element_type::INT64 || t == dom::element_type::UINT64
+         || t == dom::element_type::DOUBLE;
+}
+
+bool is_integral(dom::element e) {
+  auto t = e.type();
+  return t == dom::element_type::INT64 || t == dom::element_type::UINT64;
+}
+
+// Jackson's Number.longValue()/intValue() of a JSON number: doubles truncate, and
+// (like Java's narrowing casts) wider integers wrap.
+int64_t long_value(dom::element e) {
+  switch (e.type()) {
+    case dom::element_type::INT64: return e.get_int64().value_unsafe();
+    case dom::element_type::UINT64: return static_cast<int64_t>(e.get_uint64().value_unsafe());
+    default: {
+      double d = e.get_double().value_unsafe();
+      // Java's (long) cast saturates and maps NaN to 0.
+      if (d != d)
+        return 0;
+      if (d >= 9.2233720368547758e18)
+        return INT64_MAX;
+      if (d <= -9.2233720368547758e18)
+        return INT64_MIN;
+      return static_cast<int64_t>(d);
+    }
+  }
+}
+
+double double_value(dom::element e) {
+  switch (e.type()) {
+    case dom::element_type::INT64: return static_cast<double>(e.get_int64().value_unsafe());
+    case dom::element_type::UINT64: return static_cast<double>(e.get_uint64().value_unsafe());
+    default: return e.get_double().value_unsafe();
+  }
+}
+
+// Canonical text of a JSON element, the key of the schema cache.
+void canonical(dom::element e, std::string& out) {
+  switch (e.type()) {
+    case dom::element_type::OBJECT: {
+      out += '{';
+      bool first = true;
+      dom::object o = e.get_object().value_unsafe();
+      for (auto [k, v] : o) {
+        if (!first)
+          out += ',';
+        first = false;
+        append_json_string(k, out);
+        out += ':';
+        canonical(v, out);
+      }
+      out += '}';
+      break;
+    }
+    case dom::element_type::ARRAY: {
+      out += '[';
+      bool first = true;
+      dom::array a = e.get_array().value_unsafe();
+      for (auto v : a) {
+        if (!first)
+          out += ',';
+        first = false;
+        canonical(v, out);
+      }
+      out += ']';
+      break;
+    }
+    case dom::element_type::STRING: append_json_string(e.get_string().value_unsafe(), out); break;
+    case dom::element_type::INT64: append_int(e.get_int64().value_unsafe(), out); break;
+    case dom::element_type::UINT64: out += std::to_string(e.get_uint64().value_unsafe()); break;
+    case dom::element_type::DOUBLE: append_java_double(e.get_double().value_unsafe(), out); break;
+    case dom::element_type::BOOL: out += e.get_bool().value_unsafe() ? "true" : "false"; break;
+    case dom::element_type::NULL_VALUE: out += "null"; break;
+  }
+}
+
+bool is_numeric(std::string_view format) {
+  format = trim(format);
+  if (format.size() != 7)
+    return false;
+  for (size_t i = 0; i < 7; ++i)
+    if (std::toupper(static_cast<unsigned char>(format[i])) != "NUMERIC"[i])
+      return false;
+  return true;
+}
+
+std::optional<dom::element> member(dom::object o, std::string_view key) {
+  auto r = o.at_key(key);
+  if (r.error())
+    return std::nullopt;
+  return r.value_unsafe();
+}
+
+} // namespace
+
+struct JsonConverter::Impl {
+  explicit Impl(const Options& o) : options(o) {}
+
+  const Options& options;
+  dom::parser parser;
+  std::vector<char> buffer; ///< the record's bytes, padded for simdjson
+  std::unordered_map<std::string, SchemaPtr, StringHash, std::equal_to<>> schemas_by_text;
+  std::unordered_map<const Schema*, std::pair<SchemaPtr, std::string>> json_by_schema;
+  std::string scratch;     ///< decimal digits
+  std::string key_scratch; ///< canonical schema text
+
+  dom::element parse(std::string_view bytes) {
+    if (buffer.size() < bytes.size() + simdjson::SIMDJSON_PADDING)
+      buffer.resize(bytes.size() + simdjson::SIMDJSON_PADDING);
+    std::memcpy(buffer.data(), bytes.data(), bytes.size());
+    auto r = parser.parse(buffer.data(), bytes.size(), false);
+    if (r.error())
+      throw DataError("Converting byte[] to Kafka Connect data failed due to serialization error: "
+                      + std::string(simdjson::error_message(r.error())));
+    return r.value_unsafe();
+  }
+
+  // -- JSON -> Connect ---------------------------------------------------------------
+
+  Value schemaless(dom::element e, Arena& arena) {
+    switch (e.type()) {
+      case dom::element_type::OBJECT: {
+        dom::object o = e.get_object().value_unsafe();
+        Value m = Value::map(arena, static_cast<uint32_t>(o.size()));
+        for (auto [k, v] : o)
+          m.append(arena, Value::string(arena.copy(k)), schemaless(v, arena));
+        return m;
+      }
+      case dom::element_type::ARRAY: {
+        dom::array a = e.get_array().value_unsafe();
+        Value arr = Value::array(arena, static_cast<uint32_t>(a.size()));
+        for (auto v : a)
+          arr.push_back(arena, schemaless(v, arena));
+        return arr;
+      }
+      case dom::element_type::STRING: return Value::string(arena.copy(e.get_string().value_unsafe()));
+      case dom::element_type::INT64: return Value::int64(e.get_int64().value_unsafe());
+      case dom::element_type::UINT64:
+        return Value::int64(static_cast<int64_t>(e.get_uint64().value_unsafe()));
+      case dom::element_type::DOUBLE: return Value::float64(e.get_double().value_unsafe());
+      case dom::element_type::BOOL: return Value::boolean(e.get_bool().value_unsafe());
+      case dom::element_type::NULL_VALUE: return Value();
+    }
+    return Value();
+  }
+
+  [[noreturn]] static void wrong_type(const Schema& s, dom::element e) {
+    throw DataError("Invalid type for " + std::string(to_string(s.type())) + " field: expected "
+                    + std::string(json_name(s.type())) + " but JSON was " + std::string(node_type(e)));
+  }
+
+  Value with_schema(const Schema& s, std::optional<dom::element> maybe, Arena& arena) {
+    if (!maybe || maybe->is_null()) {
+      if (const Value* d = s.default_value(); d && options.replace_null_with_default)
+        return d->deep_copy(arena);
+      if (s.optional())
+        return Value();
+      throw DataError("Invalid null value for required " + std::string(to_string(s.type())) + " field");
+    }
+    dom::element e = *maybe;
+    switch (s.logical()) {
+      case Logical::Decimal: {
+        if (is_number(e)) {
+          scratch.clear();
+          if (e.type() == dom::element_type::DOUBLE)
+            append_java_double(e.get_double().value_unsafe(), scratch);
+          else
+            canonical(e, scratch);
+          return Value::bytes(arena.copy(decimal_bytes(decimal_parse(scratch, s.decimal_scale()))));
+        }
+        if (e.is_string()) {
+          auto bytes = base64_decode(e.get_string().value_unsafe());
+          if (!bytes || bytes->empty())
+            throw DataError("Invalid bytes for Decimal field");
+          return Value::bytes(arena.copy(*bytes));
+        }
+        throw DataError("Invalid type for Decimal, underlying representation should be numeric or bytes but was "
+                        + std::string(node_type(e)));
+      }
+      case Logical::Date:
+      case Logical::Time: {
+        if (!is_integral(e) || long_value(e) != static_cast<int32_t>(long_value(e)))
+          throw DataError(std::string("Invalid type for ") + (s.logical() == Logical::Date ? "Date" : "Time")
+                          + ", underlying representation should be integer but was " + std::string(node_type(e)));
+        return Value::int32(static_cast<int32_t>(long_value(e)));
+      }
+      case Logical::Timestamp:
+        if (!is_integral(e))
+          throw DataError("Invalid type for Timestamp, underlying representation should be integral but was "
+                          + std::string(node_type(e)));
+        return Value::int64(long_value(e));
+      case Logical::None:
+        break;
+    }
+    switch (s.type()) {
+      case Type::Boolean:
+        if (!e.is_bool())
+          wrong_type(s, e);
+        return Value::boolean(e.get_bool().value_unsafe());
+      case Type::Int8:
+        if (!is_number(e))
+          wrong_type(s, e);
+        return Value::int8(static_cast<int8_t>(static_cast<int32_t>(long_value(e))));
+      case Type::Int16:
+        if (!is_number(e))
+          wrong_type(s, e);
+        return Value::int16(static_cast<int16_t>(static_cast<int32_t>(long_value(e))));
+      case Type::Int32:
+        if (!is_number(e))
+          wrong_type(s, e);
+        return Value::int32(static_cast<int32_t>(long_value(e)));
+      case Type::Int64:
+        if (!is_number(e))
+          wrong_type(s, e);
+        return Value::int64(long_value(e));
+      case Type::Float32:
+        if (!is_number(e))
+          wrong_type(s, e);
+        return Value::float32(static_cast<float>(double_value(e)));
+      case Type::Float64:
+        if (!is_number(e))
+          wrong_type(s, e);
+        return Value::float64(double_value(e));
+      case Type::String:
+        if (!e.is_string())
+          wrong_type(s, e);
+        return Value::string(arena.copy(e.get_string().value_unsafe()));
+      case Type::Bytes: {
+        if (!e.is_string())
+          wrong_type(s, e);
+        auto bytes = base64_decode(e.get_string().value_unsafe());
+        if (!bytes)
+          throw DataError("Invalid bytes field");
+        return Value::bytes(arena.copy(*bytes));
+      }
+      case Type::Array: {
+        if (!e.is_array())
+          wrong_type(s, e);
+        dom::array a = e.get_array().value_unsafe();
+        Value arr = Value::array(arena, static_cast<uint32_t>(a.size()));
+        for (auto v : a)
+          arr.push_back(arena, with_schema(*s.value_schema(), v, arena));
+        return arr;
+      }
+      case Type::Map: {
+        if (s.key_schema()->type() == Type::String) {
+          if (!e.is_object())
+            throw DataError("Maps with string fields should be encoded as JSON objects, but found "
+                            + std::string(node_type(e)));
+          dom::object o = e.get_object().value_unsafe();
+          Value m = Value::map(arena, static_cast<uint32_t>(o.size()));
+          for (auto [k, v] : o)
+            m.append(arena, Value::string(arena.copy(k)), with_schema(*s.value_schema(), v, arena));
+          return m;
+        }
+        if (!e.is_array())
+          throw DataError("Maps with non-string fields should be encoded as JSON array of tuples, but found "
+                          + std::string(node_type(e)));
+        dom::array a = e.get_array().value_unsafe();
+        Value m = Value::map(arena, static_cast<uint32_t>(a.size()));
+        for (auto entry : a) {
+          if (!entry.is_array())
+            throw DataError("Found invalid map entry instead of array tuple: " + std::string(node_type(entry)));
+          dom::array pair = entry.get_array().value_unsafe();
+          if (pair.size() != 2)
+            throw DataError("Found invalid map entry, expected length 2 but found :" + std::to_string(pair.size()));
+          m.append(arena, with_schema(*s.key_schema(), pair.at(0).value_unsafe(), arena),
+                   with_schema(*s.value_schema(), pair.at(1).value_unsafe(), arena));
+        }
+        return m;
+      }
+      case Type::Struct: {
+        if (!e.is_object())
+          throw DataError("Structs should be encoded as JSON objects, but found " + std::string(node_type(e)));
+        dom::object o = e.get_object().value_unsafe();
+        Value st = Value::structure(arena, s);
+        for (const auto& f : s.fields())
+          st.fields()[f.index] = with_schema(*f.schema, member(o, f.name), arena);
+        return st;
+      }
+    }
+    return Value();
+  }
+
+  // asConnectSchema.
+  SchemaPtr schema_from(dom::element e) {
+    if (!e.is_object())
+      throw DataError("Schema must contain 'type' field");
+    dom::object o = e.get_object().value_unsafe();
+    auto type_node = member(o, "type");
+    if (!type_node || !type_node->is_string())
+      throw DataError("Schema must contain 'type' field");
+    auto type_name = type_node->get_string().value_unsafe();
+    auto type = type_from_json_name(type_name);
+    if (!type)
+      throw DataError("Unknown schema type: " + std::string(type_name));
+    std::optional<SchemaBuilder> b;
+    switch (*type) {
+      case Type::Array: {
+        auto items = member(o, "items");
+        if (!items || items->is_null())
+          throw DataError("Array schema did not specify the element type");
+        b.emplace(SchemaBuilder::array(schema_from(*items)));
+        break;
+      }
+      case Type::Map: {
+        auto keys = member(o, "keys");
+        if (!keys)
+          throw DataError("Map schema did not specify the key type");
+        auto values = member(o, "values");
+        if (!values)
+          throw DataError("Map schema did not specify the value type");
+        b.emplace(SchemaBuilder::map(schema_from(*keys), schema_from(*values)));
+        break;
+      }
+      case Type::Struct: {
+        b.emplace(SchemaBuilder::struct_());
+        auto fields = member(o, "fields");
+        if (!fields || !fields->is_array())
+          throw DataError("Struct schema's \"fields\" argument is not an array.");
+        dom::array field_list = fields->get_array().value_unsafe();
+        for (auto f : field_list) {
+          std::optional<dom::element> name;
+          if (f.is_object())
+            name = member(f.get_object().value_unsafe(), "field");
+          if (!name || !name->is_string())
+            throw DataError("Struct schema's field name not specified properly");
+          b->field(std::string(name->get_string().value_unsafe()), schema_from(f));
+        }
+        break;
+      }
+      default:
+        b.emplace(*type);
+    }
+    auto optional = member(o, "optional");
+    b->optional(optional && optional->is_bool() && optional->get_bool().value_unsafe());
+    if (auto n = member(o, "name"); n && n->is_string())
+      b->name(std::string(n->get_string().value_unsafe()));
+    if (auto v = member(o, "version"); v && is_integral(*v))
+      b->version(static_cast<int32_t>(long_value(*v)));
+    if (auto d = member(o, "doc"); d && d->is_string())
+      b->doc(std::string(d->get_string().value_unsafe()));
+    if (auto p = member(o, "parameters"); p && p->is_object()) {
+      dom::object params = p->get_object().value_unsafe();
+      for (auto [k, v] : params) {
+        if (!v.is_string())
+          throw DataError("Schema parameters must have string values.");
+        b->parameter(std::string(k), std::string(v.get_string().value_unsafe()));
+      }
+    }
+    if (auto d = member(o, "default")) {
+      // Convert the default against the schema as built so far (Kafka passes the
+      // builder itself), then rebuild with it.
+      SchemaPtr bare = SchemaBuilder(*b).build();
+      Arena tmp(256);
+      Value v = with_schema(*bare, *d, tmp);
+      b->default_value(v);
+    }
+    return b->build();
+  }
+
+  SchemaPtr intern(dom::element e) {
+    key_scratch.clear();
+    canonical(e, key_scratch);
+    if (auto it = schemas_by_text.find(std::string_view(key_scratch)); it != schemas_by_text.end())
+      return it->second;
+    SchemaPtr s = schema_from(e);
+    if (static_cast<int64_t>(schemas_by_text.size()) >= options.schemas_cache_size)
+      schemas_by_text.clear();
+    schemas_by_text.emplace(key_scratch, s);
+    return s;
+  }
+
+  // -- Connect -> JSON ---------------------------------------------------------------
+
+  const std::string& schema_json(const Schema& s) {
+    if (auto it = json_by_schema.find(&s); it != json_by_schema.end())
+      return it->second.second;
+    std::string out = "{\"type\":";
+    append_json_string(json_name(s.type()), out);
+    switch (s.type()) {
+      case Type::Array:
+        out += ",\"items\":";
+        out += schema_json(*s.value_schema());
+        break;
+      case Type::Map:
+        out += ",\"keys\":";
+        out += schema_json(*s.key_schema());
+        out += ",\"values\":";
+        out += schema_json(*s.value_schema());
+        break;
+      case Type::Struct: {
+        out += ",\"fields\":[";
+        bool first = true;
+        for (const auto& f : s.fields()) {
+          if (!first)
+            out += ',';
+          first = false;
+          const std::string& fj = schema_json(*f.schema);
+          out.append(fj, 0, fj.size() - 1);
+          out += ",\"field\":";
+          append_json_string(f.name, out);
+          out += '}';
+        }
+        out += ']';
+        break;
+      }
+      default:
+        break;
+    }
+    out += s.optional() ? ",\"optional\":true" : ",\"optional\":false";
+    if (s.name()) {
+      out += ",\"name\":";
+      append_json_string(*s.name(), out);
+    }
+    if (s.version()) {
+      out += ",\"version\":";
+      append_int(*s.version(), out);
+    }
+    if (s.doc()) {
+      out += ",\"doc\":";
+      append_json_string(*s.doc(), out);
+    }
+    if (s.parameters()) {
+      out += ",\"parameters\":{";
+      bool first = true;
+      for (const auto& [k, v] : *s.parameters()) {
+        if (!first)
+          out += ',';
+        first = false;
+        append_json_string(k, out);
+        out += ':';
+        append_json_string(v, out);
+      }
+      out += '}';
+    }
+    if (const Value* d = s.default_value()) {
+      out += ",\"default\":";
+      write(d, &s, out);
+    }
+    out += '}';
+    if (json_by_schema.size() >= static_cast<size_t>(options.schemas_cache_size))
+      json_by_schema.clear();
+    auto& slot = json_by_schema[&s];
+    slot = {s.shared_from_this(), std::move(out)};
+    return slot.second;
+  }
+
+  void write(const Value* vp, const Schema* s, std::string& out) {
+    const Value& v = *vp;
+    if (v.is_null()) {
+      if (s == nullptr) {
+        out += "null";
+        return;
+      }
+      if (const Value* d = s->default_value(); d && options.replace_null_with_default) {
+        write(d, s, out);
+        return;
+      }
+      if (s->optional()) {
+        out += "null";
+        return;
+      }
+      throw DataError("Conversion error: null value for field that is required and has no default value");
+    }
+    if (s != nullptr && s->logical() != Logical::None) {
+      switch (s->logical()) {
+        case Logical::Decimal:
+          if (v.kind() != Kind::Bytes)
+            throw DataError("Invalid type for Decimal, expected BigDecimal but was class "
+                            + std::string(java_class_name(v.kind())));
+          if (options.decimal_numeric) {
+            out += decimal_to_string(decimal_unscaled(v.as_string()), s->decimal_scale());
+          } else {
+            out += '"';
+            base64_encode(v.as_string(), out);
+            out += '"';
+          }
+          return;
+        case Logical::Date:
+        case Logical::Time:
+        case Logical::Timestamp:
+          if (!v.is_integer())
+            throw DataError(std::string("Invalid type for ")
+                            + (s->logical() == Logical::Date ? "Date" : s->logical() == Logical::Time ? "Time" : "Timestamp")
+                            + ", expected Date but was class " + std::string(java_class_name(v.kind())));
+          append_int(v.as_int(), out);
+          return;
+        case Logical::None:
+          break;
+      }
+    }
+    if (s != nullptr && v.kind() != kind_of(s->type()))
+      throw DataError("Invalid type for " + std::string(to_string(s->type())) + ": class "
+                      + std::string(java_class_name(v.kind())));
+    switch (v.kind()) {
+      case Kind::Null: out += "null"; return;
+      case Kind::Boolean: out += v.as_bool() ? "true" : "false"; return;
+      case Kind::Int8:
+      case Kind::Int16:
+      case Kind::Int32:
+      case Kind::Int64: append_int(v.as_int(), out); return;
+      case Kind::Float32: append_json_float(v.as_float32(), out); return;
+      case Kind::Float64: append_json_double(v.as_double(), out); return;
+      case Kind::String: append_json_string(v.as_string(), out); return;
+      case Kind::Bytes:
+        out += '"';
+        base64_encode(v.as_string(), out);
+        out += '"';
+        return;
+      case Kind::Array: {
+        out += '[';
+        const Schema* es = s ? s->value_schema().get() : nullptr;
+        bool first = true;
+        for (const auto& x : v.items()) {
+          if (!first)
+            out += ',';
+          first = false;
+          write(&x, es, out);
+        }
+        out += ']';
+        return;
+      }
+      case Kind::Map: {
+        const Schema* ks = s ? s->key_schema().get() : nullptr;
+        const Schema* vs = s ? s->value_schema().get() : nullptr;
+        bool object_mode = s ? ks->type() == Type::String : true;
+        if (!s)
+          for (const auto& e : v.entries())
+            if (e.key.kind() != Kind::String) {
+              object_mode = false;
+              break;
+            }
+        out += object_mode ? '{' : '[';
+        bool first = true;
+        for (const auto& e : v.entries()) {
+          if (!first)
+            out += ',';
+          first = false;
+          if (object_mode) {
+            if (e.key.kind() != Kind::String)
+              throw DataError("Invalid type for STRING: class " + std::string(java_class_name(e.key.kind())));
+            append_json_string(e.key.as_string(), out);
+            out += ':';
+            write(&e.value, vs, out);
+          } else {
+            out += '[';
+            write(&e.key, ks, out);
+            out += ',';
+            write(&e.value, vs, out);
+            out += ']';
+          }
+        }
+        out += object_mode ? '}' : ']';
+        return;
+      }
+      case Kind::Struct: {
+        const Schema* ss = s ? s : v.schema();
+        if (v.schema() != ss && !v.schema()->equals(*ss))
+          throw DataError("Mismatching schema.");
+        out += '{';
+        bool first = true;
+        for (const auto& f : ss->fields()) {
+          if (!first)
+            out += ',';
+          first = false;
+          append_json_string(f.name, out);
+          out += ':';
+          write(&v.fields()[f.index], f.schema.get(), out);
+        }
+        out += '}';
+        return;
+      }
+    }
+  }
+};
+
+const ConfigDef& JsonConverter::config_def() {
+  static const ConfigDef def = [] {
+    ConfigDef d;
+    d.group("Schemas")
+        .define("schemas.enable", ConfigType::Boolean, "true", Importance::High,
+                "Include schemas within each of the serialized values and keys.")
+        .define("schemas.cache.size", ConfigType::Int, "1000", Importance::High,
+                "The maximum number of schemas that can be cached in this converter instance.",
+                validators::range(0, std::nullopt))
+        .define("decimal.format", ConfigType::String, "BASE64", Importance::Low,
+                "Controls which format this converter will serialize decimals in: BASE64 or NUMERIC.",
+                validators::one_of({"BASE64", "NUMERIC"}, true))
+        .define("replace.null.with.default", ConfigType::Boolean, "true", Importance::Low,
+                "Whether to replace fields that have a default value and that are null to the default value.")
+        .define("converter.type", ConfigType::String, "value", Importance::Low,
+                "How this converter will be used: key, value or header.",
+                validators::one_of({"key", "value", "header"}, true));
+    return d;
+  }();
+  return def;
+}
+
+JsonConverter::JsonConverter(Options options)
+    : options_(options), impl_(std::make_unique<Impl>(options_)) {}
+
+JsonConverter::JsonConverter(const Config& c, bool /*is_key*/)
+    : JsonConverter(Options{c.get_bool("schemas.enable"), is_numeric(c.get_string("decimal.format")),
+                            c.get_bool("replace.null.with.default"), c.get_int("schemas.cache.size")}) {}
+
+JsonConverter::~JsonConverter() = default;
+
+void JsonConverter::to_connect(std::optional<std::string_view> bytes, DecodedBatch& batch,
+                               Value& out, const Schema*& schema) {
+  out = Value();
+  schema = nullptr;
+  if (!bytes)
+    return;
+  auto& arena = batch.arena();
+  // Jackson reads empty input as a missing node: null without schemas, an error with.
+  bool blank = bytes->find_first_not_of(" \t\r\n") == std::string_view::npos;
+  if (blank && !options_.schemas_enable)
+    return;
+  if (!options_.schemas_enable) {
+    out = impl_->schemaless(impl_->parse(*bytes), arena);
+    return;
+  }
+  std::optional<dom::element> root;
+  if (!blank)
+    root = impl_->parse(*bytes);
+  std::optional<dom::element> schema_node, payload;
+  if (root && root->is_object()) {
+    dom::object o = root->get_object().value_unsafe();
+    if (o.size() == 2) {
+      schema_node = member(o, "schema");
+      payload = member(o, "payload");
+    }
+  }
+  if (!schema_node || !payload)
+    throw DataError("JsonConverter with schemas.enable requires \"schema\" and \"payload\" fields and may not "
+                    "contain additional fields. If you are trying to deserialize plain JSON data, set "
+                    "schemas.enable=false in your converter configuration.");
+  if (schema_node->is_null()) {
+    out = impl_->schemaless(*payload, arena);
+    return;
+  }
+  SchemaPtr s = impl_->intern(*schema_node);
+  out = impl_->with_schema(*s, payload, arena);
+  schema = batch.retain(s);
+}
+
+bool JsonConverter::from_connect(const Value& v, const Schema* schema, std::string& out) {
+  if (schema == nullptr && v.is_null())
+    return false;
+  if (!options_.schemas_enable) {
+    impl_->write(&v, schema, out);
+    return true;
+  }
+  out += "{\"schema\":";
+  if (schema)
+    out += impl_->schema_json(*schema);
+  else
+    out += "null";
+  out += ",\"payload\":";
+  impl_->write(&v, schema, out);
+  out += '}';
+  return true;
+}
+
+SchemaPtr JsonConverter::parse_schema(std::string_view schema_json) {
+  return impl_->intern(impl_->parse(schema_json));
+}
+
+const std::string& JsonConverter::schema_json(const Schema& schema) { return impl_->schema_json(schema); }
+
+void JsonConverter::write_payload(const Value& v, const Schema* schema, std::string& out) {
+  impl_->write(&v, schema, out);
+}
+
+} // namespace weir::runtime::convert

@@ -1,0 +1,156 @@
+#include "runtime/convert/json_converter.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include "runtime/data/decimal.hpp"
+
+using namespace weir::runtime::convert;
+using namespace weir::runtime::data;
+
+namespace {
+
+// Decodes `json` with a converter and encodes the result again.
+struct RoundTrip {
+  JsonConverter conv;
+  DecodedBatch batch;
+  Value value;
+  const Schema* schema = nullptr;
+
+  explicit RoundTrip(JsonConverter::Options o) : conv(o) {}
+
+  std::string operator()(std::string_view json) {
+    conv.to_connect(json, batch, value, schema);
+    std::string out;
+    if (!conv.from_connect(value, schema, out))
+      return "<null>";
+    return out;
+  }
+};
+
+constexpr JsonConverter::Options plain{false, false, true, 1000};
+constexpr JsonConverter::Options enveloped{true, false, true, 1000};
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(json_converter)
+
+BOOST_AUTO_TEST_CASE(schemaless_types) {
+  RoundTrip rt(plain);
+  BOOST_TEST(rt(R"({"a":1,"b":2.5,"c":"x","d":[true,null],"e":{"f":-3}})")
+             == R"({"a":1,"b":2.5,"c":"x","d":[true,null],"e":{"f":-3}})");
+  rt(R"({"i":1,"d":1.0})");
+  BOOST_TEST((rt.value.kind() == Kind::Map));
+  BOOST_TEST((rt.value.find("i")->kind() == Kind::Int64));
+  BOOST_TEST((rt.value.find("d")->kind() == Kind::Float64));
+  BOOST_TEST(rt("1.0") == "1.0");
+  BOOST_TEST(rt("\"s\"") == "\"s\"");
+  BOOST_TEST(rt("null") == "<null>");
+  BOOST_TEST(rt("") == "<null>"); // Jackson: missing node -> null
+}
+
+BOOST_AUTO_TEST_CASE(envelope_required_when_schemas_enabled) {
+  RoundTrip rt(enveloped);
+  BOOST_CHECK_EXCEPTION(rt(R"({"a":1})"), DataError, [](const DataError& e) {
+    return std::string(e.what()).find("requires \"schema\" and \"payload\"") != std::string::npos
+           && e.exception_class() == "org.apache.kafka.connect.errors.DataException";
+  });
+  BOOST_CHECK_THROW(rt(R"({"schema":null,"payload":1,"x":2})"), DataError);
+  BOOST_CHECK_THROW(rt("not json"), DataError);
+  BOOST_TEST(rt(R"({"schema":null,"payload":{"a":1}})") == R"({"schema":null,"payload":{"a":1}})");
+}
+
+BOOST_AUTO_TEST_CASE(struct_envelope_round_trips_exactly) {
+  RoundTrip rt(enveloped);
+  std::string in =
+      R"({"schema":{"type":"struct","fields":[{"type":"int32","optional":false,"field":"id"},)"
+      R"({"type":"string","optional":true,"field":"name"},)"
+      R"({"type":"array","items":{"type":"double","optional":false},"optional":true,"field":"xs"},)"
+      R"({"type":"map","keys":{"type":"string","optional":false},"values":{"type":"int64","optional":false},"optional":true,"field":"m"}],)"
+      R"("optional":false,"name":"com.example.V","version":3},)"
+      R"("payload":{"id":7,"name":"n","xs":[1.5,2.0],"m":{"k":1}}})";
+  BOOST_TEST(rt(in) == in);
+  BOOST_TEST((rt.value.kind() == Kind::Struct));
+  BOOST_TEST(rt.schema->version().value() == 3);
+  // Same schema text -> same interned schema.
+  const Schema* first = rt.schema;
+  rt(in);
+  BOOST_TEST(rt.schema == first);
+}
+
+BOOST_AUTO_TEST_CASE(missing_and_null_fields) {
+  RoundTrip rt(enveloped);
+  const char* schema =
+      R"({"type":"struct","fields":[{"type":"int32","optional":false,"field":"id"},)"
+      R"({"type":"int32","optional":true,"default":5,"field":"n"}],"optional":false})";
+  std::string missing_required = std::string(R"({"schema":)") + schema + R"(,"payload":{}})";
+  BOOST_CHECK_EXCEPTION(rt(missing_required), DataError, [](const DataError& e) {
+    return std::string(e.what()) == "Invalid null value for required INT32 field";
+  });
+  std::string null_default = std::string(R"({"schema":)") + schema + R"(,"payload":{"id":1,"n":null}})";
+  BOOST_TEST(rt(null_default).find(R"("payload":{"id":1,"n":5})") != std::string::npos);
+
+  RoundTrip keep(JsonConverter::Options{true, false, false, 1000});
+  BOOST_TEST(keep(null_default).find(R"("payload":{"id":1,"n":null})") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(type_mismatch_is_a_data_error) {
+  RoundTrip rt(enveloped);
+  BOOST_CHECK_THROW(rt(R"({"schema":{"type":"int32","optional":false},"payload":"x"})"), DataError);
+  BOOST_CHECK_THROW(rt(R"({"schema":{"type":"nope","optional":false},"payload":1})"), DataError);
+  BOOST_CHECK_THROW(rt(R"({"schema":{"type":"struct","optional":false},"payload":{}})"), DataError);
+}
+
+BOOST_AUTO_TEST_CASE(logical_types) {
+  RoundTrip rt(enveloped);
+  // Decimal 12.34 at scale 2: unscaled 1234 = 0x04D2 -> base64 "BNI=".
+  std::string dec =
+      R"({"schema":{"type":"bytes","optional":false,"name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{"scale":"2"}},"payload":"BNI="})";
+  BOOST_TEST(rt(dec) == dec);
+  BOOST_TEST((decimal_unscaled(rt.value.as_string()) == 1234));
+  // A numeric payload is accepted on input too.
+  std::string numeric_in =
+      R"({"schema":{"type":"bytes","optional":false,"name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{"scale":"2"}},"payload":12.34})";
+  BOOST_TEST(rt(numeric_in) == dec);
+  RoundTrip num(JsonConverter::Options{true, true, true, 1000});
+  BOOST_TEST(num(dec) == numeric_in);
+
+  std::string ts =
+      R"({"schema":{"type":"int64","optional":false,"name":"org.apache.kafka.connect.data.Timestamp","version":1},"payload":1700000000000})";
+  BOOST_TEST(rt(ts) == ts);
+  BOOST_CHECK_THROW(
+      rt(R"({"schema":{"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Date","version":1},"payload":1.5})"),
+      DataError);
+}
+
+BOOST_AUTO_TEST_CASE(bytes_are_base64) {
+  RoundTrip rt(enveloped);
+  std::string in = R"({"schema":{"type":"bytes","optional":false},"payload":"aGVsbG8="})";
+  BOOST_TEST(rt(in) == in);
+  BOOST_TEST(rt.value.as_string() == "hello");
+}
+
+BOOST_AUTO_TEST_CASE(required_null_cannot_be_serialized) {
+  JsonConverter conv(enveloped);
+  auto s = SchemaBuilder(Type::Int32).build();
+  std::string out;
+  BOOST_CHECK_THROW(conv.from_connect(Value(), s.get(), out), DataError);
+  BOOST_TEST(!conv.from_connect(Value(), nullptr, out)); // null schema + null value: Kafka null
+}
+
+BOOST_AUTO_TEST_CASE(config_is_declared_and_strict) {
+  auto c = make_converter("org.apache.kafka.connect.json.JsonConverter", {{"schemas.enable", "false"}}, false,
+                          "value.converter.");
+  BOOST_TEST(c->class_name() == JsonConverter::class_name_v);
+  BOOST_CHECK_EXCEPTION(make_converter("JsonConverter", {{"schemas.enabled", "false"}}, false, "value.converter."),
+                        weir::ConfigError, [](const weir::ConfigError& e) {
+                          return e.key() == "value.converter.schemas.enabled";
+                        });
+  BOOST_CHECK_EXCEPTION(make_converter("JsonConverter", {{"decimal.format", "HEX"}}, true, "key.converter."),
+                        weir::ConfigError,
+                        [](const weir::ConfigError& e) { return e.key() == "key.converter.decimal.format"; });
+  BOOST_CHECK_EXCEPTION(make_converter("NoSuchConverter", {}, true, "key.converter."), weir::ConfigError,
+                        [](const weir::ConfigError& e) { return e.key() == "key.converter"; });
+  BOOST_TEST(make_converter("Json", {}, true)->class_name() == JsonConverter::class_name_v);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,44 @@
+#include "runtime/convert/string_converter.hpp"
+
+#include "runtime/convert/text.hpp"
+#include "runtime/convert/json_text.hpp"
+
+namespace weir::runtime::convert {
+
+using namespace runtime::data;
+
+const ConfigDef& StringConverter::config_def() {
+  static const ConfigDef def = [] {
+    ConfigDef d;
+    d.define("converter.encoding", ConfigType::String, "UTF-8", Importance::High,
+             "The name of the Java character set to use for encoding strings as byte arrays.",
+             validators::one_of({"UTF-8", "UTF8"}, true))
+        .define("converter.type", ConfigType::String, "value", Importance::Low,
+                "How this converter will be used: key, value or header.",
+                validators::one_of({"key", "value", "header"}, true));
+    return d;
+  }();
+  return def;
+}
+
+StringConverter::StringConverter(const Config&, bool) {}
+
+void StringConverter::to_connect(std::optional<std::string_view> bytes, DecodedBatch& batch,
+                                 Value& out, const Schema*& schema) {
+  schema = batch.retain(schemas::optional_string());
+  if (!bytes) {
+    out = Value();
+    return;
+  }
+  // The raw batch is read-only once decoded, so its bytes can be viewed in place.
+  out = Value::string(*bytes);
+}
+
+bool StringConverter::from_connect(const Value& v, const Schema* schema, std::string& out) {
+  if (v.is_null())
+    return false;
+  append_java_to_string(v, schema, out);
+  return true;
+}
+
+} // namespace weir::runtime::convert

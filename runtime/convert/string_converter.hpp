@@ -1,0 +1,25 @@
+// org.apache.kafka.connect.storage.StringConverter: bytes <-> a string with
+// Schema.OPTIONAL_STRING_SCHEMA. Serializing a non-string value writes its Java
+// toString() form, as Kafka's does. Only UTF-8 is supported (`converter.encoding`).
+#pragma once
+
+#include "runtime/convert/converter.hpp"
+
+namespace weir::runtime::convert {
+
+class StringConverter final : public Converter {
+public:
+  static constexpr std::string_view class_name_v = "org.apache.kafka.connect.storage.StringConverter";
+  static const ConfigDef& config_def();
+
+  StringConverter() = default;
+  StringConverter(const Config& config, bool is_key);
+
+  std::string_view class_name() const noexcept override { return class_name_v; }
+  /// Views the raw bytes without copying when they lie in the batch's raw arena.
+  void to_connect(std::optional<std::string_view> bytes, data::DecodedBatch& batch,
+                  data::Value& out, const data::Schema*& schema) override;
+  bool from_connect(const data::Value& v, const data::Schema* schema, std::string& out) override;
+};
+
+} // namespace weir::runtime::convert

@@ -1,0 +1,94 @@
+#include "runtime/data/decoded_batch.hpp"
+
+namespace weir::runtime::data {
+
+RecordView::RecordView(DecodedBatch& batch, uint32_t index) noexcept
+    : batch_(&batch), rec_(&batch[index]), index_(index) {}
+
+Arena& RecordView::arena() const noexcept { return batch_->arena(); }
+
+std::optional<int32_t> RecordView::partition() const noexcept {
+  if (rec_->partition < 0)
+    return std::nullopt;
+  return rec_->partition;
+}
+
+std::optional<int64_t> RecordView::timestamp() const noexcept {
+  if (rec_->timestamp < 0)
+    return std::nullopt;
+  return rec_->timestamp;
+}
+
+void RecordView::set(Side s, Value v, const SchemaPtr& schema) const {
+  set(s, v, batch_->retain(schema));
+}
+
+void RecordView::set(Side s, Value v, const Schema* owned_schema) const noexcept {
+  if (s == Side::Key) {
+    rec_->key = v;
+    rec_->key_schema = owned_schema;
+  } else {
+    rec_->value = v;
+    rec_->value_schema = owned_schema;
+  }
+}
+
+void RecordView::set_topic(std::string_view topic) const { rec_->topic = batch_->arena().copy(topic); }
+
+std::string_view RecordView::copy(std::string_view s) const { return batch_->arena().copy(s); }
+
+const Schema* RecordView::retain(const SchemaPtr& schema) const { return batch_->retain(schema); }
+
+void DecodedBatch::reset(Batch raw) {
+  raw_ = std::move(raw);
+  arena_.reset();
+  records_.clear();
+  retained_.clear();
+  errors_.clear();
+  records_.reserve(raw_.size());
+  for (uint32_t i = 0; i < raw_.size(); ++i) {
+    const auto& r = raw_[i];
+    DecodedRecord d;
+    d.topic = raw_.topic(r);
+    d.partition = r.partition;
+    d.offset = r.offset;
+    d.timestamp = r.timestamp;
+    d.raw_index = i;
+    // Headers are decoded as schemaless strings viewing the raw arena (zero copy).
+    for (const auto& h : raw_.headers(r)) {
+      Header hd;
+      hd.key = raw_.bytes(h.key);
+      hd.value = h.value.is_null() ? Value() : Value::string(raw_.bytes(h.value));
+      d.headers.push_back(arena_, hd);
+    }
+    records_.push_back(d);
+  }
+}
+
+size_t DecodedBatch::live_count() const noexcept {
+  size_t n = 0;
+  for (const auto& r : records_)
+    n += r.live() ? 1 : 0;
+  return n;
+}
+
+void DecodedBatch::fail(uint32_t i, ErrorStage stage, std::string_view class_name,
+                        const std::exception& e) {
+  errors_.add(i, stage, class_name, e);
+  records_[i].state = RecordState::Failed;
+}
+
+const Schema* DecodedBatch::retain(const SchemaPtr& schema) {
+  if (!schema)
+    return nullptr;
+  // Most batches hold one or two schemas per side: look at the newest few only;
+  // a duplicate further back costs one pointer, not correctness.
+  size_t n = retained_.size();
+  for (size_t k = 0; k < 4 && k < n; ++k)
+    if (retained_[n - 1 - k] == schema)
+      return schema.get();
+  retained_.push_back(schema);
+  return schema.get();
+}
+
+} // namespace weir::runtime::data

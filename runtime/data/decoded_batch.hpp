@@ -1,0 +1,193 @@
+// A batch after its converters ran: per record the decoded key, value, their schemas,
+// mutable headers and metadata, plus the raw Batch it came from. This is what moves
+// through the transform stages; the sink or producer encodes it once at the end.
+//
+// Ownership and lifetime:
+// - The DecodedBatch owns the raw Batch, the Arena holding every decoded value, and
+//   (through retain()) every schema its records point to. Values, header keys and
+//   topics are views into those; they are valid as long as the DecodedBatch lives and
+//   until reset(). Nothing a record points to may come from elsewhere, except static
+//   storage: use arena() / copy() for new strings and containers.
+// - The raw Batch is read-only once decoded (its arena must not reallocate: header
+//   views and zero-copy strings point into it).
+// - Moving a DecodedBatch moves a few vectors and the arena's block list: no value is
+//   copied and every view stays valid. Copying is deleted.
+//
+// Across nodes: inspect() encodes every record to the JsonConverter envelope form
+// (schemas enabled, decimals base64, headers as envelopes) and decodes it on the
+// other side: roughly one converter encode + decode per record per hop, the same
+// cost as a sink's serialization. raw() on the receiving side holds that encoded
+// form, not the original bytes. Keep stages of one pipeline on one node where
+// throughput matters.
+//
+// Threading: none; one actor owns the batch at a time and hands it on by moving it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "runtime/data/arena.hpp"
+#include "runtime/data/errors.hpp"
+#include "runtime/data/schema.hpp"
+#include "runtime/data/value.hpp"
+#include "weir/batch.hpp"
+
+namespace weir::runtime::data {
+
+/// Which part of a record a Key/Value SMT variant operates on.
+enum class Side : uint8_t { Key, Value };
+
+enum class RecordState : uint8_t {
+  Live,    ///< goes on downstream
+  Dropped, ///< filtered out: absent downstream, but its offset counts as processed
+  Failed,  ///< a record error was recorded (see errors()); the error policy decides
+};
+
+/// One decoded header (Kafka Connect's Header: key, schema, value). Raw headers are
+/// decoded as schemaless strings (or null); a header an SMT adds may carry a schema.
+struct Header {
+  std::string_view key;
+  Value value;
+  const Schema* schema = nullptr;
+};
+
+using HeaderList = ArenaVector<Header>;
+
+struct DecodedRecord {
+  std::string_view topic;
+  int32_t partition = -1;  ///< -1: none (Kafka's null)
+  int64_t offset = -1;
+  int64_t timestamp = -1;  ///< milliseconds since the epoch; -1: none
+  Value key;
+  const Schema* key_schema = nullptr; ///< nullptr: schemaless
+  Value value;
+  const Schema* value_schema = nullptr;
+  HeaderList headers;
+  RecordState state = RecordState::Live;
+  uint32_t raw_index = 0; ///< the record's index in raw()
+
+  bool live() const noexcept { return state == RecordState::Live; }
+  Value& get(Side s) noexcept { return s == Side::Key ? key : value; }
+  const Value& get(Side s) const noexcept { return s == Side::Key ? key : value; }
+  const Schema* schema(Side s) const noexcept { return s == Side::Key ? key_schema : value_schema; }
+};
+
+class DecodedBatch;
+
+/// What an SMT or predicate sees of one record: the record plus its batch's arena.
+/// A handle (like a pointer): a const RecordView still lets the record be changed.
+class RecordView {
+public:
+  RecordView(DecodedBatch& batch, uint32_t index) noexcept;
+
+  DecodedRecord& record() const noexcept { return *rec_; }
+  uint32_t index() const noexcept { return index_; }
+  DecodedBatch& batch() const noexcept { return *batch_; }
+  Arena& arena() const noexcept;
+
+  std::string_view topic() const noexcept { return rec_->topic; }
+  std::optional<int32_t> partition() const noexcept;
+  int64_t offset() const noexcept { return rec_->offset; }
+  std::optional<int64_t> timestamp() const noexcept;
+  HeaderList& headers() const noexcept { return rec_->headers; }
+
+  Value& get(Side s) const noexcept { return rec_->get(s); }
+  const Schema* schema(Side s) const noexcept { return rec_->schema(s); }
+  /// Replaces key or value and its schema; `schema` is retained by the batch.
+  void set(Side s, Value v, const SchemaPtr& schema) const;
+  /// Replaces key or value, keeping a schema the batch already owns (or nullptr).
+  void set(Side s, Value v, const Schema* owned_schema) const noexcept;
+  void set_topic(std::string_view topic) const;
+  void set_timestamp(int64_t ts) const noexcept { rec_->timestamp = ts; }
+  /// A copy of `s` in the batch arena.
+  std::string_view copy(std::string_view s) const;
+  /// Keeps `schema` alive for the batch's lifetime; returns the raw pointer to store.
+  const Schema* retain(const SchemaPtr& schema) const;
+
+private:
+  DecodedBatch* batch_;
+  DecodedRecord* rec_;
+  uint32_t index_;
+};
+
+class DecodedBatch {
+public:
+  DecodedBatch() = default;
+  /// Takes `raw` and fills record metadata and headers; keys and values are null
+  /// until a converter decodes them (convert::RecordCodec::decode does both).
+  explicit DecodedBatch(Batch raw) { reset(std::move(raw)); }
+  DecodedBatch(DecodedBatch&&) noexcept = default;
+  DecodedBatch& operator=(DecodedBatch&&) noexcept = default;
+  DecodedBatch(const DecodedBatch&) = delete;
+  DecodedBatch& operator=(const DecodedBatch&) = delete;
+
+  /// Reuses this object for another batch: arena rewound, vectors kept.
+  void reset(Batch raw);
+
+  const Batch& raw() const noexcept { return raw_; }
+  size_t size() const noexcept { return records_.size(); }
+  bool empty() const noexcept { return records_.empty(); }
+  DecodedRecord& operator[](size_t i) noexcept { return records_[i]; }
+  const DecodedRecord& operator[](size_t i) const noexcept { return records_[i]; }
+  std::span<DecodedRecord> records() noexcept { return records_; }
+  std::span<const DecodedRecord> records() const noexcept { return records_; }
+  RecordView view(uint32_t i) noexcept { return {*this, i}; }
+  size_t live_count() const noexcept;
+
+  Arena& arena() noexcept { return arena_; }
+  RecordErrors& errors() noexcept { return errors_; }
+  const RecordErrors& errors() const noexcept { return errors_; }
+
+  /// Records an error for record `i` and marks it Failed.
+  void fail(uint32_t i, ErrorStage stage, std::string_view class_name, const std::exception& e);
+
+  /// Keeps `schema` alive while this batch lives; returns the pointer records store.
+  const Schema* retain(const SchemaPtr& schema);
+
+  /// Appends a record that has no raw counterpart (used when rebuilding from the wire).
+  DecodedRecord& append_record(DecodedRecord r) { records_.push_back(r); return records_.back(); }
+
+private:
+  Batch raw_;
+  Arena arena_{64 * 1024};
+  std::vector<DecodedRecord> records_;
+  std::vector<SchemaPtr> retained_;
+  RecordErrors errors_;
+};
+
+/// The node-independent form of a DecodedBatch (see the file comment).
+struct DecodedBatchWire {
+  Batch encoded; ///< every record, key/value/headers as JsonConverter envelopes
+  std::vector<uint8_t> states;
+  std::vector<uint32_t> raw_indexes;
+  RecordErrors errors;
+};
+
+// Implemented in runtime/convert/wire.cpp (it needs the JsonConverter). from_wire
+// throws DataError on bytes that to_wire did not produce.
+DecodedBatchWire to_wire(DecodedBatch& batch);
+DecodedBatch from_wire(DecodedBatchWire&& wire);
+
+/// CAF's inspector protocol. Serializing (reads_state) encodes via to_wire();
+/// deserializing decodes via from_wire(). See the cost note in the file comment.
+template <class Inspector>
+auto inspect(Inspector& f, DecodedBatch& x) {
+  DecodedBatchWire w;
+  if constexpr (Inspector::reads_state) {
+    w = to_wire(x);
+    return f(w.encoded, w.states, w.raw_indexes, w.errors);
+  } else {
+    auto result = f(w.encoded, w.states, w.raw_indexes, w.errors);
+    try {
+      x = from_wire(std::move(w));
+    } catch (const std::exception&) {
+      x = DecodedBatch{}; // only after a failed or corrupt read, which `result` reports
+    }
+    return result;
+  }
+}
+
+} // namespace weir::runtime::data

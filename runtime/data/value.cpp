@@ -1,0 +1,288 @@
+#include "runtime/data/value.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "runtime/data/base64.hpp"
+#include "runtime/data/schema.hpp"
+
+namespace weir::runtime::data {
+
+std::string_view to_string(Kind kind) noexcept {
+  switch (kind) {
+    case Kind::Null: return "null";
+    case Kind::Boolean: return "boolean";
+    case Kind::Int8: return "int8";
+    case Kind::Int16: return "int16";
+    case Kind::Int32: return "int32";
+    case Kind::Int64: return "int64";
+    case Kind::Float32: return "float32";
+    case Kind::Float64: return "float64";
+    case Kind::String: return "string";
+    case Kind::Bytes: return "bytes";
+    case Kind::Array: return "array";
+    case Kind::Map: return "map";
+    case Kind::Struct: return "struct";
+  }
+  return "?";
+}
+
+std::string_view java_class_name(Kind kind) noexcept {
+  switch (kind) {
+    case Kind::Null: return "null";
+    case Kind::Boolean: return "java.lang.Boolean";
+    case Kind::Int8: return "java.lang.Byte";
+    case Kind::Int16: return "java.lang.Short";
+    case Kind::Int32: return "java.lang.Integer";
+    case Kind::Int64: return "java.lang.Long";
+    case Kind::Float32: return "java.lang.Float";
+    case Kind::Float64: return "java.lang.Double";
+    case Kind::String: return "java.lang.String";
+    case Kind::Bytes: return "[B";
+    case Kind::Array: return "java.util.ArrayList";
+    case Kind::Map: return "java.util.HashMap";
+    case Kind::Struct: return "org.apache.kafka.connect.data.Struct";
+  }
+  return "?";
+}
+
+Value Value::array(Arena& arena, uint32_t capacity) {
+  Value v(Kind::Array);
+  v.u_.items = capacity ? arena.allocate_array<Value>(capacity) : nullptr;
+  v.aux_.capacity = capacity;
+  return v;
+}
+
+Value Value::map(Arena& arena, uint32_t capacity) {
+  Value v(Kind::Map);
+  v.u_.entries = capacity ? arena.allocate_array<MapEntry>(capacity) : nullptr;
+  v.aux_.capacity = capacity;
+  return v;
+}
+
+Value Value::structure(Arena& arena, const Schema& schema) {
+  Value v(Kind::Struct);
+  auto n = static_cast<uint32_t>(schema.fields().size());
+  v.u_.items = n ? arena.allocate_array<Value>(n) : nullptr;
+  for (uint32_t i = 0; i < n; ++i)
+    new (&v.u_.items[i]) Value();
+  v.size_ = n;
+  v.aux_.schema = &schema;
+  return v;
+}
+
+void Value::grow(Arena& arena, uint32_t min_capacity) {
+  uint32_t cap = std::max<uint32_t>(min_capacity, aux_.capacity ? aux_.capacity * 2 : 4);
+  if (kind_ == Kind::Array) {
+    auto* d = arena.allocate_array<Value>(cap);
+    std::copy_n(u_.items, size_, d);
+    u_.items = d;
+  } else {
+    auto* d = arena.allocate_array<MapEntry>(cap);
+    std::copy_n(u_.entries, size_, d);
+    u_.entries = d;
+  }
+  aux_.capacity = cap;
+}
+
+void Value::push_back(Arena& arena, Value v) {
+  if (size_ == aux_.capacity)
+    grow(arena, size_ + 1);
+  u_.items[size_++] = v;
+}
+
+Value* Value::find(std::string_view key) const noexcept {
+  for (uint32_t i = 0; i < size_; ++i) {
+    auto& e = u_.entries[i];
+    if (e.key.kind_ == Kind::String && e.key.as_string() == key)
+      return &e.value;
+  }
+  return nullptr;
+}
+
+void Value::put(Arena& arena, std::string_view key, Value v) {
+  if (auto* existing = find(key)) {
+    *existing = v;
+    return;
+  }
+  append(arena, Value::string(key), v);
+}
+
+void Value::append(Arena& arena, Value key, Value v) {
+  if (size_ == aux_.capacity)
+    grow(arena, size_ + 1);
+  u_.entries[size_++] = MapEntry{key, v};
+}
+
+bool Value::erase(std::string_view key) noexcept {
+  for (uint32_t i = 0; i < size_; ++i) {
+    auto& e = u_.entries[i];
+    if (e.key.kind_ == Kind::String && e.key.as_string() == key) {
+      std::copy(u_.entries + i + 1, u_.entries + size_, u_.entries + i);
+      --size_;
+      return true;
+    }
+  }
+  return false;
+}
+
+Value* Value::field(std::string_view name) const noexcept {
+  if (kind_ != Kind::Struct)
+    return nullptr;
+  const Field* f = aux_.schema->field(name);
+  return f ? &u_.items[f->index] : nullptr;
+}
+
+Value Value::deep_copy(Arena& arena) const {
+  Value out = *this;
+  switch (kind_) {
+    case Kind::String:
+    case Kind::Bytes: {
+      auto s = arena.copy(as_string());
+      out.u_.s = s.data();
+      break;
+    }
+    case Kind::Array:
+    case Kind::Struct: {
+      auto* d = size_ ? arena.allocate_array<Value>(size_) : nullptr;
+      for (uint32_t i = 0; i < size_; ++i)
+        d[i] = u_.items[i].deep_copy(arena);
+      out.u_.items = d;
+      if (kind_ == Kind::Array)
+        out.aux_.capacity = size_;
+      break;
+    }
+    case Kind::Map: {
+      auto* d = size_ ? arena.allocate_array<MapEntry>(size_) : nullptr;
+      for (uint32_t i = 0; i < size_; ++i)
+        d[i] = {u_.entries[i].key.deep_copy(arena), u_.entries[i].value.deep_copy(arena)};
+      out.u_.entries = d;
+      out.aux_.capacity = size_;
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
+}
+
+bool operator==(const Value& a, const Value& b) noexcept {
+  if (a.kind_ != b.kind_ || a.size_ != b.size_)
+    return false;
+  switch (a.kind_) {
+    case Kind::Null: return true;
+    case Kind::Boolean: return a.u_.b == b.u_.b;
+    case Kind::Int8:
+    case Kind::Int16:
+    case Kind::Int32:
+    case Kind::Int64: return a.u_.i == b.u_.i;
+    case Kind::Float32: return a.u_.f == b.u_.f || (std::isnan(a.u_.f) && std::isnan(b.u_.f));
+    case Kind::Float64: return a.u_.d == b.u_.d || (std::isnan(a.u_.d) && std::isnan(b.u_.d));
+    case Kind::String:
+    case Kind::Bytes: return a.as_string() == b.as_string();
+    case Kind::Struct: {
+      const auto& fa = a.aux_.schema->fields();
+      const auto& fb = b.aux_.schema->fields();
+      for (size_t i = 0; i < fa.size(); ++i)
+        if (fa[i].name != fb[i].name)
+          return false;
+      [[fallthrough]];
+    }
+    case Kind::Array:
+      return std::equal(a.u_.items, a.u_.items + a.size_, b.u_.items);
+    case Kind::Map:
+      // Maps compare as sets of entries (order-insensitive), as Java's Map.equals.
+      for (uint32_t i = 0; i < a.size_; ++i) {
+        const auto& e = a.u_.entries[i];
+        bool found = false;
+        for (uint32_t j = 0; j < b.size_ && !found; ++j)
+          found = b.u_.entries[j].key == e.key && b.u_.entries[j].value == e.value;
+        if (!found)
+          return false;
+      }
+      return true;
+  }
+  return false;
+}
+
+namespace {
+
+void debug(const Value& v, std::string& out) {
+  switch (v.kind()) {
+    case Kind::Null: out += "null"; break;
+    case Kind::Boolean: out += v.as_bool() ? "true" : "false"; break;
+    case Kind::Int8:
+    case Kind::Int16:
+    case Kind::Int32:
+    case Kind::Int64: out += std::to_string(v.as_int()); break;
+    case Kind::Float32:
+    case Kind::Float64: {
+      char buf[64];
+      auto r = v.kind() == Kind::Float32 ? std::to_chars(buf, buf + sizeof buf, v.as_float32())
+                                          : std::to_chars(buf, buf + sizeof buf, v.as_double());
+      out.append(buf, r.ptr);
+      break;
+    }
+    case Kind::String:
+      out += '"';
+      out += v.as_string();
+      out += '"';
+      break;
+    case Kind::Bytes:
+      out += "b64:";
+      out += base64_encode(v.as_string());
+      break;
+    case Kind::Array: {
+      out += '[';
+      bool first = true;
+      for (const auto& x : v.items()) {
+        if (!first)
+          out += ',';
+        first = false;
+        debug(x, out);
+      }
+      out += ']';
+      break;
+    }
+    case Kind::Map: {
+      out += '{';
+      bool first = true;
+      for (const auto& e : v.entries()) {
+        if (!first)
+          out += ',';
+        first = false;
+        debug(e.key, out);
+        out += ':';
+        debug(e.value, out);
+      }
+      out += '}';
+      break;
+    }
+    case Kind::Struct: {
+      out += "Struct{";
+      const auto& fields = v.schema()->fields();
+      bool first = true;
+      for (size_t i = 0; i < fields.size(); ++i) {
+        if (!first)
+          out += ',';
+        first = false;
+        out += fields[i].name;
+        out += '=';
+        debug(v.fields()[i], out);
+      }
+      out += '}';
+      break;
+    }
+  }
+}
+
+} // namespace
+
+std::string to_debug_string(const Value& v) {
+  std::string out;
+  debug(v, out);
+  return out;
+}
+
+} // namespace weir::runtime::data

@@ -1,0 +1,193 @@
+// Kafka Connect's data model, arena-backed and mutable: the values SMTs work on.
+//
+// A Value is a 24-byte tagged node: scalars inline, strings/bytes as a view, arrays,
+// maps and structs as an element array in the batch's Arena. It is trivially
+// copyable and never owns memory: copying a Value copies a reference to the same
+// elements (use deep_copy() for an independent copy).
+//
+// Kinds follow Connect's schema types. Logical types are carried by the schema, the
+// value holds their underlying form, exactly what the JsonConverter writes:
+//   Decimal   -> Bytes: unscaled big-endian two's complement, scale in the schema
+//   Date      -> Int32: days since the epoch
+//   Time      -> Int32: milliseconds since midnight
+//   Timestamp -> Int64: milliseconds since the epoch
+//
+// Lifetime: string/bytes views and element arrays must live in the record's batch
+// arena (or in static storage) for as long as the value is in the batch. Mutators
+// that may grow a container take that Arena. A struct value points to its schema;
+// that schema must be owned by the record's root schema (DecodedBatch::retain).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "runtime/data/arena.hpp"
+
+namespace weir::runtime::data {
+
+class Schema;
+struct MapEntry;
+
+enum class Kind : uint8_t {
+  Null, Boolean, Int8, Int16, Int32, Int64, Float32, Float64, String, Bytes, Array, Map, Struct
+};
+
+/// Lower-case name used in messages ("int32", "map", ...).
+std::string_view to_string(Kind kind) noexcept;
+/// The Java class Kafka Connect uses for a kind (`java.lang.Integer`, `[B`, ...), for
+/// messages that must read like Kafka's (`found: java.lang.String`).
+std::string_view java_class_name(Kind kind) noexcept;
+
+class Value {
+public:
+  constexpr Value() noexcept = default; ///< null
+
+  static Value boolean(bool b) noexcept { Value v(Kind::Boolean); v.u_.b = b; return v; }
+  static Value int8(int8_t i) noexcept { return integer(Kind::Int8, i); }
+  static Value int16(int16_t i) noexcept { return integer(Kind::Int16, i); }
+  static Value int32(int32_t i) noexcept { return integer(Kind::Int32, i); }
+  static Value int64(int64_t i) noexcept { return integer(Kind::Int64, i); }
+  /// An integer of an integral kind; the caller has narrowed `i` to fit.
+  static Value integer(Kind kind, int64_t i) noexcept { Value v(kind); v.u_.i = i; return v; }
+  static Value float32(float f) noexcept { Value v(Kind::Float32); v.u_.f = f; return v; }
+  static Value float64(double d) noexcept { Value v(Kind::Float64); v.u_.d = d; return v; }
+  /// A string viewing `s` (not copied: see the lifetime rules above).
+  static Value string(std::string_view s) noexcept { return view(Kind::String, s); }
+  static Value bytes(std::string_view s) noexcept { return view(Kind::Bytes, s); }
+  /// Empty containers with room for `capacity` elements.
+  static Value array(Arena& arena, uint32_t capacity);
+  static Value map(Arena& arena, uint32_t capacity);
+  /// A struct of `schema` (a Struct schema) with every field null.
+  static Value structure(Arena& arena, const Schema& schema);
+
+  Kind kind() const noexcept { return kind_; }
+  bool is_null() const noexcept { return kind_ == Kind::Null; }
+  bool is_integer() const noexcept { return kind_ >= Kind::Int8 && kind_ <= Kind::Int64; }
+  bool is_floating() const noexcept { return kind_ == Kind::Float32 || kind_ == Kind::Float64; }
+  bool is_number() const noexcept { return is_integer() || is_floating(); }
+
+  // Scalar access; calling the wrong one for the kind is a programming error.
+  bool as_bool() const noexcept { return u_.b; }
+  int64_t as_int() const noexcept { return u_.i; } ///< any integral kind
+  float as_float32() const noexcept { return u_.f; }
+  double as_double() const noexcept { return kind_ == Kind::Float32 ? u_.f : u_.d; }
+  std::string_view as_string() const noexcept { return {u_.s, size_}; } ///< String or Bytes
+
+  /// Element count of a container, length of a string or bytes.
+  uint32_t size() const noexcept { return size_; }
+
+  // Arrays.
+  std::span<Value> items() const noexcept { return {u_.items, size_}; }
+  void push_back(Arena& arena, Value v);
+
+  // Maps (Connect maps may have keys of any kind; JSON objects have string keys).
+  std::span<MapEntry> entries() const noexcept;
+  /// The value under a string key, or nullptr.
+  Value* find(std::string_view key) const noexcept;
+  /// Sets a string key (the key's bytes must outlive the batch: arena or static).
+  void put(Arena& arena, std::string_view key, Value v);
+  /// Appends an entry without checking for an existing key.
+  void append(Arena& arena, Value key, Value v);
+  /// Removes a string key; false when absent. Keeps the order of the other entries.
+  bool erase(std::string_view key) noexcept;
+  /// Keeps the first `n` elements (arrays, maps).
+  void truncate(uint32_t n) noexcept { if (n < size_) size_ = n; }
+
+  // Structs: field values in schema field order.
+  const Schema* schema() const noexcept { return kind_ == Kind::Struct ? aux_.schema : nullptr; }
+  std::span<Value> fields() const noexcept { return {u_.items, size_}; }
+  /// The value of a named field, or nullptr if the schema has no such field.
+  Value* field(std::string_view name) const noexcept;
+
+  /// An independent copy of this value's tree in `arena` (strings copied too).
+  Value deep_copy(Arena& arena) const;
+
+  /// Structural equality (kind and content; struct schemas compared by field names).
+  friend bool operator==(const Value& a, const Value& b) noexcept;
+
+private:
+  explicit constexpr Value(Kind k) noexcept : kind_(k) {}
+  static Value view(Kind k, std::string_view s) noexcept {
+    Value v(k);
+    v.u_.s = s.data();
+    v.size_ = static_cast<uint32_t>(s.size());
+    return v;
+  }
+  void grow(Arena& arena, uint32_t min_capacity);
+
+  Kind kind_ = Kind::Null;
+  uint32_t size_ = 0;
+  union {
+    bool b;
+    int64_t i;
+    float f;
+    double d;
+    const char* s;
+    Value* items;
+    MapEntry* entries;
+  } u_{.i = 0};
+  union {
+    uint32_t capacity; ///< arrays and maps
+    const Schema* schema; ///< structs
+  } aux_{.schema = nullptr};
+};
+
+struct MapEntry {
+  Value key;
+  Value value;
+};
+
+inline std::span<MapEntry> Value::entries() const noexcept { return {u_.entries, size_}; }
+
+static_assert(sizeof(Value) == 24);
+static_assert(std::is_trivially_copyable_v<Value> && std::is_trivially_destructible_v<Value>);
+
+/// A growable array in an arena, for lists that are not Values (e.g. headers).
+template <class T>
+class ArenaVector {
+public:
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+  std::span<T> items() const noexcept { return {data_, size_}; }
+  T* begin() const noexcept { return data_; }
+  T* end() const noexcept { return data_ + size_; }
+  uint32_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  T& operator[](size_t i) const noexcept { return data_[i]; }
+
+  void push_back(Arena& arena, const T& x) {
+    if (size_ == capacity_) {
+      uint32_t cap = capacity_ == 0 ? 4 : capacity_ * 2;
+      T* d = arena.allocate_array<T>(cap);
+      if (size_ != 0)
+        std::memcpy(static_cast<void*>(d), data_, size_ * sizeof(T));
+      data_ = d;
+      capacity_ = cap;
+    }
+    data_[size_++] = x;
+  }
+  /// Removes every element for which `pred` holds, keeping the others' order.
+  template <class Pred>
+  uint32_t erase_if(Pred pred) {
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < size_; ++i)
+      if (!pred(data_[i]))
+        data_[out++] = data_[i];
+    uint32_t removed = size_ - out;
+    size_ = out;
+    return removed;
+  }
+  void clear() noexcept { size_ = 0; }
+
+private:
+  T* data_ = nullptr;
+  uint32_t size_ = 0;
+  uint32_t capacity_ = 0;
+};
+
+/// Renders a value as compact JSON-like text for messages and tests (not a converter:
+/// bytes show as base64, struct as an object).
+std::string to_debug_string(const Value& v);
+
+} // namespace weir::runtime::data

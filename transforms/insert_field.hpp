@@ -1,0 +1,45 @@
+// InsertField$Key / InsertField$Value: adds record metadata (topic, partition,
+// offset, timestamp) and a static string as fields. A field spec ending in `!` is
+// required in the derived schema, `?` (the default) optional.
+//
+// Kafka semantics kept: null keys/values pass through untouched; schemaless values
+// must be maps, schema'd ones structs; the derived struct schema copies the input's
+// name/version/doc/parameters (not its optionality) and is cached per input schema;
+// offset.field needs a sink record (one with a Kafka offset).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "runtime/data/schema.hpp"
+#include "transforms/transformation.hpp"
+
+namespace weir::transforms {
+
+class InsertField final : public Transformation {
+public:
+  static constexpr std::string_view name = "InsertField";
+  static constexpr Variants variants = Variants::KeyValue;
+  static const ConfigDef& config_def();
+
+  InsertField(const Config& config, Side side);
+  bool apply(const RecordView& record) override;
+
+private:
+  struct Spec {
+    std::string name;
+    bool optional = true;
+  };
+  static std::optional<Spec> parse_spec(const std::optional<std::string>& text);
+  runtime::data::SchemaPtr derive(const runtime::data::Schema& input) const;
+  template <class Put>
+  void insert(const RecordView& r, bool with_schema, Put&& put) const;
+
+  Side side_;
+  std::optional<Spec> topic_, partition_, offset_, timestamp_, static_;
+  std::optional<std::string> static_value_;
+  bool replace_null_with_default_;
+  runtime::data::SchemaCache cache_;
+};
+
+} // namespace weir::transforms

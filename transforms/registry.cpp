@@ -1,0 +1,58 @@
+// The registration list: add one line here for a new SMT or predicate.
+#include "transforms/registry.hpp"
+
+#include "runtime/convert/text.hpp"
+#include "transforms/insert_field.hpp"
+
+namespace weir::transforms {
+
+const std::vector<TransformationInfo>& transformations() {
+  static const std::vector<TransformationInfo> all{
+      transformation_info<InsertField>(),
+  };
+  return all;
+}
+
+const std::vector<PredicateInfo>& predicates() {
+  static const std::vector<PredicateInfo> all{};
+  return all;
+}
+
+std::optional<ResolvedTransformation> find_transformation(std::string_view name) {
+  name = runtime::convert::trim(name);
+  if (name.starts_with(transforms_package))
+    name.remove_prefix(transforms_package.size());
+  std::string_view base = name, variant;
+  if (auto dollar = name.find('$'); dollar != std::string_view::npos) {
+    base = name.substr(0, dollar);
+    variant = name.substr(dollar + 1);
+  }
+  for (const auto& info : transformations()) {
+    if (info.name != base)
+      continue;
+    std::string full = std::string(transforms_package) + std::string(base);
+    if (info.variants == Variants::None) {
+      if (!variant.empty())
+        return std::nullopt;
+      return ResolvedTransformation{&info, Side::Value, full};
+    }
+    if (variant == "Key")
+      return ResolvedTransformation{&info, Side::Key, full + "$Key"};
+    if (variant == "Value")
+      return ResolvedTransformation{&info, Side::Value, full + "$Value"};
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::optional<ResolvedPredicate> find_predicate(std::string_view name) {
+  name = runtime::convert::trim(name);
+  if (name.starts_with(predicates_package))
+    name.remove_prefix(predicates_package.size());
+  for (const auto& info : predicates())
+    if (info.name == name)
+      return ResolvedPredicate{&info, std::string(predicates_package) + std::string(name)};
+  return std::nullopt;
+}
+
+} // namespace weir::transforms

@@ -1,0 +1,47 @@
+#include "transforms/support.hpp"
+
+#include "runtime/convert/text.hpp"
+
+namespace weir::transforms {
+
+using namespace runtime::data;
+
+std::optional<std::string> optional_string(const Config& config, std::string_view key) {
+  const auto& originals = config.originals();
+  auto it = originals.find(std::string(key));
+  if (it == originals.end())
+    return std::nullopt;
+  return std::string(runtime::convert::trim(it->second));
+}
+
+void config_error(const std::string& key, std::string_view value, std::string_view reason) {
+  throw ConfigError(key, runtime::convert::invalid_value_message(key, value, reason));
+}
+
+Value& require_map(Value& v, std::string_view purpose) {
+  if (v.kind() != Kind::Map)
+    throw DataError("Only Map objects supported in absence of schema for [" + std::string(purpose)
+                    + "], found: " + std::string(java_class_name(v.kind())));
+  return v;
+}
+
+Value& require_struct(Value& v, std::string_view purpose) {
+  if (v.kind() != Kind::Struct)
+    throw DataError("Only Struct objects supported for [" + std::string(purpose)
+                    + "], found: " + std::string(java_class_name(v.kind())));
+  return v;
+}
+
+const Schema& require_schema(const Schema* s, std::string_view purpose) {
+  if (s == nullptr)
+    throw DataError("Schema required for [" + std::string(purpose) + "]");
+  return *s;
+}
+
+void require_sink_record(const runtime::data::RecordView& r, std::string_view purpose) {
+  if (r.offset() < 0)
+    throw DataError("Only SinkRecord supported for [" + std::string(purpose)
+                    + "], found: org.apache.kafka.connect.source.SourceRecord");
+}
+
+} // namespace weir::transforms
