@@ -2,19 +2,36 @@
 #include "transforms/registry.hpp"
 
 #include "runtime/convert/text.hpp"
+#include "transforms/cast.hpp"
+#include "transforms/filter.hpp"
+#include "transforms/has_header_key.hpp"
 #include "transforms/insert_field.hpp"
+#include "transforms/mask_field.hpp"
+#include "transforms/record_is_tombstone.hpp"
+#include "transforms/replace_field.hpp"
+#include "transforms/topic_name_matches.hpp"
+#include "transforms/value_to_key.hpp"
 
 namespace weir::transforms {
 
 const std::vector<TransformationInfo>& transformations() {
   static const std::vector<TransformationInfo> all{
       transformation_info<InsertField>(),
+      transformation_info<ReplaceField>(),
+      transformation_info<MaskField>(),
+      transformation_info<ValueToKey>(),
+      transformation_info<Cast>(),
+      transformation_info<Filter>(),
   };
   return all;
 }
 
 const std::vector<PredicateInfo>& predicates() {
-  static const std::vector<PredicateInfo> all{};
+  static const std::vector<PredicateInfo> all{
+      predicate_info<TopicNameMatches>(),
+      predicate_info<HasHeaderKey>(),
+      predicate_info<RecordIsTombstone>(),
+  };
   return all;
 }
 

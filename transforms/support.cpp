@@ -14,6 +14,21 @@ std::optional<std::string> optional_string(const Config& config, std::string_vie
   return std::string(runtime::convert::trim(it->second));
 }
 
+std::vector<std::string> java_split(std::string_view s, char sep) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t pos = s.find(sep, start);
+    parts.emplace_back(s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
+    if (pos == std::string_view::npos)
+      break;
+    start = pos + 1;
+  }
+  while (!parts.empty() && parts.back().empty())
+    parts.pop_back();
+  return parts;
+}
+
 void config_error(const std::string& key, std::string_view value, std::string_view reason) {
   throw ConfigError(key, runtime::convert::invalid_value_message(key, value, reason));
 }

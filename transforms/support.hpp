@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/data/decoded_batch.hpp"
 #include "weir/config.hpp"
@@ -14,6 +15,10 @@ namespace weir::transforms {
 /// A String key declared with Kafka's `null` default (weir declares "" as default):
 /// std::nullopt when the user did not set it.
 std::optional<std::string> optional_string(const Config& config, std::string_view key);
+
+/// Java's String.split(sep) for a one-character separator: trailing empty parts are
+/// dropped (`"a:"` -> {"a"}), leading and inner ones kept.
+std::vector<std::string> java_split(std::string_view s, char sep);
 
 /// Throws ConfigError(key, "Invalid value VALUE for configuration KEY: REASON").
 [[noreturn]] void config_error(const std::string& key, std::string_view value, std::string_view reason);

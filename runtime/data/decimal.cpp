@@ -63,7 +63,6 @@ int128 decimal_parse(std::string_view text, int32_t scale) {
   int128 v = 0;
   int32_t frac_digits = 0;
   bool seen_point = false, any_digit = false;
-  std::string_view digits_rest;
   // Digits beyond 38 are kept only while they are zeros we can drop later.
   for (; i < text.size(); ++i) {
     char c = text[i];
@@ -105,6 +104,42 @@ int128 decimal_parse(std::string_view text, int32_t scale) {
     v /= 10;
   }
   return negative ? -v : v;
+}
+
+ParsedDecimal decimal_parse_natural(std::string_view text) {
+  // Count the fraction digits and the exponent, then parse at exactly that scale.
+  int64_t frac = 0, exponent = 0;
+  size_t e = text.find_first_of("eE");
+  std::string_view mantissa = text.substr(0, e);
+  if (auto dot = mantissa.find('.'); dot != std::string_view::npos)
+    frac = static_cast<int64_t>(mantissa.size() - dot - 1);
+  if (e != std::string_view::npos) {
+    std::string exp_text(text.substr(e + 1));
+    char* end = nullptr;
+    exponent = std::strtoll(exp_text.c_str(), &end, 10);
+    if (exp_text.empty() || *end != '\0')
+      throw DataError("Invalid decimal value " + std::string(text) + ": bad exponent");
+  }
+  int64_t scale = frac - exponent;
+  if (scale > INT32_MAX || scale < INT32_MIN)
+    throw DataError("Invalid decimal value " + std::string(text) + ": scale out of range");
+  return {decimal_parse(text, static_cast<int32_t>(scale)), static_cast<int32_t>(scale)};
+}
+
+int128 decimal_rescale(int128 unscaled, int32_t from_scale, int32_t to_scale) {
+  int128 v = unscaled;
+  for (int32_t s = from_scale; s < to_scale; ++s) {
+    if (v > int128_max / 10 || v < -(int128_max / 10))
+      throw DataError("Decimal value too large to rescale");
+    v *= 10;
+  }
+  for (int32_t s = from_scale; s > to_scale; --s) {
+    if (v % 10 != 0)
+      throw DataError("Decimal scale " + std::to_string(from_scale) + " cannot be reduced to "
+                      + std::to_string(to_scale) + " without rounding");
+    v /= 10;
+  }
+  return v;
 }
 
 std::string int128_digits(int128 v) {

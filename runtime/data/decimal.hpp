@@ -20,6 +20,15 @@ std::string decimal_bytes(int128 unscaled);
 /// Parses decimal text (`-12.5`, `1e3`) as an unscaled integer at `scale`; throws
 /// DataError if that loses digits (Java's setScale without rounding) or overflows.
 int128 decimal_parse(std::string_view text, int32_t scale);
+/// new BigDecimal(text): the unscaled value and the scale the text implies
+/// (`1.50` -> {150, 2}, `1e3` -> {1, -3}); throws DataError for non-numbers.
+struct ParsedDecimal {
+  int128 unscaled;
+  int32_t scale;
+};
+ParsedDecimal decimal_parse_natural(std::string_view text);
+/// Rescales exactly; throws DataError when digits would be lost.
+int128 decimal_rescale(int128 unscaled, int32_t from_scale, int32_t to_scale);
 /// BigDecimal.toString(): plain unless the exponent calls for scientific notation.
 std::string decimal_to_string(int128 unscaled, int32_t scale);
 /// BigDecimal.doubleValue() / longValue() (fraction truncated, then low 64 bits).

@@ -1,0 +1,127 @@
+#include "transforms/replace_field.hpp"
+
+#include <algorithm>
+
+#include "transforms/support.hpp"
+
+namespace weir::transforms {
+
+using namespace runtime::data;
+
+namespace {
+constexpr std::string_view purpose = "field replacement";
+
+bool contains(const std::vector<std::string>& v, std::string_view s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+} // namespace
+
+const ConfigDef& ReplaceField::config_def() {
+  static const ConfigDef def = [] {
+    ConfigDef d;
+    d.define("exclude", ConfigType::List, "", Importance::Medium,
+             "Fields to exclude. This takes precedence over the fields to include.")
+        .define("include", ConfigType::List, "", Importance::Medium,
+                "Fields to include. If specified, only these fields will be used.")
+        .define("renames", ConfigType::List, "", Importance::Medium, "Field rename mappings.")
+        .define("replace.null.with.default", ConfigType::Boolean, "true", Importance::Medium,
+                "Whether to replace fields that have a default value and that are null to the default value. "
+                "When set to true, the default value is used, otherwise null is used.")
+        .define("blacklist", ConfigType::List, "", Importance::Low, "Deprecated. Use exclude instead.")
+        .define("whitelist", ConfigType::List, "", Importance::Low, "Deprecated. Use include instead.");
+    return d;
+  }();
+  return def;
+}
+
+ReplaceField::ReplaceField(const Config& c, Side side)
+    : side_(side), replace_null_with_default_(c.get_bool("replace.null.with.default")) {
+  // Deprecated names apply only when the new name is not given (Kafka's
+  // ConfigUtils.translateDeprecatedConfigs).
+  auto pick = [&](const char* current, const char* deprecated) {
+    if (!c.originals().contains(current) && c.originals().contains(deprecated))
+      return c.get_list(deprecated);
+    return c.get_list(current);
+  };
+  exclude_ = pick("exclude", "blacklist");
+  include_ = pick("include", "whitelist");
+  for (const auto& mapping : c.get_list("renames")) {
+    auto parts = java_split(mapping, ':');
+    if (parts.size() != 2)
+      config_error("renames", c.originals().at("renames"), "Invalid rename mapping: " + mapping);
+    // A later mapping of the same field wins, as in a HashMap.
+    auto it = std::find_if(renames_.begin(), renames_.end(), [&](auto& r) { return r.first == parts[0]; });
+    if (it != renames_.end())
+      it->second = parts[1];
+    else
+      renames_.emplace_back(parts[0], parts[1]);
+  }
+}
+
+bool ReplaceField::keep(std::string_view field) const noexcept {
+  return !contains(exclude_, field) && (include_.empty() || contains(include_, field));
+}
+
+std::string_view ReplaceField::renamed(std::string_view field) const noexcept {
+  for (const auto& [from, to] : renames_)
+    if (from == field)
+      return to;
+  return field;
+}
+
+SchemaPtr ReplaceField::derive(const Schema& input) const {
+  auto b = SchemaBuilder::copy_basics(input, Type::Struct);
+  for (const auto& f : input.fields())
+    if (keep(f.name))
+      b.field(std::string(renamed(f.name)), f.schema);
+  return b.build();
+}
+
+bool ReplaceField::apply(const RecordView& r) {
+  Value& v = r.get(side_);
+  if (v.is_null())
+    return true;
+  Arena& arena = r.arena();
+  if (r.schema(side_) == nullptr) {
+    // In place: kept entries move to the front, renamed; a rename onto a key that
+    // is already kept overwrites it (HashMap.put).
+    Value& map = require_map(v, purpose);
+    auto entries = map.entries();
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < entries.size(); ++i) {
+      MapEntry e = entries[i];
+      if (e.key.kind() != Kind::String) {
+        entries[out++] = e;
+        continue;
+      }
+      auto name = e.key.as_string();
+      if (!keep(name))
+        continue;
+      auto to = renamed(name);
+      if (to.data() != name.data())
+        e.key = Value::string(r.copy(to));
+      bool merged = false;
+      for (uint32_t j = 0; j < out && !merged; ++j)
+        if (entries[j].key.kind() == Kind::String && entries[j].key.as_string() == e.key.as_string()) {
+          entries[j].value = e.value;
+          merged = true;
+        }
+      if (!merged)
+        entries[out++] = e;
+    }
+    map.truncate(out);
+    return true;
+  }
+  Value& in = require_struct(v, purpose);
+  const Schema& input_schema = *in.schema();
+  const SchemaPtr& out_schema = cache_.get(input_schema, [this](const Schema& s) { return derive(s); });
+  Value out = Value::structure(arena, *out_schema);
+  uint32_t k = 0;
+  for (const auto& f : input_schema.fields())
+    if (keep(f.name))
+      out.fields()[k++] = field_value(in, f, arena, replace_null_with_default_);
+  r.set(side_, out, out_schema);
+  return true;
+}
+
+} // namespace weir::transforms

@@ -1,0 +1,41 @@
+// ReplaceField$Key / ReplaceField$Value: keeps (`include`), drops (`exclude`, which
+// wins over include) and renames (`renames=old:new,...`) top-level fields.
+// `whitelist` / `blacklist` are the deprecated names of `include` / `exclude`.
+//
+// Kafka semantics kept: nulls pass through; schemaless values must be maps, schema'd
+// ones structs; the derived schema (name/version/doc/parameters copied, fields
+// filtered and renamed, field schemas shared) is cached per input schema; a rename
+// that collides with a kept field is a record error for schema'd records.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/data/schema.hpp"
+#include "transforms/transformation.hpp"
+
+namespace weir::transforms {
+
+class ReplaceField final : public Transformation {
+public:
+  static constexpr std::string_view name = "ReplaceField";
+  static constexpr Variants variants = Variants::KeyValue;
+  static const ConfigDef& config_def();
+
+  ReplaceField(const Config& config, Side side);
+  bool apply(const RecordView& record) override;
+
+private:
+  bool keep(std::string_view field) const noexcept;
+  std::string_view renamed(std::string_view field) const noexcept;
+  runtime::data::SchemaPtr derive(const runtime::data::Schema& input) const;
+
+  Side side_;
+  std::vector<std::string> exclude_, include_;
+  std::vector<std::pair<std::string, std::string>> renames_;
+  bool replace_null_with_default_;
+  runtime::data::SchemaCache cache_;
+};
+
+} // namespace weir::transforms

@@ -1,0 +1,64 @@
+#include "transforms/value_to_key.hpp"
+
+#include "transforms/support.hpp"
+
+namespace weir::transforms {
+
+using namespace runtime::data;
+
+namespace {
+constexpr std::string_view purpose = "copying fields from value to key";
+} // namespace
+
+const ConfigDef& ValueToKey::config_def() {
+  static const ConfigDef def = [] {
+    ConfigDef d;
+    d.define("fields", ConfigType::List, Importance::High,
+             "Field names on the record value to extract as the record key.", validators::non_empty())
+        .define("replace.null.with.default", ConfigType::Boolean, "true", Importance::Medium,
+                "Whether to replace fields that have a default value and that are null to the default value. "
+                "When set to true, the default value is used, otherwise null is used.");
+    return d;
+  }();
+  return def;
+}
+
+ValueToKey::ValueToKey(const Config& c, Side)
+    : fields_(c.get_list("fields")), replace_null_with_default_(c.get_bool("replace.null.with.default")) {
+  if (fields_.empty())
+    config_error("fields", "", "Empty list");
+}
+
+bool ValueToKey::apply(const RecordView& r) {
+  Arena& arena = r.arena();
+  Value& v = r.get(Side::Value);
+  if (r.schema(Side::Value) == nullptr) {
+    Value& map = require_map(v, purpose);
+    Value key = Value::map(arena, static_cast<uint32_t>(fields_.size()));
+    for (const auto& f : fields_) {
+      const Value* x = map.find(f);
+      key.put(arena, r.copy(f), x ? *x : Value());
+    }
+    r.set(Side::Key, key, nullptr);
+    return true;
+  }
+  Value& st = require_struct(v, purpose);
+  const Schema& value_schema = *st.schema();
+  const SchemaPtr& key_schema = cache_.get(value_schema, [this](const Schema& s) {
+    auto b = SchemaBuilder::struct_();
+    for (const auto& f : fields_) {
+      const Field* from = s.field(f);
+      if (!from)
+        throw DataError("Field does not exist: " + f);
+      b.field(f, from->schema);
+    }
+    return b.build();
+  });
+  Value key = Value::structure(arena, *key_schema);
+  for (const auto& f : key_schema->fields())
+    key.fields()[f.index] = field_value(st, *value_schema.field(f.name), arena, replace_null_with_default_);
+  r.set(Side::Key, key, key_schema);
+  return true;
+}
+
+} // namespace weir::transforms
