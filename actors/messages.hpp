@@ -6,12 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <caf/atom.hpp>
 #include <caf/meta/type_name.hpp>
 
+#include "runtime/data/decoded_batch.hpp"
 #include "runtime/kafka/topic_partition.hpp"
 #include "weir/batch.hpp"
 #include "weir/credit.hpp"
@@ -26,7 +28,7 @@ using OffsetList = std::vector<runtime::kafka::TopicPartitionOffset>;
 
 // The credit protocol (see weir/credit.hpp):
 //   upstream -> downstream : attach            (downstream answers with credit)
-//   upstream -> downstream : batch, Batch
+//   upstream -> downstream : batch, Batch|DecodedBatch, charged bytes
 //   upstream -> downstream : eos               (no more batches will follow)
 //   downstream -> upstream : credit, Credit
 using attach_atom = caf::atom_constant<caf::atom("attach")>;
@@ -41,6 +43,20 @@ using durable_atom = caf::atom_constant<caf::atom("durable")>;
 using stats_atom = caf::atom_constant<caf::atom("stats")>;
 using done_atom = caf::atom_constant<caf::atom("done")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
+
+/// CAF 0.17 message types must be copyable; a DecodedBatch is move-only (its values
+/// point into its own arena). Messages carry it by shared pointer, and exactly one
+/// actor uses it at a time. Serializing it (between nodes) encodes the batch.
+struct DecodedBatchMsg {
+  std::shared_ptr<runtime::data::DecodedBatch> batch;
+};
+
+template <class Inspector>
+auto inspect(Inspector& f, DecodedBatchMsg& x) {
+  if (!x.batch)
+    x.batch = std::make_shared<runtime::data::DecodedBatch>();
+  return f(caf::meta::type_name("weir::DecodedBatch"), *x.batch);
+}
 
 /// What a stage reports about itself: the raw material of the actor tree.
 struct StageStats {

@@ -90,9 +90,8 @@ caf::behavior producer_behavior(producer_actor* self, ProducerSpec spec) {
       st.upstream = caf::actor_cast<caf::actor>(self->current_sender());
       self->send(st.upstream, credit_atom::value, st.ledger.initial_grant());
     },
-    [=](batch_atom, const Batch& batch) {
+    [=](batch_atom, const Batch& batch, uint64_t bytes) {
       auto& st = self->state;
-      auto bytes = batch.byte_size();
       st.ledger.on_receive(bytes);
       ++st.stats.batches_in;
       st.stats.records_in += batch.size();

@@ -4,18 +4,20 @@
 #include <ctime>
 #include <deque>
 #include <exception>
+#include <optional>
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/stateful_actor.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/messages.hpp"
 #include "runtime/credit.hpp"
 
 namespace weir::actors {
 
 namespace {
+
+using runtime::payload_bytes;
 
 uint64_t thread_cpu_ns() {
   timespec ts{};
@@ -35,10 +37,42 @@ private:
   uint64_t start_;
 };
 
-/// The sending half shared by transforms and sources.
+/// How a payload travels in a message (see DecodedBatchMsg).
+template <class Payload>
+struct Wire;
+template <>
+struct Wire<Batch> {
+  using type = Batch;
+  static type wrap(Batch&& b) { return std::move(b); }
+  static Batch& unwrap(type& w) { return w; }
+};
+template <>
+struct Wire<runtime::data::DecodedBatch> {
+  using type = DecodedBatchMsg;
+  static type wrap(runtime::data::DecodedBatch&& b) {
+    return {std::make_shared<runtime::data::DecodedBatch>(std::move(b))};
+  }
+  static runtime::data::DecodedBatch& unwrap(type& w) { return *w.batch; }
+};
+
+/// The sending half shared by transforms and sources. The credit a batch is
+/// charged travels with it, so the receiver returns exactly that amount even
+/// when the batch's size changed on the way (e.g. re-encoded between nodes).
+template <class Payload>
 struct Outlet {
   caf::actor downstream;
   runtime::CreditWindow window;
+
+  template <class Self>
+  bool try_send(Self* self, Payload& batch, StageStats& stats) {
+    auto bytes = payload_bytes(batch);
+    if (!window.can_send(bytes))
+      return false;
+    window.on_send(bytes);
+    stats.records_out += batch.size();
+    self->send(downstream, batch_atom::value, Wire<Payload>::wrap(std::move(batch)), bytes);
+    return true;
+  }
 
   void fill_stats(StageStats& s) const {
     s.out_capacity = window.capacity();
@@ -47,33 +81,38 @@ struct Outlet {
   }
 };
 
+template <class Payload>
 struct Pending {
-  Batch batch;
-  uint64_t arrival_bytes; // what the upstream was charged for it
+  Payload batch;
+  uint64_t charged; // what the upstream was charged for it
 };
 
+template <class Payload>
 struct StageState {
-  StageSpec spec;
+  StageSpecOf<Payload> spec;
   runtime::CreditLedger ledger{Credit{}};
-  Outlet out;
+  Outlet<Payload> out;
   caf::actor upstream;
-  std::deque<Pending> pending; // processed, waiting for downstream credit
+  std::deque<Pending<Payload>> pending; // processed, waiting for downstream credit
   bool upstream_done = false;
   bool failed = false;
   StageStats stats;
   static inline const char* name = "weir.stage";
 };
 
-using stage_actor = caf::stateful_actor<StageState>;
+template <class Payload>
+using stage_actor = caf::stateful_actor<StageState<Payload>>;
 
-void release(stage_actor* self, uint64_t arrival_bytes) {
+template <class Payload>
+void release(stage_actor<Payload>* self, uint64_t charged) {
   auto& st = self->state;
-  auto c = st.ledger.on_release(arrival_bytes);
+  auto c = st.ledger.on_release(charged);
   if (st.upstream)
     self->send(st.upstream, credit_atom::value, c);
 }
 
-void finish_if_drained(stage_actor* self) {
+template <class Payload>
+void finish_if_drained(stage_actor<Payload>* self) {
   auto& st = self->state;
   if (!st.upstream_done || !st.pending.empty())
     return;
@@ -85,24 +124,19 @@ void finish_if_drained(stage_actor* self) {
   self->quit();
 }
 
-void drain(stage_actor* self) {
+template <class Payload>
+void drain(stage_actor<Payload>* self) {
   auto& st = self->state;
-  while (!st.pending.empty()) {
-    auto& front = st.pending.front();
-    auto bytes = front.batch.byte_size();
-    if (!st.out.window.can_send(bytes))
-      break;
-    st.out.window.on_send(bytes);
-    st.stats.records_out += front.batch.size();
-    auto arrival = front.arrival_bytes;
-    self->send(st.out.downstream, batch_atom::value, std::move(front.batch));
+  while (!st.pending.empty() && st.out.try_send(self, st.pending.front().batch, st.stats)) {
+    auto charged = st.pending.front().charged;
     st.pending.pop_front();
-    release(self, arrival);
+    release(self, charged);
   }
   finish_if_drained(self);
 }
 
-void fail(stage_actor* self, const std::string& what) {
+template <class Payload>
+void fail(stage_actor<Payload>* self, const std::string& what) {
   auto& st = self->state;
   st.failed = true;
   st.stats.state = "FAILED";
@@ -111,7 +145,38 @@ void fail(stage_actor* self, const std::string& what) {
   spdlog::error("stage {} failed: {}", st.spec.name, what);
 }
 
-caf::behavior stage_behavior(stage_actor* self, StageSpec spec) {
+template <class Payload>
+void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
+  auto& st = self->state;
+  st.ledger.on_receive(charged);
+  ++st.stats.batches_in;
+  st.stats.records_in += batch.size();
+  st.stats.bytes_in += charged;
+  if (!st.failed) {
+    try {
+      CpuMeter meter{st.stats.cpu_ns};
+      st.spec.logic->process(batch);
+    } catch (const std::exception& e) {
+      fail(self, e.what());
+    }
+  }
+  // A failed stage holds its input: nothing past the failure moves on, and the
+  // upstream, out of credit, stops reading.
+  if (st.failed)
+    return;
+  if (!st.out.downstream) {
+    st.stats.records_out += batch.size();
+    if (st.upstream && !batch.empty())
+      self->send(st.upstream, durable_atom::value, runtime::durable_offsets(batch));
+    release(self, charged);
+    return;
+  }
+  st.pending.push_back({std::move(batch), charged});
+  drain(self);
+}
+
+template <class Payload>
+caf::behavior stage_behavior(stage_actor<Payload>* self, StageSpecOf<Payload> spec) {
   auto& st = self->state;
   st.spec = std::move(spec);
   st.ledger = runtime::CreditLedger{st.spec.capacity};
@@ -132,34 +197,8 @@ caf::behavior stage_behavior(stage_actor* self, StageSpec spec) {
       st.upstream = caf::actor_cast<caf::actor>(self->current_sender());
       self->send(st.upstream, credit_atom::value, st.ledger.initial_grant());
     },
-    [=](batch_atom, Batch& batch) {
-      auto& st = self->state;
-      auto arrival = batch.byte_size();
-      st.ledger.on_receive(arrival);
-      ++st.stats.batches_in;
-      st.stats.records_in += batch.size();
-      st.stats.bytes_in += arrival;
-      if (!st.failed) {
-        try {
-          CpuMeter meter{st.stats.cpu_ns};
-          st.spec.logic->process(batch);
-        } catch (const std::exception& e) {
-          fail(self, e.what());
-        }
-      }
-      // A failed stage holds its input: nothing past the failure moves on, and the
-      // upstream, out of credit, stops reading.
-      if (st.failed)
-        return;
-      if (!st.out.downstream) {
-        st.stats.records_out += batch.size();
-        if (st.upstream && !batch.empty())
-          self->send(st.upstream, durable_atom::value, durable_offsets(batch));
-        release(self, arrival);
-        return;
-      }
-      st.pending.push_back({std::move(batch), arrival});
-      drain(self);
+    [=](batch_atom, typename Wire<Payload>::type& batch, uint64_t charged) {
+      on_batch(self, Wire<Payload>::unwrap(batch), charged);
     },
     [=](credit_atom, Credit c) {
       self->state.out.window.grant(c);
@@ -184,21 +223,25 @@ caf::behavior stage_behavior(stage_actor* self, StageSpec spec) {
   };
 }
 
+template <class Payload>
 struct SourceState {
-  SourceSpec spec;
-  Outlet out;
-  bool blocked = false;      // out of credit: not pulling
-  bool paused = false;       // blocked for a while: the source was told to pause
-  bool idle = false;         // the source had nothing; wait for the tick
+  SourceSpecOf<Payload> spec;
+  Outlet<Payload> out;
+  std::optional<Payload> ready; // filled but not yet covered by credit
+  bool blocked = false;         // out of credit: not pulling
+  bool paused = false;          // blocked for a while: the source was told to pause
+  bool idle = false;            // the source had nothing; wait for the tick
   bool tick_pending = false;
   bool ended = false;
   StageStats stats;
   static inline const char* name = "weir.source";
 };
 
-using source_actor = caf::stateful_actor<SourceState>;
+template <class Payload>
+using source_actor = caf::stateful_actor<SourceState<Payload>>;
 
-void schedule_tick(source_actor* self, std::chrono::milliseconds delay) {
+template <class Payload>
+void schedule_tick(source_actor<Payload>* self, std::chrono::milliseconds delay) {
   auto& st = self->state;
   if (st.tick_pending)
     return;
@@ -210,35 +253,48 @@ void schedule_tick(source_actor* self, std::chrono::milliseconds delay) {
 // pause (a Kafka consumer pauses its partitions, which drops librdkafka's
 // prefetched data) only when the stall outlasts one tick, so that the normal
 // rhythm of credit returning costs no refetch.
-void set_blocked(source_actor* self, bool blocked) {
+template <class Payload>
+void block(source_actor<Payload>* self) {
+  self->state.blocked = true;
+  schedule_tick(self, std::chrono::milliseconds{100}); // keep serving the source
+}
+
+template <class Payload>
+void unblock(source_actor<Payload>* self) {
   auto& st = self->state;
-  st.blocked = blocked;
-  if (!blocked && st.paused) {
+  st.blocked = false;
+  if (st.paused) {
     st.paused = false;
     st.spec.source->set_blocked(false);
   }
 }
 
-void pause_if_still_blocked(source_actor* self) {
+template <class Payload>
+void end_stream(source_actor<Payload>* self) {
   auto& st = self->state;
-  if (st.blocked && !st.paused) {
-    st.paused = true;
-    st.spec.source->set_blocked(true);
-  }
+  st.stats.state = "FINISHED";
+  self->send(st.out.downstream, eos_atom::value);
+  self->quit();
 }
 
-void pump(source_actor* self) {
+template <class Payload>
+void pump(source_actor<Payload>* self) {
   auto& st = self->state;
+  // A batch that outgrew the credit while it was filled goes first.
+  if (st.ready) {
+    if (!st.out.try_send(self, *st.ready, st.stats))
+      return block(self);
+    st.ready.reset();
+    if (st.ended)
+      return end_stream(self);
+  }
   while (!st.ended && !st.idle) {
     auto room = std::min(st.out.window.sendable_bytes(), st.spec.max_batch_bytes);
-    if (room == 0) {
-      set_blocked(self, true);
-      schedule_tick(self, std::chrono::milliseconds{100}); // keep serving the source
-      return;
-    }
-    set_blocked(self, false);
-    Batch batch;
-    runtime::BatchSource::Status status;
+    if (room == 0)
+      return block(self);
+    unblock(self);
+    Payload batch;
+    typename runtime::SourceOf<Payload>::Status status;
     try {
       CpuMeter meter{st.stats.cpu_ns};
       status = st.spec.source->fill(batch, room);
@@ -250,27 +306,22 @@ void pump(source_actor* self) {
       st.ended = true;
       return;
     }
-    if (!batch.empty()) {
-      st.out.window.on_send(batch.byte_size());
-      st.stats.records_out += batch.size();
-      self->send(st.out.downstream, batch_atom::value, std::move(batch));
+    st.ended = status == runtime::SourceOf<Payload>::Status::end;
+    if (!batch.empty() && !st.out.try_send(self, batch, st.stats)) {
+      st.ready.emplace(std::move(batch));
+      return block(self);
     }
-    if (status == runtime::BatchSource::Status::end) {
-      st.ended = true;
-      st.stats.state = "FINISHED";
-      self->send(st.out.downstream, eos_atom::value);
-      self->quit();
-      return;
-    }
-    if (status == runtime::BatchSource::Status::idle) {
+    if (st.ended)
+      return end_stream(self);
+    if (status == runtime::SourceOf<Payload>::Status::idle) {
       st.idle = true;
-      schedule_tick(self, st.spec.idle_delay);
-      return;
+      return schedule_tick(self, st.spec.idle_delay);
     }
   }
 }
 
-caf::behavior source_behavior(source_actor* self, SourceSpec spec) {
+template <class Payload>
+caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload> spec) {
   auto& st = self->state;
   st.spec = std::move(spec);
   st.out.downstream = st.spec.downstream;
@@ -299,7 +350,10 @@ caf::behavior source_behavior(source_actor* self, SourceSpec spec) {
       st.tick_pending = false;
       st.idle = false;
       if (st.blocked) {
-        pause_if_still_blocked(self);
+        if (!st.paused) {
+          st.paused = true;
+          st.spec.source->set_blocked(true);
+        }
         st.spec.source->serve();
       }
       pump(self);
@@ -313,31 +367,31 @@ caf::behavior source_behavior(source_actor* self, SourceSpec spec) {
   };
 }
 
+template <class Payload>
+caf::actor spawn_stage_of(caf::actor_system& sys, StageSpecOf<Payload> spec) {
+  return sys.spawn(stage_behavior<Payload>, std::move(spec));
+}
+
+template <class Payload>
+caf::actor spawn_source_of(caf::actor_system& sys, SourceSpecOf<Payload> spec) {
+  if (spec.detached)
+    return sys.spawn<caf::detached>(source_behavior<Payload>, std::move(spec));
+  return sys.spawn(source_behavior<Payload>, std::move(spec));
+}
+
 } // namespace
 
-OffsetList durable_offsets(const Batch& batch) {
-  OffsetList out;
-  for (const auto& r : batch.records()) {
-    auto topic = batch.topic(r);
-    auto it = std::find_if(out.begin(), out.end(), [&](const auto& o) {
-      return o.partition == r.partition && o.topic == topic;
-    });
-    if (it == out.end())
-      out.push_back({std::string{topic}, r.partition, r.offset + 1});
-    else
-      it->offset = std::max(it->offset, r.offset + 1);
-  }
-  return out;
-}
-
 caf::actor spawn_stage(caf::actor_system& sys, StageSpec spec) {
-  return sys.spawn(stage_behavior, std::move(spec));
+  return spawn_stage_of(sys, std::move(spec));
 }
-
+caf::actor spawn_stage(caf::actor_system& sys, DecodedStageSpec spec) {
+  return spawn_stage_of(sys, std::move(spec));
+}
 caf::actor spawn_source(caf::actor_system& sys, SourceSpec spec) {
-  if (spec.detached)
-    return sys.spawn<caf::detached>(source_behavior, std::move(spec));
-  return sys.spawn(source_behavior, std::move(spec));
+  return spawn_source_of(sys, std::move(spec));
+}
+caf::actor spawn_source(caf::actor_system& sys, DecodedSourceSpec spec) {
+  return spawn_source_of(sys, std::move(spec));
 }
 
 } // namespace weir::actors

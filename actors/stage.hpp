@@ -1,5 +1,6 @@
-// Pipeline stage actors: the credit protocol around runtime::StageLogic and
-// runtime::BatchSource. One implementation serves every stage kind.
+// Pipeline stage actors: the credit protocol around runtime::StageLogicOf and
+// runtime::SourceOf. One implementation serves every stage kind and both payload
+// types (raw Batch and DecodedBatch).
 #pragma once
 
 #include <chrono>
@@ -20,29 +21,34 @@ namespace weir::actors {
 /// once the batch has left it: forwarded downstream, or processed by a sink.
 /// A sink then reports the batch's offsets durable to its upstream, and every
 /// transform passes that report on, up to the source, which commits.
-struct StageSpec {
+template <class Payload>
+struct StageSpecOf {
   std::string name;
-  std::shared_ptr<runtime::StageLogic> logic;
+  std::shared_ptr<runtime::StageLogicOf<Payload>> logic;
   caf::actor downstream; ///< invalid for a sink
   Credit capacity{4, 4u << 20};
   caf::actor observer; ///< receives (done, StageStats) at end of stream (sinks)
 };
 
-/// Per partition, the offset after the last record of `batch`: what a sink
-/// reports durable once it has written the batch.
-OffsetList durable_offsets(const Batch& batch);
-
 /// A stage that produces batches while it holds credit from `downstream`.
-struct SourceSpec {
+template <class Payload>
+struct SourceSpecOf {
   std::string name;
-  std::shared_ptr<runtime::BatchSource> source;
+  std::shared_ptr<runtime::SourceOf<Payload>> source;
   caf::actor downstream;
   uint64_t max_batch_bytes = 1u << 20;
   std::chrono::milliseconds idle_delay{10}; ///< wait after an idle fill
   bool detached = false; ///< own thread, for sources whose fill() blocks
 };
 
+using StageSpec = StageSpecOf<Batch>;
+using SourceSpec = SourceSpecOf<Batch>;
+using DecodedStageSpec = StageSpecOf<runtime::data::DecodedBatch>;
+using DecodedSourceSpec = SourceSpecOf<runtime::data::DecodedBatch>;
+
 caf::actor spawn_stage(caf::actor_system& sys, StageSpec spec);
+caf::actor spawn_stage(caf::actor_system& sys, DecodedStageSpec spec);
 caf::actor spawn_source(caf::actor_system& sys, SourceSpec spec);
+caf::actor spawn_source(caf::actor_system& sys, DecodedSourceSpec spec);
 
 } // namespace weir::actors

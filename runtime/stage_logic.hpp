@@ -1,34 +1,54 @@
 // The plain C++ side of a pipeline stage: what it does to batches. Actors in
 // actors/ wrap these interfaces with mailboxes and credit; the logic itself is
 // testable without an actor system.
+//
+// A pipeline moves one payload type: raw `Batch`es (bytes as Kafka holds them), or
+// `data::DecodedBatch`es (parsed once by the converters, then shared by every
+// transform and the sink). The interfaces are templates over that payload.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
-
 #include <vector>
 
+#include "runtime/data/decoded_batch.hpp"
 #include "runtime/kafka/topic_partition.hpp"
 #include "weir/batch.hpp"
 
 namespace weir::runtime {
 
-/// A stage that transforms or consumes batches (an SMT chain, a sink writer).
-/// One actor calls it at a time, so implementations need no locking.
-class StageLogic {
+/// The bytes a payload is charged in credit. A decoded batch counts its raw bytes
+/// and the arena its values live in, so a transform that grows values is charged
+/// for it at the next hop.
+inline uint64_t payload_bytes(const Batch& b) noexcept { return b.byte_size(); }
+inline uint64_t payload_bytes(const data::DecodedBatch& b) noexcept {
+  return b.raw().byte_size() + b.size() * sizeof(data::DecodedRecord);
+}
+
+/// Per partition, the offset after the last record of a batch: what a sink
+/// reports durable once it has written the batch. Dropped and failed (tolerated)
+/// records count: they were processed.
+std::vector<kafka::TopicPartitionOffset> durable_offsets(const Batch& batch);
+std::vector<kafka::TopicPartitionOffset> durable_offsets(const data::DecodedBatch& batch);
+
+/// A stage that transforms or consumes batches (an SMT, a sink writer). One actor
+/// calls it at a time, so implementations need no locking.
+template <class Payload>
+class StageLogicOf {
 public:
-  virtual ~StageLogic() = default;
+  virtual ~StageLogicOf() = default;
 
   /// Processes a batch in place. For a sink, returning means the batch is durable.
   /// Throwing fails the stage; the exception's message becomes its last error.
-  virtual void process(Batch& batch) = 0;
+  virtual void process(Payload& batch) = 0;
 
   /// The stage kind shown in the actor tree ("transform", "sink", ...).
   virtual std::string_view kind() const noexcept = 0;
 };
 
 /// A stage that produces batches (a generator, a Kafka consumer, a source poller).
-class BatchSource {
+template <class Payload>
+class SourceOf {
 public:
   enum class Status {
     ready, ///< more records may follow at once
@@ -36,14 +56,15 @@ public:
     end,   ///< finished: no record will ever follow
   };
 
-  virtual ~BatchSource() = default;
+  virtual ~SourceOf() = default;
 
-  /// Appends records to `out` while out.byte_size() stays within `max_bytes`
-  /// (one oversized record may go alone into an empty batch).
-  virtual Status fill(Batch& out, uint64_t max_bytes) = 0;
+  /// Appends records to `out` while its payload_bytes() stay within `max_bytes`
+  /// (one oversized record may go alone into an empty batch). A decoding source may
+  /// overshoot; the actor then holds the batch until credit allows it.
+  virtual Status fill(Payload& out, uint64_t max_bytes) = 0;
 
-  /// Called when credit runs out (blocked = true) and when it returns, so a Kafka
-  /// consumer can pause and resume its partitions instead of buffering.
+  /// Called when a stall outlasts a tick (blocked = true) and when credit returns,
+  /// so a Kafka consumer can pause and resume its partitions instead of buffering.
   virtual void set_blocked(bool /*blocked*/) {}
 
   /// Called periodically while blocked: a Kafka consumer must keep polling to
@@ -56,5 +77,10 @@ public:
 
   virtual std::string_view kind() const noexcept = 0;
 };
+
+using StageLogic = StageLogicOf<Batch>;
+using BatchSource = SourceOf<Batch>;
+using DecodedStageLogic = StageLogicOf<data::DecodedBatch>;
+using DecodedSource = SourceOf<data::DecodedBatch>;
 
 } // namespace weir::runtime
