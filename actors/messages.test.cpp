@@ -9,6 +9,7 @@
 #include <caf/message.hpp>
 
 #include "actors/messages.hpp"
+#include "runtime/convert/converter.hpp"
 
 using namespace weir;
 using namespace weir::actors;
@@ -89,6 +90,41 @@ BOOST_AUTO_TEST_CASE(stage_stats_round_trip) {
   BOOST_TEST(got.records_out == 9u);
   BOOST_TEST((got.capacity == s.capacity));
   BOOST_TEST((got.out_max_in_flight == s.out_max_in_flight));
+}
+
+BOOST_AUTO_TEST_CASE(offset_list_round_trips) {
+  OffsetList in{{"users", 0, 42}, {"orders", 7, 1000000000000}};
+  auto out = round_trip(caf::make_message(durable_atom::value, in));
+  BOOST_REQUIRE((out.match_elements<durable_atom, OffsetList>()));
+  BOOST_TEST((out.get_as<OffsetList>(1) == in));
+}
+
+BOOST_AUTO_TEST_CASE(decoded_batch_round_trips_with_values_and_states) {
+  using namespace weir::runtime;
+  convert::RecordCodec codec{
+    convert::make_converter("StringConverter", {}, true),
+    convert::make_converter("JsonConverter", {{"schemas.enable", "false"}}, false)};
+  Batch raw;
+  raw.append("users", 1, 5, 1700000000000, std::string_view{"k"},
+             std::string_view{R"({"name":"ada","age":36})"});
+  raw.add_header("trace", std::string_view{"t-1"});
+  raw.append("users", 1, 6, 1700000000001, std::nullopt, std::nullopt);
+  DecodedBatchMsg msg{std::make_shared<data::DecodedBatch>(codec.decode(std::move(raw)))};
+  (*msg.batch)[1].state = data::RecordState::Dropped;
+  auto out = round_trip(caf::make_message(batch_atom::value, msg, uint64_t{123}));
+  BOOST_REQUIRE((out.match_elements<batch_atom, DecodedBatchMsg, uint64_t>()));
+  const auto& got = *out.get_as<DecodedBatchMsg>(1).batch;
+  BOOST_REQUIRE(got.size() == 2u);
+  BOOST_TEST(got[0].topic == "users");
+  BOOST_TEST(got[0].offset == 5);
+  BOOST_TEST(got[0].key.as_string() == "k");
+  auto* name = got[0].value.find("name");
+  BOOST_REQUIRE(name != nullptr);
+  BOOST_TEST(name->as_string() == "ada");
+  BOOST_REQUIRE(got[0].headers.size() == 1u);
+  BOOST_TEST(got[0].headers[0].key == "trace");
+  BOOST_TEST((got[1].state == data::RecordState::Dropped));
+  BOOST_TEST(out.get_as<uint64_t>(2) == 123u); // the charged credit travels unchanged
 }
 
 BOOST_AUTO_TEST_CASE(control_atoms_round_trip) {
