@@ -3,8 +3,10 @@
 
 #include "runtime/convert/text.hpp"
 #include "transforms/cast.hpp"
+#include "transforms/extract_field.hpp"
 #include "transforms/filter.hpp"
 #include "transforms/has_header_key.hpp"
+#include "transforms/hoist_field.hpp"
 #include "transforms/insert_field.hpp"
 #include "transforms/mask_field.hpp"
 #include "transforms/record_is_tombstone.hpp"
@@ -22,6 +24,8 @@ const std::vector<TransformationInfo>& transformations() {
       transformation_info<ValueToKey>(),
       transformation_info<Cast>(),
       transformation_info<Filter>(),
+      transformation_info<ExtractField>(),
+      transformation_info<HoistField>(),
   };
   return all;
 }
