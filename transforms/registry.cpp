@@ -11,6 +11,8 @@
 #include "transforms/mask_field.hpp"
 #include "transforms/record_is_tombstone.hpp"
 #include "transforms/replace_field.hpp"
+#include "transforms/timestamp_converter.hpp"
+#include "transforms/timestamp_router.hpp"
 #include "transforms/topic_name_matches.hpp"
 #include "transforms/value_to_key.hpp"
 
@@ -26,6 +28,8 @@ const std::vector<TransformationInfo>& transformations() {
       transformation_info<Filter>(),
       transformation_info<ExtractField>(),
       transformation_info<HoistField>(),
+      transformation_info<TimestampConverter>(),
+      transformation_info<TimestampRouter>(),
   };
   return all;
 }
