@@ -5,12 +5,15 @@
 #include "transforms/cast.hpp"
 #include "transforms/extract_field.hpp"
 #include "transforms/filter.hpp"
+#include "transforms/flatten.hpp"
 #include "transforms/has_header_key.hpp"
 #include "transforms/hoist_field.hpp"
 #include "transforms/insert_field.hpp"
 #include "transforms/mask_field.hpp"
 #include "transforms/record_is_tombstone.hpp"
+#include "transforms/regex_router.hpp"
 #include "transforms/replace_field.hpp"
+#include "transforms/set_schema_metadata.hpp"
 #include "transforms/timestamp_converter.hpp"
 #include "transforms/timestamp_router.hpp"
 #include "transforms/topic_name_matches.hpp"
@@ -30,6 +33,9 @@ const std::vector<TransformationInfo>& transformations() {
       transformation_info<HoistField>(),
       transformation_info<TimestampConverter>(),
       transformation_info<TimestampRouter>(),
+      transformation_info<RegexRouter>(),
+      transformation_info<Flatten>(),
+      transformation_info<SetSchemaMetadata>(),
   };
   return all;
 }
