@@ -3,12 +3,15 @@
 
 #include "runtime/convert/text.hpp"
 #include "transforms/cast.hpp"
+#include "transforms/drop_headers.hpp"
 #include "transforms/extract_field.hpp"
 #include "transforms/filter.hpp"
 #include "transforms/flatten.hpp"
 #include "transforms/has_header_key.hpp"
+#include "transforms/header_from.hpp"
 #include "transforms/hoist_field.hpp"
 #include "transforms/insert_field.hpp"
+#include "transforms/insert_header.hpp"
 #include "transforms/mask_field.hpp"
 #include "transforms/record_is_tombstone.hpp"
 #include "transforms/regex_router.hpp"
@@ -36,6 +39,9 @@ const std::vector<TransformationInfo>& transformations() {
       transformation_info<RegexRouter>(),
       transformation_info<Flatten>(),
       transformation_info<SetSchemaMetadata>(),
+      transformation_info<HeaderFrom>(),
+      transformation_info<InsertHeader>(),
+      transformation_info<DropHeaders>(),
   };
   return all;
 }
