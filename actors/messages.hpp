@@ -43,6 +43,8 @@ using durable_atom = caf::atom_constant<caf::atom("durable")>;
 using stats_atom = caf::atom_constant<caf::atom("stats")>;
 using done_atom = caf::atom_constant<caf::atom("done")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
+/// To a source: stop reading, let what is in flight drain (and commit), then quit.
+using stop_atom = caf::atom_constant<caf::atom("stop")>;
 
 /// CAF 0.17 message types must be copyable; a DecodedBatch is move-only (its values
 /// point into its own arena). Messages carry it by shared pointer, and exactly one
@@ -76,13 +78,16 @@ struct StageStats {
   Credit out_capacity;      ///< credit granted to this stage by its downstream
   Credit out_in_flight;     ///< of which in flight now
   Credit out_max_in_flight; ///< the most ever in flight at once
+  int64_t lag = -1;         ///< consumers: records behind the high watermarks
+  int32_t partitions = -1;  ///< consumers: partitions assigned
 };
 
 template <class Inspector>
 auto inspect(Inspector& f, StageStats& x) {
   return f(caf::meta::type_name("weir::StageStats"), x.name, x.kind, x.state, x.records_in,
            x.records_out, x.batches_in, x.bytes_in, x.errors, x.last_error, x.cpu_ns, x.mailbox,
-           x.capacity, x.held, x.out_capacity, x.out_in_flight, x.out_max_in_flight);
+           x.capacity, x.held, x.out_capacity, x.out_in_flight, x.out_max_in_flight, x.lag,
+           x.partitions);
 }
 
 /// Loads the middleman and announces every message type; call it on every

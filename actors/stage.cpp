@@ -114,7 +114,9 @@ void release(stage_actor<Payload>* self, uint64_t charged) {
 template <class Payload>
 void finish_if_drained(stage_actor<Payload>* self) {
   auto& st = self->state;
-  if (!st.upstream_done || !st.pending.empty())
+  // Waiting for the downstream to return every credit also lets the sink's last
+  // durable report pass through on its way to the source.
+  if (!st.upstream_done || !st.pending.empty() || st.out.window.in_flight_batches() > 0)
     return;
   st.stats.state = "FINISHED";
   if (st.out.downstream)
@@ -233,6 +235,7 @@ struct SourceState {
   bool idle = false;            // the source had nothing; wait for the tick
   bool tick_pending = false;
   bool ended = false;
+  bool eos_sent = false;
   StageStats stats;
   static inline const char* name = "weir.source";
 };
@@ -269,12 +272,19 @@ void unblock(source_actor<Payload>* self) {
   }
 }
 
+// The end of the stream goes downstream at once; the source itself stays until
+// every batch came back as credit, so the sink's last durable report still
+// reaches it (and is committed) before it quits.
 template <class Payload>
 void end_stream(source_actor<Payload>* self) {
   auto& st = self->state;
-  st.stats.state = "FINISHED";
-  self->send(st.out.downstream, eos_atom::value);
-  self->quit();
+  if (!st.eos_sent) {
+    st.eos_sent = true;
+    st.stats.state = "FINISHED";
+    self->send(st.out.downstream, eos_atom::value);
+  }
+  if (st.out.window.in_flight_batches() == 0)
+    self->quit();
 }
 
 template <class Payload>
@@ -333,7 +343,16 @@ caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload>
   return {
     [=](credit_atom, Credit c) {
       self->state.out.window.grant(c);
-      pump(self);
+      if (self->state.eos_sent)
+        end_stream(self);
+      else
+        pump(self);
+    },
+    [=](stop_atom) {
+      auto& st = self->state;
+      st.ended = true;
+      if (!st.ready)
+        end_stream(self);
     },
     [=](durable_atom, const OffsetList& offsets) {
       auto& st = self->state;
@@ -362,6 +381,8 @@ caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload>
       auto& st = self->state;
       st.stats.mailbox = self->mailbox().size();
       st.out.fill_stats(st.stats);
+      st.stats.lag = st.spec.source->lag();
+      st.stats.partitions = st.spec.source->assigned_partitions();
       return st.stats;
     },
   };
@@ -369,6 +390,8 @@ caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload>
 
 template <class Payload>
 caf::actor spawn_stage_of(caf::actor_system& sys, StageSpecOf<Payload> spec) {
+  if (spec.detached)
+    return sys.spawn<caf::detached>(stage_behavior<Payload>, std::move(spec));
   return sys.spawn(stage_behavior<Payload>, std::move(spec));
 }
 

@@ -28,6 +28,7 @@ struct StageSpecOf {
   caf::actor downstream; ///< invalid for a sink
   Credit capacity{4, 4u << 20};
   caf::actor observer; ///< receives (done, StageStats) at end of stream (sinks)
+  bool detached = false; ///< own thread, for logic that blocks (database writes)
 };
 
 /// A stage that produces batches while it holds credit from `downstream`.

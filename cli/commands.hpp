@@ -17,5 +17,7 @@ using Runner = std::function<int()>;
 
 Runner add_version(CLI::App& app);
 Runner add_demo(CLI::App& app);
+Runner add_standalone(CLI::App& app);
+Runner add_transform(CLI::App& app);
 
 } // namespace weir::cli

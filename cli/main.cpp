@@ -31,11 +31,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string{"weir "} + WEIR_VERSION);
 
   std::map<std::string, weir::cli::Runner> runners{
-    {"standalone", planned(app, "standalone",
-                           "Run connectors in one process: WORKER.properties CONNECTOR...")},
+    {"standalone", weir::cli::add_standalone(app)},
     {"node", planned(app, "node", "Run a cluster node: --config WORKER.properties")},
     {"shell", planned(app, "shell", "Admin shell for a running weir: --url, -c COMMAND")},
-    {"transform", planned(app, "transform", "Run an SMT chain offline over JSON lines")},
+    {"transform", weir::cli::add_transform(app)},
     {"demo", weir::cli::add_demo(app)},
     {"version", weir::cli::add_version(app)},
   };

@@ -75,6 +75,11 @@ public:
   /// durable downstream: a Kafka consumer commits them, a source stores them.
   virtual void on_durable(const std::vector<kafka::TopicPartitionOffset>& /*offsets*/) {}
 
+  /// Consumer lag summed over assigned partitions (-1: unknown or not a consumer),
+  /// and how many partitions are assigned (-1: not a consumer).
+  virtual int64_t lag() const { return -1; }
+  virtual int32_t assigned_partitions() const { return -1; }
+
   virtual std::string_view kind() const noexcept = 0;
 };
 

@@ -1,5 +1,7 @@
 #include "runtime/pipeline/kafka_source.hpp"
 
+#include <algorithm>
+
 namespace weir::runtime::pipeline {
 
 KafkaSource::KafkaSource(Options options, kafka::RebalanceListener listener)
@@ -25,7 +27,38 @@ void KafkaSource::serve() {
   consumer_.poll(scratch_, options_.max_records, 1, std::chrono::milliseconds{0});
 }
 
+KafkaSource::~KafkaSource() {
+  // A clean shutdown commits what the sink made durable, so a restart neither
+  // re-reads nor skips anything.
+  try {
+    if (!last_durable_.empty())
+      consumer_.commit(last_durable_, false);
+  } catch (const std::exception&) {
+    // Partitions revoked or the broker gone: the next owner re-reads (at-least-once).
+  }
+}
+
+int64_t KafkaSource::lag() const {
+  int64_t total = 0;
+  bool known = false;
+  for (const auto& p : consumer_.lag())
+    if (p.lag >= 0) {
+      total += p.lag;
+      known = true;
+    }
+  return known ? total : -1;
+}
+
 void KafkaSource::on_durable(const std::vector<kafka::TopicPartitionOffset>& offsets) {
+  for (const auto& o : offsets) {
+    auto it = std::find_if(last_durable_.begin(), last_durable_.end(), [&](const auto& d) {
+      return d.partition == o.partition && d.topic == o.topic;
+    });
+    if (it == last_durable_.end())
+      last_durable_.push_back(o);
+    else
+      it->offset = std::max(it->offset, o.offset);
+  }
   // Asynchronous: commits are ordered by librdkafka, and a failure is logged and
   // counted; the next commit covers the same records again.
   consumer_.commit(offsets, true);

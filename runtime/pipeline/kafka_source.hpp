@@ -21,12 +21,18 @@ public:
   };
 
   explicit KafkaSource(Options options, kafka::RebalanceListener listener = {});
+  /// Commits the last durable offsets synchronously, then leaves the group.
+  ~KafkaSource() override;
 
   Status fill(Batch& out, uint64_t max_bytes) override;
   void set_blocked(bool blocked) override;
   void serve() override;
   void on_durable(const std::vector<kafka::TopicPartitionOffset>& offsets) override;
   std::string_view kind() const noexcept override { return "consumer"; }
+  int64_t lag() const override;
+  int32_t assigned_partitions() const override {
+    return static_cast<int32_t>(consumer_.assignment().size());
+  }
 
   kafka::Consumer& consumer() noexcept { return consumer_; }
   uint64_t committed_batches() const noexcept { return commits_; }
@@ -35,6 +41,7 @@ private:
   Options options_;
   kafka::Consumer consumer_;
   Batch scratch_; // serve() polls into it; always empty while paused
+  std::vector<kafka::TopicPartitionOffset> last_durable_;
   uint64_t commits_ = 0;
 };
 

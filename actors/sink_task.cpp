@@ -1,0 +1,91 @@
+#include "actors/sink_task.hpp"
+
+#include "actors/stage.hpp"
+#include "runtime/pipeline/connector_config.hpp"
+#include "runtime/pipeline/sink_pipeline.hpp"
+#include "transforms/chain.hpp"
+
+namespace weir::actors {
+
+namespace {
+
+using namespace runtime;
+
+/// Connector-level converter settings override the worker's, as in Kafka Connect:
+/// when the connector names a converter class, its own prefixed options apply.
+std::unique_ptr<convert::Converter> make_converter(const SinkTaskSpec& spec, bool is_key) {
+  std::string prefix = is_key ? "key.converter" : "value.converter";
+  const auto& source = spec.config.count(prefix) && !spec.config.at(prefix).empty()
+                         ? spec.config
+                         : spec.worker_config;
+  auto cls = source.count(prefix) ? source.at(prefix)
+                                  : std::string{"org.apache.kafka.connect.json.JsonConverter"};
+  std::map<std::string, std::string> options;
+  for (const auto& [k, v] : source)
+    if (k.rfind(prefix + ".", 0) == 0)
+      options[k.substr(prefix.size() + 1)] = v;
+  return convert::make_converter(cls, options, is_key, prefix + ".");
+}
+
+/// Client properties: the worker's `consumer.` / `producer.` keys, then the
+/// connector's `consumer.override.` / `producer.override.` ones.
+kafka::Properties client_props(const SinkTaskSpec& spec, const std::string& kind) {
+  kafka::Properties p{{"bootstrap.servers", spec.worker_config.at("bootstrap.servers")}};
+  auto add = [&](const std::map<std::string, std::string>& from, const std::string& prefix) {
+    for (const auto& [k, v] : from)
+      if (k.rfind(prefix, 0) == 0)
+        p[k.substr(prefix.size())] = v;
+  };
+  add(spec.worker_config, kind + ".");
+  add(spec.config, kind + ".override.");
+  return p;
+}
+
+} // namespace
+
+SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
+  auto settings = pipeline::parse_sink_settings(spec.config, spec.plugin->definition());
+  auto policy = std::make_shared<pipeline::ErrorPolicy>(settings.config, spec.connector, spec.task,
+                                                        client_props(spec, "producer"));
+  auto chain = transforms::Chain::from_config(spec.config);
+  auto writer = spec.plugin->make_writer(spec.config, spec.connector, spec.task);
+  convert::RecordCodec codec{make_converter(spec, true), make_converter(spec, false)};
+
+  pipeline::KafkaSource::Options consumer;
+  consumer.consumer = client_props(spec, "consumer");
+  consumer.consumer["group.id"] = "connect-" + spec.connector; // Kafka Connect's naming
+  consumer.consumer.try_emplace("client.id", "connector-consumer-" + spec.connector + "-"
+                                               + std::to_string(spec.task));
+  consumer.topics = settings.topics;
+  auto kafka = std::make_shared<pipeline::KafkaSource>(consumer);
+
+  // Spawned back to front: each stage needs its downstream.
+  SinkTask task;
+  std::string prefix = spec.connector + "-" + std::to_string(spec.task) + "/";
+  DecodedStageSpec sink{prefix + "sink",
+                        std::make_shared<pipeline::SinkWriterLogic>(std::move(writer), policy),
+                        {}, spec.capacity, spec.observer};
+  sink.detached = true; // database and file writes block
+  task.stages.push_back(spawn_stage(sys, std::move(sink)));
+  task.names.push_back("sink");
+  for (size_t i = chain.size(); i-- > 0;) {
+    DecodedStageSpec smt{prefix + chain.name(i),
+                         std::make_shared<pipeline::TransformLogic>(chain.stage(i), policy),
+                         task.stages.back(), spec.capacity, {}};
+    task.stages.push_back(spawn_stage(sys, std::move(smt)));
+    task.names.push_back(chain.name(i));
+  }
+  DecodedSourceSpec source{prefix + "consumer",
+                           std::make_shared<pipeline::DecodingSource>(kafka, std::move(codec),
+                                                                      policy),
+                           task.stages.back(), spec.capacity.bytes / 2};
+  source.idle_delay = std::chrono::milliseconds{1};
+  source.detached = true;
+  task.stages.push_back(spawn_source(sys, std::move(source)));
+  task.names.push_back("consumer");
+  std::reverse(task.stages.begin(), task.stages.end());
+  std::reverse(task.names.begin(), task.names.end());
+  return task;
+}
+
+} // namespace weir::actors

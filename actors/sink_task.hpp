@@ -1,0 +1,40 @@
+// A sink task's pipeline as actors:
+//   consumer (+ converters, own thread) -> one stage per SMT -> sink writer (own thread)
+// linked together, so the task lives and dies as one.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "connectors/registry.hpp"
+#include "weir/credit.hpp"
+
+namespace weir::actors {
+
+struct SinkTaskSpec {
+  std::string connector;
+  int task = 0;
+  const connectors::SinkPlugin* plugin = nullptr;
+  std::map<std::string, std::string> config;        ///< the connector's config, resolved
+  std::map<std::string, std::string> worker_config; ///< the worker's, for converters and clients
+  Credit capacity{4, 8u << 20};                     ///< per hop
+  caf::actor observer; ///< gets (done, StageStats) from the sink after a clean stop
+};
+
+/// The actors of one task, source first; names are the stage names in the tree.
+struct SinkTask {
+  std::vector<caf::actor> stages;
+  std::vector<std::string> names;
+  caf::actor source() const { return stages.front(); }
+  caf::actor sink() const { return stages.back(); }
+};
+
+/// Builds every stage and spawns the actors. Throws ConfigError / KafkaError when
+/// the task cannot start (nothing is left running then).
+SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec);
+
+} // namespace weir::actors

@@ -1,0 +1,117 @@
+#include "runtime/state/standalone_store.hpp"
+
+#include <stdexcept>
+
+#include <sqlite3.h>
+
+#include "runtime/convert/json_text.hpp"
+
+namespace weir::runtime::state {
+
+namespace {
+
+/// A prepared statement for one call; binds text parameters in order.
+class Statement {
+public:
+  Statement(sqlite3* db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr) != SQLITE_OK)
+      throw std::runtime_error(std::string{"state store: "} + sqlite3_errmsg(db));
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement& bind(const std::string& s) {
+    sqlite3_bind_text(stmt_, ++index_, s.data(), static_cast<int>(s.size()), SQLITE_TRANSIENT);
+    return *this;
+  }
+  Statement& bind(int i) {
+    sqlite3_bind_int(stmt_, ++index_, i);
+    return *this;
+  }
+  bool step() {
+    auto rc = sqlite3_step(stmt_);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+      throw std::runtime_error(std::string{"state store: "} + sqlite3_errmsg(db_));
+    return rc == SQLITE_ROW;
+  }
+  std::string text(int col) {
+    auto* p = sqlite3_column_text(stmt_, col);
+    return p ? reinterpret_cast<const char*>(p) : "";
+  }
+
+private:
+  sqlite3* db_;
+  sqlite3_stmt* stmt_ = nullptr;
+  int index_ = 0;
+};
+
+} // namespace
+
+StandaloneStore::StandaloneStore(const std::string& path) : path_(path) {
+  if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) {
+    std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+    sqlite3_close(db_);
+    throw std::runtime_error("cannot open state file " + path + ": " + why);
+  }
+  sqlite3_busy_timeout(db_, 5000);
+  exec("PRAGMA journal_mode=WAL");
+  exec("CREATE TABLE IF NOT EXISTS connectors (name TEXT PRIMARY KEY, config TEXT NOT NULL, "
+       "state TEXT NOT NULL DEFAULT 'UNASSIGNED')");
+  exec("CREATE TABLE IF NOT EXISTS task_status (connector TEXT NOT NULL, task INTEGER NOT NULL, "
+       "state TEXT NOT NULL, trace TEXT NOT NULL, PRIMARY KEY (connector, task))");
+}
+
+StandaloneStore::~StandaloneStore() { sqlite3_close(db_); }
+
+void StandaloneStore::exec(const char* sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
+    std::string why = err ? err : "unknown error";
+    sqlite3_free(err);
+    throw std::runtime_error("state file " + path_ + ": " + why);
+  }
+}
+
+void StandaloneStore::put_connector(const std::string& name,
+                                    const std::map<std::string, std::string>& config) {
+  std::string json = "{";
+  for (const auto& [k, v] : config) {
+    if (json.size() > 1)
+      json += ',';
+    convert::append_json_string(k, json);
+    json += ':';
+    convert::append_json_string(v, json);
+  }
+  json += '}';
+  Statement{db_, "INSERT INTO connectors (name, config) VALUES (?, ?) "
+                 "ON CONFLICT(name) DO UPDATE SET config = excluded.config"}
+    .bind(name)
+    .bind(json)
+    .step();
+}
+
+void StandaloneStore::set_connector_status(const std::string& name, const std::string& state) {
+  Statement{db_, "UPDATE connectors SET state = ? WHERE name = ?"}.bind(state).bind(name).step();
+}
+
+void StandaloneStore::set_task_status(const std::string& connector, int task,
+                                      const std::string& state, const std::string& trace) {
+  Statement{db_, "INSERT INTO task_status VALUES (?, ?, ?, ?) ON CONFLICT(connector, task) "
+                 "DO UPDATE SET state = excluded.state, trace = excluded.trace"}
+    .bind(connector)
+    .bind(task)
+    .bind(state)
+    .bind(trace)
+    .step();
+}
+
+std::string StandaloneStore::task_state(const std::string& connector, int task,
+                                        std::string* trace) {
+  Statement s{db_, "SELECT state, trace FROM task_status WHERE connector = ? AND task = ?"};
+  s.bind(connector).bind(task);
+  if (!s.step())
+    return "";
+  if (trace)
+    *trace = s.text(1);
+  return s.text(0);
+}
+
+} // namespace weir::runtime::state

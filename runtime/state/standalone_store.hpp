@@ -1,0 +1,37 @@
+// Standalone mode's state: connector configs and status in one SQLite file (the
+// worker's offset.storage.file.filename), so a restarted process and the admin
+// tools see what ran and how it ended.
+#pragma once
+
+#include <map>
+#include <string>
+
+struct sqlite3;
+
+namespace weir::runtime::state {
+
+class StandaloneStore {
+public:
+  /// Opens or creates the database (WAL); throws std::runtime_error naming the file.
+  explicit StandaloneStore(const std::string& path);
+  ~StandaloneStore();
+  StandaloneStore(const StandaloneStore&) = delete;
+  StandaloneStore& operator=(const StandaloneStore&) = delete;
+
+  void put_connector(const std::string& name, const std::map<std::string, std::string>& config);
+  void set_connector_status(const std::string& name, const std::string& state);
+  /// `trace` is the failure reason for FAILED, a note (e.g. idle) otherwise.
+  void set_task_status(const std::string& connector, int task, const std::string& state,
+                       const std::string& trace);
+
+  /// "RUNNING", "FAILED", ... or "" when unknown (for tests and tools).
+  std::string task_state(const std::string& connector, int task, std::string* trace = nullptr);
+
+private:
+  void exec(const char* sql);
+
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+} // namespace weir::runtime::state
