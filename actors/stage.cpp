@@ -167,7 +167,10 @@ void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
   if (st.failed)
     return;
   if (!st.out.downstream) {
-    st.stats.records_out += batch.size();
+    // A sink's output is what it wrote; records that failed (and were tolerated)
+    // count as errors, so the progress line shows them instead of hiding them.
+    st.stats.records_out += runtime::live_records(batch);
+    st.stats.errors += runtime::record_errors(batch);
     if (st.upstream && !batch.empty())
       self->send(st.upstream, durable_atom::value, runtime::durable_offsets(batch));
     release(self, charged);

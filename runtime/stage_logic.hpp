@@ -25,6 +25,12 @@ inline uint64_t payload_bytes(const data::DecodedBatch& b) noexcept {
   return b.raw().byte_size() + b.size() * sizeof(data::DecodedRecord);
 }
 
+/// Records that go on (a decoded batch's Live ones), and per-record errors so far.
+inline size_t live_records(const Batch& b) noexcept { return b.size(); }
+inline size_t live_records(const data::DecodedBatch& b) noexcept { return b.live_count(); }
+inline size_t record_errors(const Batch&) noexcept { return 0; }
+inline size_t record_errors(const data::DecodedBatch& b) noexcept { return b.errors().size(); }
+
 /// Per partition, the offset after the last record of a batch: what a sink
 /// reports durable once it has written the batch. Dropped and failed (tolerated)
 /// records count: they were processed.

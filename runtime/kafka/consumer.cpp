@@ -442,6 +442,16 @@ void Consumer::on_commit(rd_kafka_t*, rd_kafka_resp_err_t err,
     return;
   for (int i = 0; !err && offsets && i < offsets->cnt; ++i)
     err = offsets->elems[i].err;
+  // Kafka fences commits of a stale generation while the group rebalances: that is
+  // the safety net working (the next owner re-reads), not a fault worth a warning.
+  bool fenced = err == RD_KAFKA_RESP_ERR_ILLEGAL_GENERATION
+                || err == RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS
+                || err == RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID;
+  if (fenced) {
+    spdlog::debug("kafka consumer {}: commit fenced during a rebalance: {}",
+                  rd_kafka_name(self->rk_.get()), rd_kafka_err2str(err));
+    return;
+  }
   ++self->errors_;
   spdlog::warn("kafka consumer {}: commit failed: {}", rd_kafka_name(self->rk_.get()),
                rd_kafka_err2str(err));
