@@ -1,6 +1,8 @@
 #include "connectors/registry.hpp"
 
 #include "connectors/file/file_stream_sink.hpp"
+#include "connectors/jdbc/jdbc_sink_config.hpp"
+#include "connectors/jdbc/sqlite_sink_writer.hpp"
 #include "runtime/pipeline/connector_config.hpp"
 
 namespace weir::connectors {
@@ -33,10 +35,42 @@ SinkPlugin file_stream_sink() {
   };
 }
 
+/// Adapts the JDBC writer to the pipeline's SinkWriter interface.
+class JdbcWriter : public runtime::pipeline::SinkWriter {
+public:
+  JdbcWriter(jdbc::JdbcSinkConfig config, const std::string& connector, int task)
+    : writer_(std::move(config), connector, task) {}
+  void write(runtime::data::DecodedBatch& batch) override { writer_.write(batch); }
+  std::vector<runtime::kafka::TopicPartitionOffset> stored_offsets() override {
+    return writer_.stored_offsets();
+  }
+
+private:
+  jdbc::JdbcSinkWriter writer_;
+};
+
+SinkPlugin jdbc_sink() {
+  return {
+    "io.confluent.connect.jdbc.JdbcSinkConnector",
+    {"JdbcSinkConnector", "JdbcSink"},
+    WEIR_VERSION,
+    jdbc::JdbcSinkConfig::definition,
+    [](const std::map<std::string, std::string>& config) {
+      return jdbc::JdbcSinkConfig::validate(config, runtime::pipeline::plugin_passthrough());
+    },
+    [](const std::map<std::string, std::string>& config, const std::string& connector, int task)
+      -> std::unique_ptr<runtime::pipeline::SinkWriter> {
+      return std::make_unique<JdbcWriter>(
+        jdbc::JdbcSinkConfig::parse(config, runtime::pipeline::plugin_passthrough()), connector,
+        task);
+    },
+  };
+}
+
 } // namespace
 
 const std::vector<SinkPlugin>& sink_plugins() {
-  static const std::vector<SinkPlugin> all{file_stream_sink()};
+  static const std::vector<SinkPlugin> all{file_stream_sink(), jdbc_sink()};
   return all;
 }
 
