@@ -1,13 +1,13 @@
 #include "connectors/jdbc/sqlite_sink_writer.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
 #include "connectors/jdbc/row_mapper.hpp"
+#include "connectors/jdbc/sql_text.hpp"
 #include "runtime/convert/json_converter.hpp"
 #include "runtime/data/decimal.hpp"
 
@@ -32,33 +32,6 @@ struct StmtDeleter {
   void operator()(sqlite3_stmt* s) const noexcept { sqlite3_finalize(s); }
 };
 using Stmt = std::unique_ptr<sqlite3_stmt, StmtDeleter>;
-
-enum class Op : uint8_t { Insert, Upsert, Update, Delete };
-
-std::string_view verb(Op op) noexcept {
-  switch (op) {
-    case Op::Insert: return "INSERT into";
-    case Op::Upsert: return "upsert into";
-    case Op::Update: return "UPDATE of";
-    case Op::Delete: return "DELETE from";
-  }
-  return "?";
-}
-
-void append_quoted(std::string& out, std::string_view ident) {
-  out += '"';
-  for (char c : ident) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  out += '"';
-}
-
-std::string quoted(std::string_view ident) {
-  std::string out;
-  append_quoted(out, ident);
-  return out;
-}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -90,45 +63,6 @@ bool record_level(int rc) noexcept {
     default:
       return false;
   }
-}
-
-// Proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
-void civil(int64_t days, int64_t& y, unsigned& m, unsigned& d) noexcept {
-  days += 719468;
-  int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-  auto doe = static_cast<unsigned>(days - era * 146097);
-  unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y = static_cast<int64_t>(yoe) + era * 400 + (m <= 2);
-}
-
-int64_t floor_div(int64_t a, int64_t b) noexcept { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
-
-// Date, Time and Timestamp as SQLite's date functions read them (UTC).
-void format_logical(Logical logical, int64_t v, std::string& out) {
-  char buf[64];
-  int n = 0;
-  int64_t y = 0;
-  unsigned m = 0, d = 0;
-  if (logical == Logical::Date) {
-    civil(v, y, m, d);
-    n = std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u", static_cast<long long>(y), m, d);
-  } else if (logical == Logical::Time) {
-    auto ms = static_cast<long long>(v);
-    n = std::snprintf(buf, sizeof buf, "%02lld:%02lld:%02lld.%03lld", ms / 3600000, ms / 60000 % 60,
-                      ms / 1000 % 60, ms % 1000);
-  } else {
-    int64_t days = floor_div(v, 86400000);
-    auto ms = static_cast<long long>(v - days * 86400000);
-    civil(days, y, m, d);
-    n = std::snprintf(buf, sizeof buf, "%04lld-%02u-%02u %02lld:%02lld:%02lld.%03lld",
-                      static_cast<long long>(y), m, d, ms / 3600000, ms / 60000 % 60, ms / 1000 % 60,
-                      ms % 1000);
-  }
-  out.assign(buf, static_cast<size_t>(std::max(n, 0)));
 }
 
 } // namespace
@@ -393,23 +327,7 @@ struct JdbcSinkWriter::Impl {
   }
 
   void create_table(Table& t) {
-    std::string sql = "CREATE TABLE " + t.quoted + " (";
-    for (size_t i = 0; i < row.columns.size(); ++i) {
-      const Column& c = row.columns[i];
-      if (i != 0) sql += ", ";
-      append_quoted(sql, c.name);
-      if (auto type = sql_type(c); !type.empty()) sql.append(" ").append(type);
-      if (sql_not_null(c, i < row.key_count)) sql += " NOT NULL";
-    }
-    if (row.key_count != 0) {
-      sql += ", PRIMARY KEY (";
-      for (uint32_t i = 0; i < row.key_count; ++i) {
-        if (i != 0) sql += ", ";
-        append_quoted(sql, row.columns[i].name);
-      }
-      sql += ")";
-    }
-    sql += ")";
+    std::string sql = create_table_sql(t.quoted, row);
     ddl(sql, t);
     spdlog::info("jdbc sink {} task {}: {}", connector, task_id, sql);
     t.exists = true;
@@ -443,74 +361,12 @@ struct JdbcSinkWriter::Impl {
         throw DataError("Table " + t.quoted + " has no column " + quoted(c->name) +
                             (op == Op::Delete ? "" : " and auto-evolution is disabled (auto.evolve=false)"),
                         std::string(table_exception));
-      std::string sql = "ALTER TABLE " + t.quoted + " ADD COLUMN ";
-      append_quoted(sql, c->name);
-      if (auto type = sql_type(*c); !type.empty()) sql.append(" ").append(type);
+      std::string sql = add_column_sql(t.quoted, *c);
       ddl(sql, t);
       spdlog::info("jdbc sink {} task {}: {}", connector, task_id, sql);
       t.columns.push_back(lower(c->name));
     }
     return true;
-  }
-
-  std::string statement_sql(const Table& t, Op op) const {
-    const auto& cols = row.columns;
-    const uint32_t keys = row.key_count;
-    auto param = [](std::string& s, size_t i) { s += '?'; s += std::to_string(i + 1); };
-    auto where_keys = [&](std::string& s) {
-      s += " WHERE ";
-      for (uint32_t i = 0; i < keys; ++i) {
-        if (i != 0) s += " AND ";
-        append_quoted(s, cols[i].name);
-        s += " = ";
-        param(s, i);
-      }
-    };
-    std::string sql;
-    if (op == Op::Delete) {
-      sql = "DELETE FROM " + t.quoted;
-      where_keys(sql);
-      return sql;
-    }
-    if (op == Op::Update) {
-      sql = "UPDATE " + t.quoted + " SET ";
-      for (size_t i = keys; i < cols.size(); ++i) {
-        if (i != keys) sql += ", ";
-        append_quoted(sql, cols[i].name);
-        sql += " = ";
-        param(sql, i);
-      }
-      where_keys(sql);
-      return sql;
-    }
-    sql = "INSERT INTO " + t.quoted + " (";
-    for (size_t i = 0; i < cols.size(); ++i) {
-      if (i != 0) sql += ", ";
-      append_quoted(sql, cols[i].name);
-    }
-    sql += ") VALUES (";
-    for (size_t i = 0; i < cols.size(); ++i) {
-      if (i != 0) sql += ", ";
-      param(sql, i);
-    }
-    sql += ")";
-    if (op == Op::Upsert) {
-      sql += " ON CONFLICT (";
-      for (uint32_t i = 0; i < keys; ++i) {
-        if (i != 0) sql += ", ";
-        append_quoted(sql, cols[i].name);
-      }
-      sql += ") DO ";
-      if (keys == cols.size()) return sql + "NOTHING";
-      sql += "UPDATE SET ";
-      for (size_t i = keys; i < cols.size(); ++i) {
-        if (i != keys) sql += ", ";
-        append_quoted(sql, cols[i].name);
-        sql += " = excluded.";
-        append_quoted(sql, cols[i].name);
-      }
-    }
-    return sql;
   }
 
   bool matches(const Statement& s, Op op) const noexcept {
@@ -528,15 +384,15 @@ struct JdbcSinkWriter::Impl {
       if (matches(*t.statements[i], op)) return t.statements[t.last = i].get();
 
     if ((op == Op::Update || op == Op::Upsert || op == Op::Delete) && row.key_count == 0)
-      throw DataError("Write to table " + t.quoted + " in " + std::string(verb(op)) +
-                      " mode requires key field names to be known, check the primary key configuration");
+      throw DataError(std::string(verb(op)) + " table " + t.quoted +
+                      " requires key field names to be known, check the primary key configuration");
     if (!ensure_columns(t, op)) return nullptr;
     auto s = std::make_unique<Statement>();
     s->op = op;
     s->key_count = row.key_count;
     for (const auto& c : row.columns) s->columns.emplace_back(c.name);
     if (!(op == Op::Update && row.key_count == row.columns.size())) {
-      std::string sql = statement_sql(t, op);
+      std::string sql = statement_sql(t.quoted, op, row);
       sqlite3_stmt* raw = nullptr;
       if (sqlite3_prepare_v3(db, sql.c_str(), static_cast<int>(sql.size() + 1), SQLITE_PREPARE_PERSISTENT, &raw,
                              nullptr) != SQLITE_OK)
@@ -565,7 +421,7 @@ struct JdbcSinkWriter::Impl {
         return sqlite3_bind_int(s, i, v.as_bool() ? 1 : 0);
       case Kind::Int8: case Kind::Int16: case Kind::Int32: case Kind::Int64:
         if (logical == Logical::Date || logical == Logical::Time || logical == Logical::Timestamp) {
-          format_logical(logical, v.as_int(), buf);
+          format_time(logical, v.as_int(), buf);
           return bind_text(s, i, buf);
         }
         return sqlite3_bind_int64(s, i, v.as_int());
