@@ -61,6 +61,14 @@ BOOST_AUTO_TEST_CASE(with_schema) {
                  envelope(R"({"type":"struct","fields":[],"optional":true,"name":"foo"})", "null")},
                 {"empty name is a name", {{"schema.name", ""}}, envelope(R"({"type":"int32","optional":false})", "1"),
                  envelope(R"({"type":"int32","optional":false,"name":""})", "1")},
+                // weir difference: the key/value struct schema's own default is dropped.
+                {"struct default is dropped", {{"schema.name", "S"}},
+                 envelope(R"({"type":"struct","fields":[{"type":"int32","optional":true,"field":"a"}],)"
+                          R"("optional":true,"default":{"a":1}})",
+                          R"({"a":2})"),
+                 envelope(R"({"type":"struct","fields":[{"type":"int32","optional":true,"field":"a"}],)"
+                          R"("optional":true,"name":"S"})",
+                          R"({"a":2})")},
             },
             true);
 }

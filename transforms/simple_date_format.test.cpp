@@ -103,6 +103,8 @@ BOOST_AUTO_TEST_CASE(parse_is_lenient_like_java) {
       {"dd MMMM yyyy", "15 january 2024", 1705276800000},
       {"dd MMM yyyy", "15 Janvier 2024", std::nullopt},
       {"EEE, dd MMM yyyy HH:mm:ss z", "Mon, 15 Jan 2024 00:00:00 GMT", 1705276800000},
+      {"EEE, dd MMM yyyy", "Fri, 15 Jan 2024", 1705276800000}, // the weekday is read, not used
+      {"EEE, dd MMM yyyy", "Fry, 15 Jan 2024", std::nullopt},
       {"yyyy-MM-dd G", "0001-01-03 AD", -62135596800000},
       {"yyyy D", "2024 15", 1705276800000},
       {"SSS", "1234", 1234},
