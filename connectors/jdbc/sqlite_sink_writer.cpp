@@ -244,15 +244,15 @@ struct JdbcSinkWriter::Impl {
     return nullptr;
   }
 
-  Slot& slot_for(const DecodedRecord& r) {
+  Slot& slot_for(std::string_view topic, int32_t partition) {
     if (last_slot < slots.size()) {
       Slot& s = slots[last_slot];
-      if (s.partition == r.partition && s.topic == r.topic) return s;
+      if (s.partition == partition && s.topic == topic) return s;
     }
     for (size_t i = 0; i < slots.size(); ++i)
-      if (slots[i].partition == r.partition && slots[i].topic == r.topic) return slots[last_slot = i];
-    const StoredOffset* o = find_stored(r.topic, r.partition);
-    slots.push_back({r.topic, r.partition, o ? o->next : -1, -1});
+      if (slots[i].partition == partition && slots[i].topic == topic) return slots[last_slot = i];
+    const StoredOffset* o = find_stored(topic, partition);
+    slots.push_back({topic, partition, o ? o->next : -1, -1});
     last_slot = slots.size() - 1;
     return slots.back();
   }
@@ -503,22 +503,32 @@ struct JdbcSinkWriter::Impl {
   void write(DecodedBatch& batch) {
     if (batch.empty()) return;
     run(begin.get(), "cannot begin a transaction");
+    const Stats before = stats;
     try {
       if (read_data_version() != data_version) load_offsets(); // another connection wrote
       slots.clear();
       last_slot = 0;
       for (uint32_t i = 0; i < batch.size(); ++i) {
         const DecodedRecord& r = batch[i];
+        // The consumed position: the raw record's, which an SMT that re-routes the
+        // record to another topic (and so another table) leaves alone.
+        std::string_view topic = r.topic;
+        int32_t partition = r.partition;
+        int64_t offset = r.offset;
+        if (r.raw_index < batch.raw().size()) {
+          const auto& raw = batch.raw()[r.raw_index];
+          topic = batch.raw().topic(raw), partition = raw.partition, offset = raw.offset;
+        }
         Slot* slot = nullptr;
         int64_t previous_max = -1;
-        if (r.partition >= 0 && r.offset >= 0) {
-          slot = &slot_for(r);
-          if (r.offset < slot->stored_next) {
+        if (partition >= 0 && offset >= 0) {
+          slot = &slot_for(topic, partition);
+          if (offset < slot->stored_next) {
             ++stats.skipped;
             continue;
           }
           previous_max = slot->max_offset;
-          slot->max_offset = std::max(slot->max_offset, r.offset);
+          slot->max_offset = std::max(slot->max_offset, offset);
         }
         if (!r.live()) continue;
         try {
@@ -536,6 +546,7 @@ struct JdbcSinkWriter::Impl {
       run(commit.get(), "cannot commit");
     } catch (...) {
       abort();
+      stats = before;
       throw;
     }
     remember_offsets();

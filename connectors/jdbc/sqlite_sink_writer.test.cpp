@@ -377,6 +377,22 @@ BOOST_AUTO_TEST_CASE(table_name_format_maps_topics_to_tables) {
               std::vector<TopicPartitionOffset>{{"orders", 0, 2}, {"users", 2, 1}}));
 }
 
+BOOST_AUTO_TEST_CASE(offsets_follow_the_consumed_topic_when_an_smt_reroutes) {
+  TempDb db;
+  JdbcSinkWriter writer(db.config({{"auto.create", "true"}}), "sink", 0);
+  auto b = decode({{0, std::nullopt, R"({"n":0})", "orders"}, {1, std::nullopt, R"({"n":1})", "orders"}});
+  b.view(1).set_topic("archive"); // as RegexRouter would
+  writer.write(b);
+  BOOST_TEST(db.rows("SELECT n FROM orders") == "0");
+  BOOST_TEST(db.rows("SELECT n FROM archive") == "1");
+  BOOST_TEST((writer.stored_offsets() == std::vector<TopicPartitionOffset>{{"orders", 0, 2}}));
+  auto again = decode({{1, std::nullopt, R"({"n":1})", "orders"}});
+  again.view(0).set_topic("archive");
+  writer.write(again);
+  BOOST_TEST(writer.stats().skipped == 1u);
+  BOOST_TEST(db.rows("SELECT count(*) FROM archive") == "1");
+}
+
 BOOST_AUTO_TEST_CASE(a_rejected_record_fails_alone) {
   TempDb db;
   db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER CHECK (age >= 0)) STRICT");
@@ -430,6 +446,7 @@ BOOST_AUTO_TEST_CASE(a_rolled_back_transaction_throws_and_writes_nothing) {
                         [](const std::runtime_error& e) { return contains(e.what(), "boom"); });
   BOOST_TEST(db.rows("SELECT count(*) FROM t") == "0");
   BOOST_TEST(writer.stored_offsets().empty());
+  BOOST_TEST(writer.stats().written == 0u); // the rolled-back statements do not count
   // The writer recovers for the next batch.
   auto next = decode({{0, std::nullopt, R"({"id":1})"}});
   writer.write(next);
