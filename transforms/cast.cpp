@@ -1,6 +1,7 @@
 #include "transforms/cast.hpp"
 
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -87,12 +88,32 @@ double parse_java_double(std::string_view s) {
     t.remove_suffix(1);
   if (t.empty() || t.find_first_of("nNiI") != std::string_view::npos) // no C's nan/inf spellings
     out_of_range(s);
-  std::string text(t);
-  char* end = nullptr;
-  double d = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size())
+  // Java also accepts a leading '+', ".5" and "5."; from_chars (exact, no locale,
+  // no allocation) takes the rest of the grammar.
+  bool neg = false;
+  if (t[0] == '+' || t[0] == '-') {
+    neg = t[0] == '-';
+    t.remove_prefix(1);
+  }
+  if (t.empty() || t[0] == '+' || t[0] == '-')
     out_of_range(s);
-  return d;
+  double d = 0;
+  auto r = std::from_chars(t.data(), t.data() + t.size(), d);
+  if (r.ec == std::errc::result_out_of_range) {
+    std::string text(t);
+    d = std::strtod(text.c_str(), nullptr); // overflow to infinity, underflow to 0, as Java
+  } else if (r.ec != std::errc() || r.ptr != t.data() + t.size()) {
+    if (t.starts_with("0x") || t.starts_with("0X")) {
+      std::string text(t); // Java's hex float syntax
+      char* e = nullptr;
+      d = std::strtod(text.c_str(), &e);
+      if (e != text.c_str() + text.size())
+        out_of_range(s);
+    } else {
+      out_of_range(s);
+    }
+  }
+  return neg ? -d : d;
 }
 
 // Java's narrowing of a double to long / int (saturating, NaN -> 0).

@@ -44,21 +44,23 @@ std::optional<InsertField::Spec> InsertField::parse_spec(const std::optional<std
 }
 
 InsertField::InsertField(const Config& c, Side side)
-    : side_(side),
-      topic_(parse_spec(optional_string(c, "topic.field"))),
-      partition_(parse_spec(optional_string(c, "partition.field"))),
-      offset_(parse_spec(optional_string(c, "offset.field"))),
-      timestamp_(parse_spec(optional_string(c, "timestamp.field"))),
-      static_(parse_spec(optional_string(c, "static.field"))),
-      static_value_(optional_string(c, "static.value")),
-      replace_null_with_default_(c.get_bool("replace.null.with.default")) {
-  if (!topic_ && !partition_ && !offset_ && !timestamp_ && !static_)
+    : side_(side), replace_null_with_default_(c.get_bool("replace.null.with.default")) {
+  auto s = std::make_shared<Specs>();
+  s->topic = parse_spec(optional_string(c, "topic.field"));
+  s->partition = parse_spec(optional_string(c, "partition.field"));
+  s->offset = parse_spec(optional_string(c, "offset.field"));
+  s->timestamp = parse_spec(optional_string(c, "timestamp.field"));
+  s->static_field = parse_spec(optional_string(c, "static.field"));
+  s->static_value = optional_string(c, "static.value");
+  if (!s->topic && !s->partition && !s->offset && !s->timestamp && !s->static_field)
     throw ConfigError("", "No field insertion configured");
-  if (static_ && !static_value_)
-    config_error("static.value", "null", "No value specified for static field: " + static_->name);
+  if (s->static_field && !s->static_value)
+    config_error("static.value", "null", "No value specified for static field: " + s->static_field->name);
+  specs_ = std::move(s);
 }
 
 SchemaPtr InsertField::derive(const Schema& input) const {
+  const auto& [topic_, partition_, offset_, timestamp_, static_, static_value_] = *specs_;
   auto b = SchemaBuilder::copy_basics(input, Type::Struct);
   for (const auto& f : input.fields())
     b.field(f.name, f.schema);
@@ -80,22 +82,24 @@ bool InsertField::apply(const RecordView& r) {
   if (v.is_null())
     return true;
   Arena& arena = r.arena();
-  // Field names and the static value are copied into the batch: a batch may outlive
-  // this SMT (it travels on downstream), and everything it points to must be its own.
+  const auto& [topic_, partition_, offset_, timestamp_, static_, static_value_] = *specs_;
+  // Field names and the static value are views of *specs_, which the batch keeps
+  // alive: a batch may outlive this SMT (it travels on downstream).
+  r.batch().keep_alive(specs_);
   if (r.schema(side_) == nullptr) {
     Value& map = require_map(v, purpose);
     if (topic_)
-      map.put(arena, r.copy(topic_->name), Value::string(r.topic()));
+      map.put(arena, topic_->name, Value::string(r.topic()));
     if (partition_ && r.partition())
-      map.put(arena, r.copy(partition_->name), Value::int32(*r.partition()));
+      map.put(arena, partition_->name, Value::int32(*r.partition()));
     if (offset_) {
       require_sink_record(r, purpose);
-      map.put(arena, r.copy(offset_->name), Value::int64(r.offset()));
+      map.put(arena, offset_->name, Value::int64(r.offset()));
     }
     if (timestamp_ && r.timestamp())
-      map.put(arena, r.copy(timestamp_->name), Value::int64(*r.timestamp()));
+      map.put(arena, timestamp_->name, Value::int64(*r.timestamp()));
     if (static_ && static_value_)
-      map.put(arena, r.copy(static_->name), Value::string(r.copy(*static_value_)));
+      map.put(arena, static_->name, Value::string(*static_value_));
     return true;
   }
   Value& in = require_struct(v, purpose);
@@ -116,7 +120,7 @@ bool InsertField::apply(const RecordView& r) {
   if (timestamp_ && r.timestamp())
     set(timestamp_, Value::int64(*r.timestamp()));
   if (static_ && static_value_)
-    set(static_, Value::string(r.copy(*static_value_)));
+    set(static_, Value::string(*static_value_));
   r.set(side_, out, out_schema);
   return true;
 }

@@ -8,6 +8,7 @@
 // offset.field needs a sink record (one with a Kafka offset).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -32,12 +33,16 @@ private:
   };
   static std::optional<Spec> parse_spec(const std::optional<std::string>& text);
   runtime::data::SchemaPtr derive(const runtime::data::Schema& input) const;
-  template <class Put>
-  void insert(const RecordView& r, bool with_schema, Put&& put) const;
+
+  // Records view these strings instead of copying them: each batch they are used in
+  // keeps them alive (DecodedBatch::keep_alive), even if this SMT goes away first.
+  struct Specs {
+    std::optional<Spec> topic, partition, offset, timestamp, static_field;
+    std::optional<std::string> static_value;
+  };
 
   Side side_;
-  std::optional<Spec> topic_, partition_, offset_, timestamp_, static_;
-  std::optional<std::string> static_value_;
+  std::shared_ptr<const Specs> specs_;
   bool replace_null_with_default_;
   runtime::data::SchemaCache cache_;
 };

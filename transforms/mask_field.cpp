@@ -28,7 +28,7 @@ const ConfigDef& MaskField::config_def() {
 }
 
 MaskField::MaskField(const Config& c, Side side)
-    : side_(side), fields_(c.get_list("fields")), replacement_(optional_string(c, "replacement")),
+    : side_(side), fields_(NameTable(c.get_list("fields"))), replacement_(optional_string(c, "replacement")),
       replace_null_with_default_(c.get_bool("replace.null.with.default")) {
   if (fields_.empty())
     config_error("fields", "", "Empty list");
@@ -43,9 +43,7 @@ MaskField::MaskField(const Config& c, Side side)
   }
 }
 
-bool MaskField::is_masked(std::string_view field) const noexcept {
-  return std::find(fields_.begin(), fields_.end(), field) != fields_.end();
-}
+bool MaskField::is_masked(std::string_view field) const noexcept { return fields_.contains(field); }
 
 Value MaskField::masked(const Value& v, const Schema* schema, const RecordView& r) const {
   if (v.is_null())
@@ -105,7 +103,7 @@ bool MaskField::apply(const RecordView& r) {
   Arena& arena = r.arena();
   if (r.schema(side_) == nullptr) {
     Value& map = require_map(v, purpose);
-    for (const auto& f : fields_) {
+    for (const auto& f : fields_.names()) {
       if (Value* x = map.find(f))
         *x = masked(*x, nullptr, r);
       else

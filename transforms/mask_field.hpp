@@ -15,6 +15,7 @@
 
 #include "runtime/data/decimal.hpp"
 #include "runtime/data/schema.hpp"
+#include "transforms/support.hpp"
 #include "transforms/transformation.hpp"
 
 namespace weir::transforms {
@@ -34,7 +35,7 @@ private:
   bool is_masked(std::string_view field) const noexcept;
 
   Side side_;
-  std::vector<std::string> fields_;
+  NameTable fields_;
   std::optional<std::string> replacement_;
   // The replacement pre-converted the way Values.convertToX would (BigDecimal parse).
   std::optional<runtime::data::ParsedDecimal> replacement_number_;

@@ -11,9 +11,6 @@ using namespace runtime::data;
 namespace {
 constexpr std::string_view purpose = "field replacement";
 
-bool contains(const std::vector<std::string>& v, std::string_view s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
 } // namespace
 
 const ConfigDef& ReplaceField::config_def() {
@@ -43,30 +40,46 @@ ReplaceField::ReplaceField(const Config& c, Side side)
       return c.get_list(deprecated);
     return c.get_list(current);
   };
-  exclude_ = pick("exclude", "blacklist");
-  include_ = pick("include", "whitelist");
+  exclude_ = NameTable(pick("exclude", "blacklist"));
+  include_ = NameTable(pick("include", "whitelist"));
   for (const auto& mapping : c.get_list("renames")) {
     auto parts = java_split(mapping, ':');
     if (parts.size() != 2)
       config_error("renames", c.originals().at("renames"), "Invalid rename mapping: " + mapping);
     // A later mapping of the same field wins, as in a HashMap.
-    auto it = std::find_if(renames_.begin(), renames_.end(), [&](auto& r) { return r.first == parts[0]; });
-    if (it != renames_.end())
+    auto it = std::find_if(renames_->begin(), renames_->end(), [&](auto& r) { return r.first == parts[0]; });
+    if (it != renames_->end())
       it->second = parts[1];
     else
-      renames_.emplace_back(parts[0], parts[1]);
+      renames_->emplace_back(parts[0], parts[1]);
   }
+  std::vector<std::string> from, to;
+  for (const auto& [f, t] : *renames_) {
+    from.push_back(f);
+    to.push_back(t);
+  }
+  rename_from_ = NameTable(std::move(from));
+  rename_to_ = NameTable(std::move(to));
 }
 
 bool ReplaceField::keep(std::string_view field) const noexcept {
-  return !contains(exclude_, field) && (include_.empty() || contains(include_, field));
+  return !exclude_.contains(field) && (include_.empty() || include_.contains(field));
+}
+
+bool ReplaceField::is_rename_target(std::string_view key) const noexcept { return rename_to_.contains(key); }
+
+bool ReplaceField::merge(std::span<MapEntry> entries, uint32_t out, std::string_view key, uint32_t from) const noexcept {
+  for (uint32_t j = 0; j < out; ++j)
+    if (entries[j].key.kind() == Kind::String && entries[j].key.as_string() == key) {
+      entries[j].value = entries[from].value;
+      return true;
+    }
+  return false;
 }
 
 std::string_view ReplaceField::renamed(std::string_view field) const noexcept {
-  for (const auto& [from, to] : renames_)
-    if (from == field)
-      return to;
-  return field;
+  int i = rename_from_.find(field);
+  return i < 0 ? field : std::string_view((*renames_)[static_cast<size_t>(i)].second);
 }
 
 SchemaPtr ReplaceField::derive(const Schema& input) const {
@@ -89,27 +102,36 @@ bool ReplaceField::apply(const RecordView& r) {
     auto entries = map.entries();
     uint32_t out = 0;
     for (uint32_t i = 0; i < entries.size(); ++i) {
-      MapEntry e = entries[i];
-      if (e.key.kind() != Kind::String) {
-        entries[out++] = e;
+      // Entries are moved and rewritten in place (no MapEntry temporaries).
+      if (entries[i].key.kind() != Kind::String) {
+        if (out != i)
+          entries[out] = entries[i];
+        ++out;
         continue;
       }
-      auto name = e.key.as_string();
+      auto name = entries[i].key.as_string();
       if (!keep(name))
         continue;
       auto to = renamed(name);
-      if (to.data() != name.data())
-        e.key = Value::string(r.copy(to));
-      bool merged = false;
-      for (uint32_t j = 0; j < out && !merged; ++j)
-        if (entries[j].key.kind() == Kind::String && entries[j].key.as_string() == e.key.as_string()) {
-          entries[j].value = e.value;
-          merged = true;
-        }
-      if (!merged)
-        entries[out++] = e;
+      if (to.data() == name.data()) {
+        if (is_rename_target(name) && merge(entries, out, name, i))
+          continue;
+        if (out != i)
+          entries[out] = entries[i];
+        ++out;
+        continue;
+      }
+      // Renamed: the new key views *renames_ (kept alive below). A rename onto a key
+      // that is already kept overwrites it, as HashMap.put does.
+      if (merge(entries, out, to, i))
+        continue;
+      entries[out].value = entries[i].value;
+      entries[out].key = Value::string(to);
+      ++out;
     }
     map.truncate(out);
+    if (!renames_->empty())
+      r.batch().keep_alive(renames_);
     return true;
   }
   Value& in = require_struct(v, purpose);

@@ -8,11 +8,14 @@
 // that collides with a kept field is a record error for schema'd records.
 #pragma once
 
+#include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "runtime/data/schema.hpp"
+#include "transforms/support.hpp"
 #include "transforms/transformation.hpp"
 
 namespace weir::transforms {
@@ -29,11 +32,17 @@ public:
 private:
   bool keep(std::string_view field) const noexcept;
   std::string_view renamed(std::string_view field) const noexcept;
+  bool is_rename_target(std::string_view key) const noexcept;
+  /// Overwrites an already kept entry named `key` with entries[from]'s value.
+  bool merge(std::span<runtime::data::MapEntry> entries, uint32_t out, std::string_view key,
+             uint32_t from) const noexcept;
   runtime::data::SchemaPtr derive(const runtime::data::Schema& input) const;
 
   Side side_;
-  std::vector<std::string> exclude_, include_;
-  std::vector<std::pair<std::string, std::string>> renames_;
+  NameTable exclude_, include_;
+  NameTable rename_from_, rename_to_; ///< parallel to *renames_
+  using Renames = std::vector<std::pair<std::string, std::string>>;
+  std::shared_ptr<Renames> renames_ = std::make_shared<Renames>(); ///< records view the new names
   bool replace_null_with_default_;
   runtime::data::SchemaCache cache_;
 };

@@ -14,6 +14,15 @@ std::optional<std::string> optional_string(const Config& config, std::string_vie
   return std::string(runtime::convert::trim(it->second));
 }
 
+NameTable::NameTable(std::vector<std::string> names) : names_(std::move(names)) {
+  for (const auto& n : names_) {
+    if (n.size() >= 64)
+      long_names_ = true;
+    else
+      length_mask_ |= uint64_t{1} << n.size();
+  }
+}
+
 std::vector<std::string> java_split(std::string_view s, char sep) {
   std::vector<std::string> parts;
   size_t start = 0;

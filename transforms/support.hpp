@@ -2,6 +2,8 @@
 // config access for keys whose Kafka default is null.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +17,37 @@ namespace weir::transforms {
 /// A String key declared with Kafka's `null` default (weir declares "" as default):
 /// std::nullopt when the user did not set it.
 std::optional<std::string> optional_string(const Config& config, std::string_view key);
+
+/// A small fixed set of field names with a fast "is this one of them?" test: most
+/// probes are misses, which a length bitmask rejects before comparing any bytes.
+class NameTable {
+public:
+  NameTable() = default;
+  explicit NameTable(std::vector<std::string> names);
+
+  /// The index of `key` in the table, or -1.
+  int find(std::string_view key) const noexcept {
+    if (key.size() >= 64 ? !long_names_ : !((length_mask_ >> key.size()) & 1))
+      return -1;
+    for (size_t i = 0; i < names_.size(); ++i) {
+      const std::string& n = names_[i];
+      if (n.size() == key.size() && (n.empty() || (n[0] == key[0] && n.back() == key.back()))
+          && std::memcmp(n.data(), key.data(), n.size()) == 0)
+        return static_cast<int>(i);
+    }
+    return -1;
+  }
+  bool contains(std::string_view key) const noexcept { return find(key) >= 0; }
+  bool empty() const noexcept { return names_.empty(); }
+  size_t size() const noexcept { return names_.size(); }
+  const std::string& operator[](size_t i) const noexcept { return names_[i]; }
+  const std::vector<std::string>& names() const noexcept { return names_; }
+
+private:
+  std::vector<std::string> names_;
+  uint64_t length_mask_ = 0; ///< bit n set: some name has length n (< 64)
+  bool long_names_ = false;  ///< some name is 64 bytes or longer
+};
 
 /// Java's String.split(sep) for a one-character separator: trailing empty parts are
 /// dropped (`"a:"` -> {"a"}), leading and inner ones kept.

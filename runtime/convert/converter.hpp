@@ -31,8 +31,9 @@ public:
 
   /// Decodes one serialized key or value (std::nullopt: a Kafka null) into `out` and
   /// `schema`. New values live in `batch.arena()` and schemas are retained by
-  /// `batch`; `bytes` may be viewed without copying only if it lies in
-  /// `batch.raw()`. Throws data::DataError for malformed input.
+  /// `batch`. `bytes` must stay valid as long as `batch` (RecordCodec passes views
+  /// into `batch.raw()`): converters view them instead of copying where they can.
+  /// Throws data::DataError for malformed input.
   virtual void to_connect(std::optional<std::string_view> bytes, data::DecodedBatch& batch,
                           data::Value& out, const data::Schema*& schema) = 0;
 

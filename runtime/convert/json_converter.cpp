@@ -7,6 +7,7 @@
 #include <simdjson.h>
 
 #include "runtime/convert/text.hpp"
+#include "runtime/convert/json_fast_decode.hpp"
 #include "runtime/convert/json_text.hpp"
 #include "runtime/data/base64.hpp"
 #include "runtime/data/decimal.hpp"
@@ -140,11 +141,14 @@ struct JsonConverter::Impl {
   explicit Impl(const Options& o) : options(o) {}
 
   const Options& options;
-  dom::parser parser;
+  FastJsonDecoder fast; ///< schemaless records (the hot path)
+  dom::parser parser;   ///< envelopes and schemas
   std::vector<char> buffer; ///< the record's bytes, padded for simdjson
   std::unordered_map<std::string, SchemaPtr, StringHash, std::equal_to<>> schemas_by_text;
   std::unordered_map<const Schema*, std::pair<SchemaPtr, std::string>> json_by_schema;
   std::string scratch;     ///< decimal digits
+  std::string b64;         ///< base64 text being written
+  JsonBuffer wbuf;         ///< the record being serialized
   std::string key_scratch; ///< canonical schema text
 
   dom::element parse(std::string_view bytes) {
@@ -479,7 +483,9 @@ struct JsonConverter::Impl {
     }
     if (const Value* d = s.default_value()) {
       out += ",\"default\":";
-      write(d, &s, out);
+      JsonBuffer tmp;
+      write(d, &s, tmp);
+      out += tmp.view();
     }
     out += '}';
     if (json_by_schema.size() >= static_cast<size_t>(options.schemas_cache_size))
@@ -489,7 +495,7 @@ struct JsonConverter::Impl {
     return slot.second;
   }
 
-  void write(const Value* vp, const Schema* s, std::string& out) {
+  void write(const Value* vp, const Schema* s, JsonBuffer& out) {
     const Value& v = *vp;
     if (v.is_null()) {
       if (s == nullptr) {
@@ -515,9 +521,10 @@ struct JsonConverter::Impl {
           if (options.decimal_numeric) {
             out += decimal_to_string(decimal_unscaled(v.as_string()), s->decimal_scale());
           } else {
-            out += '"';
-            base64_encode(v.as_string(), out);
-            out += '"';
+            b64.assign(1, '"');
+            base64_encode(v.as_string(), b64);
+            b64 += '"';
+            out += b64;
           }
           return;
         case Logical::Date:
@@ -547,9 +554,10 @@ struct JsonConverter::Impl {
       case Kind::Float64: append_json_double(v.as_double(), out); return;
       case Kind::String: append_json_string(v.as_string(), out); return;
       case Kind::Bytes:
-        out += '"';
-        base64_encode(v.as_string(), out);
-        out += '"';
+        b64.assign(1, '"');
+        base64_encode(v.as_string(), b64);
+        b64 += '"';
+        out += b64;
         return;
       case Kind::Array: {
         out += '[';
@@ -657,11 +665,16 @@ void JsonConverter::to_connect(std::optional<std::string_view> bytes, DecodedBat
     return;
   auto& arena = batch.arena();
   // Jackson reads empty input as a missing node: null without schemas, an error with.
-  bool blank = bytes->find_first_not_of(" \t\r\n") == std::string_view::npos;
+  bool blank = true;
+  for (char c : *bytes)
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+      blank = false;
+      break;
+    }
   if (blank && !options_.schemas_enable)
     return;
   if (!options_.schemas_enable) {
-    out = impl_->schemaless(impl_->parse(*bytes), arena);
+    out = impl_->fast.decode(*bytes, arena);
     return;
   }
   std::optional<dom::element> root;
@@ -691,18 +704,21 @@ void JsonConverter::to_connect(std::optional<std::string_view> bytes, DecodedBat
 bool JsonConverter::from_connect(const Value& v, const Schema* schema, std::string& out) {
   if (schema == nullptr && v.is_null())
     return false;
+  auto& b = impl_->wbuf;
+  b.clear();
   if (!options_.schemas_enable) {
-    impl_->write(&v, schema, out);
-    return true;
+    impl_->write(&v, schema, b);
+  } else {
+    b += "{\"schema\":";
+    if (schema)
+      b += impl_->schema_json(*schema);
+    else
+      b += "null";
+    b += ",\"payload\":";
+    impl_->write(&v, schema, b);
+    b += '}';
   }
-  out += "{\"schema\":";
-  if (schema)
-    out += impl_->schema_json(*schema);
-  else
-    out += "null";
-  out += ",\"payload\":";
-  impl_->write(&v, schema, out);
-  out += '}';
+  out.append(b.view());
   return true;
 }
 
@@ -713,7 +729,10 @@ SchemaPtr JsonConverter::parse_schema(std::string_view schema_json) {
 const std::string& JsonConverter::schema_json(const Schema& schema) { return impl_->schema_json(schema); }
 
 void JsonConverter::write_payload(const Value& v, const Schema* schema, std::string& out) {
-  impl_->write(&v, schema, out);
+  auto& b = impl_->wbuf;
+  b.clear();
+  impl_->write(&v, schema, b);
+  out.append(b.view());
 }
 
 } // namespace weir::runtime::convert

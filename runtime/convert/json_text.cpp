@@ -1,10 +1,14 @@
 #include "runtime/convert/json_text.hpp"
 
 #include <array>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "runtime/data/decimal.hpp"
 
@@ -88,33 +92,101 @@ void java_format(F v, std::string& out) {
 
 } // namespace
 
-void append_json_string(std::string_view s, std::string& out) {
-  out += '"';
-  size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    auto c = static_cast<uint8_t>(s[i]);
-    if (!escape_table[c]) [[likely]]
-      continue;
-    out.append(s.data() + start, i - start);
-    start = i + 1;
+
+namespace {
+
+// Writes `s` as a JSON string at `o` (room for 6 * s.size() + 2 bytes); returns the end.
+char* write_json_string(std::string_view s, char* o) {
+  *o++ = '"';
+  const char* p = s.data();
+  const char* end = p + s.size();
+  while (true) {
+    const char* run = p;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
+    while (end - p >= 16) {
+      __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                                 _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl));
+      if (int mask = _mm_movemask_epi8(hit)) {
+        p += __builtin_ctz(static_cast<unsigned>(mask));
+        goto found;
+      }
+      p += 16;
+    }
+#endif
+    while (p < end && !escape_table[static_cast<uint8_t>(*p)])
+      ++p;
+#if defined(__SSE2__)
+  found:
+#endif
+    std::memcpy(o, run, static_cast<size_t>(p - run));
+    o += p - run;
+    if (p == end)
+      break;
+    auto c = static_cast<uint8_t>(*p++);
+    *o++ = '\\';
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
+      case '"': *o++ = '"'; break;
+      case '\\': *o++ = '\\'; break;
+      case '\n': *o++ = 'n'; break;
+      case '\r': *o++ = 'r'; break;
+      case '\t': *o++ = 't'; break;
+      case '\b': *o++ = 'b'; break;
+      case '\f': *o++ = 'f'; break;
       default: {
         static constexpr char hex[] = "0123456789ABCDEF";
-        out += "\\u00";
-        out += hex[c >> 4];
-        out += hex[c & 15];
+        *o++ = 'u';
+        *o++ = '0';
+        *o++ = '0';
+        *o++ = hex[c >> 4];
+        *o++ = hex[c & 15];
       }
     }
   }
-  out.append(s.data() + start, s.size() - start);
-  out += '"';
+  *o++ = '"';
+  return o;
+}
+
+} // namespace
+
+void JsonBuffer::grow(size_t n) {
+  size_t cap = std::max(cap_ * 2, size_ + n + 256);
+  auto d = std::make_unique_for_overwrite<char[]>(cap);
+  if (size_)
+    std::memcpy(d.get(), data_.get(), size_);
+  data_ = std::move(d);
+  cap_ = cap;
+}
+
+void append_json_string(std::string_view s, JsonBuffer& out) {
+  out.commit(write_json_string(s, out.reserve(6 * s.size() + 2)));
+}
+
+void append_json_string(std::string_view s, std::string& out) {
+  size_t old = out.size();
+  out.resize(old + 6 * s.size() + 2);
+  char* e = write_json_string(s, out.data() + old);
+  out.resize(static_cast<size_t>(e - out.data()));
+}
+
+void append_int(int64_t i, JsonBuffer& out) {
+  char* p = out.reserve(24);
+  out.commit(std::to_chars(p, p + 24, i).ptr);
+}
+
+void append_json_double(double d, JsonBuffer& out) {
+  thread_local std::string tmp;
+  tmp.clear();
+  append_json_double(d, tmp);
+  out += tmp;
+}
+
+void append_json_float(float f, JsonBuffer& out) {
+  thread_local std::string tmp;
+  tmp.clear();
+  append_json_float(f, tmp);
+  out += tmp;
 }
 
 void append_java_double(double d, std::string& out) { java_format(d, out); }

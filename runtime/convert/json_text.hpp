@@ -7,12 +7,51 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "runtime/data/schema.hpp"
 
 namespace weir::runtime::convert {
+
+/// An append-only byte buffer for the hot serialization path: one capacity check per
+/// token instead of one per byte (std::string::push_back is a call per byte).
+class JsonBuffer {
+public:
+  void clear() noexcept { size_ = 0; }
+  std::string_view view() const noexcept { return {data_.get(), size_}; }
+  size_t size() const noexcept { return size_; }
+  /// Room for `n` more bytes; write them at the returned pointer, then commit().
+  char* reserve(size_t n) {
+    if (cap_ - size_ < n) [[unlikely]]
+      grow(n);
+    return data_.get() + size_;
+  }
+  void commit(const char* end) noexcept { size_ = static_cast<size_t>(end - data_.get()); }
+  JsonBuffer& operator+=(char c) {
+    *reserve(1) = c;
+    ++size_;
+    return *this;
+  }
+  JsonBuffer& operator+=(std::string_view s) {
+    std::memcpy(reserve(s.size()), s.data(), s.size());
+    size_ += s.size();
+    return *this;
+  }
+
+private:
+  void grow(size_t n);
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
+  size_t cap_ = 0;
+};
+
+void append_json_string(std::string_view s, JsonBuffer& out);
+void append_int(int64_t i, JsonBuffer& out);
+void append_json_double(double d, JsonBuffer& out);
+void append_json_float(float f, JsonBuffer& out);
 
 void append_json_string(std::string_view s, std::string& out);
 /// Java's Double.toString / Float.toString (JDK 19+: shortest round-trip digits).

@@ -44,6 +44,7 @@ void DecodedBatch::reset(Batch raw) {
   arena_.reset();
   records_.clear();
   retained_.clear();
+  kept_.clear();
   errors_.clear();
   records_.reserve(raw_.size());
   for (uint32_t i = 0; i < raw_.size(); ++i) {
@@ -89,6 +90,18 @@ const Schema* DecodedBatch::retain(const SchemaPtr& schema) {
       return schema.get();
   retained_.push_back(schema);
   return schema.get();
+}
+
+} // namespace weir::runtime::data
+
+namespace weir::runtime::data {
+
+void DecodedBatch::keep_alive(const std::shared_ptr<const void>& owner) {
+  size_t n = kept_.size();
+  for (size_t k = 0; k < 4 && k < n; ++k)
+    if (kept_[n - 1 - k] == owner)
+      return;
+  kept_.push_back(owner);
 }
 
 } // namespace weir::runtime::data

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -128,6 +129,14 @@ public:
   void reset(Batch raw);
 
   const Batch& raw() const noexcept { return raw_; }
+  /// Moves the raw batch out, e.g. to recycle its memory for the next poll. Every
+  /// view into it (zero-copy strings, raw headers) dangles afterwards: call this only
+  /// once the decoded records are no longer used (after encoding).
+  Batch take_raw() noexcept {
+    Batch b = std::move(raw_);
+    raw_ = Batch();
+    return b;
+  }
   size_t size() const noexcept { return records_.size(); }
   bool empty() const noexcept { return records_.empty(); }
   DecodedRecord& operator[](size_t i) noexcept { return records_[i]; }
@@ -146,6 +155,10 @@ public:
 
   /// Keeps `schema` alive while this batch lives; returns the pointer records store.
   const Schema* retain(const SchemaPtr& schema);
+  /// Keeps any other owner alive while this batch lives: an SMT whose strings (field
+  /// names, static values) records view instead of copying calls this per record
+  /// (cheap: repeated owners are recognised).
+  void keep_alive(const std::shared_ptr<const void>& owner);
 
   /// Appends a record that has no raw counterpart (used when rebuilding from the wire).
   DecodedRecord& append_record(DecodedRecord r) { records_.push_back(r); return records_.back(); }
@@ -155,6 +168,7 @@ private:
   Arena arena_{64 * 1024};
   std::vector<DecodedRecord> records_;
   std::vector<SchemaPtr> retained_;
+  std::vector<std::shared_ptr<const void>> kept_;
   RecordErrors errors_;
 };
 

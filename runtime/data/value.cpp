@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 
 #include "runtime/data/base64.hpp"
 #include "runtime/data/schema.hpp"
@@ -47,55 +48,77 @@ std::string_view java_class_name(Kind kind) noexcept {
   return "?";
 }
 
+void* Value::allocate_elements(Arena& arena, size_t count, size_t size) {
+  static_assert(sizeof(Header) == 8 && alignof(Value) <= 8);
+  auto* h = static_cast<Header*>(arena.allocate(sizeof(Header) + count * size, alignof(Header)));
+  h->capacity = count;
+  return h + 1;
+}
+
 Value Value::array(Arena& arena, uint32_t capacity) {
   Value v(Kind::Array);
-  v.u_.items = capacity ? arena.allocate_array<Value>(capacity) : nullptr;
-  v.aux_.capacity = capacity;
+  v.u_.items = static_cast<Value*>(allocate_elements(arena, capacity, sizeof(Value)));
   return v;
 }
 
 Value Value::map(Arena& arena, uint32_t capacity) {
   Value v(Kind::Map);
-  v.u_.entries = capacity ? arena.allocate_array<MapEntry>(capacity) : nullptr;
-  v.aux_.capacity = capacity;
+  v.u_.entries = static_cast<MapEntry*>(allocate_elements(arena, capacity, sizeof(MapEntry)));
   return v;
 }
 
 Value Value::structure(Arena& arena, const Schema& schema) {
   Value v(Kind::Struct);
   auto n = static_cast<uint32_t>(schema.fields().size());
-  v.u_.items = n ? arena.allocate_array<Value>(n) : nullptr;
+  v.u_.items = static_cast<Value*>(allocate_elements(arena, n, sizeof(Value)));
   for (uint32_t i = 0; i < n; ++i)
     new (&v.u_.items[i]) Value();
-  v.size_ = n;
-  v.aux_.schema = &schema;
+  v.set_size(n);
+  v.header()->schema = &schema;
   return v;
 }
 
 void Value::grow(Arena& arena, uint32_t min_capacity) {
-  uint32_t cap = std::max<uint32_t>(min_capacity, aux_.capacity ? aux_.capacity * 2 : 4);
-  if (kind_ == Kind::Array) {
-    auto* d = arena.allocate_array<Value>(cap);
-    std::copy_n(u_.items, size_, d);
+  uint32_t cap = std::max<uint32_t>(min_capacity, capacity() ? capacity() * 2 : 4);
+  if (kind() == Kind::Array) {
+    auto* d = static_cast<Value*>(allocate_elements(arena, cap, sizeof(Value)));
+    std::copy_n(u_.items, size(), d);
     u_.items = d;
   } else {
-    auto* d = arena.allocate_array<MapEntry>(cap);
-    std::copy_n(u_.entries, size_, d);
+    auto* d = static_cast<MapEntry*>(allocate_elements(arena, cap, sizeof(MapEntry)));
+    std::copy_n(u_.entries, size(), d);
     u_.entries = d;
   }
-  aux_.capacity = cap;
 }
 
-void Value::push_back(Arena& arena, Value v) {
-  if (size_ == aux_.capacity)
-    grow(arena, size_ + 1);
-  u_.items[size_++] = v;
+Value Value::array_of(Arena& arena, std::span<const Value> items, uint32_t slack) {
+  Value v(Kind::Array);
+  v.u_.items = static_cast<Value*>(allocate_elements(arena, items.size() + slack, sizeof(Value)));
+  if (!items.empty())
+    std::memcpy(static_cast<void*>(v.u_.items), items.data(), items.size_bytes());
+  v.set_size(static_cast<uint32_t>(items.size()));
+  return v;
+}
+
+Value Value::map_of(Arena& arena, std::span<const MapEntry> entries, uint32_t slack) {
+  Value v(Kind::Map);
+  v.u_.entries = static_cast<MapEntry*>(allocate_elements(arena, entries.size() + slack, sizeof(MapEntry)));
+  if (!entries.empty())
+    std::memcpy(static_cast<void*>(v.u_.entries), entries.data(), entries.size_bytes());
+  v.set_size(static_cast<uint32_t>(entries.size()));
+  return v;
 }
 
 Value* Value::find(std::string_view key) const noexcept {
-  for (uint32_t i = 0; i < size_; ++i) {
+  // Compare lengths and the first and last bytes before calling memcmp: most probes
+  // are misses between short keys.
+  const size_t n = key.size();
+  for (uint32_t i = 0, end = size(); i < end; ++i) {
     auto& e = u_.entries[i];
-    if (e.key.kind_ == Kind::String && e.key.as_string() == key)
+    if (e.key.size() != n || e.key.kind() != Kind::String)
+      continue;
+    const char* k = e.key.u_.s;
+    if (n == 0 || (k[0] == key[0] && k[n - 1] == key[n - 1] && std::memcmp(k, key.data(), n) == 0))
       return &e.value;
   }
   return nullptr;
@@ -109,18 +132,13 @@ void Value::put(Arena& arena, std::string_view key, Value v) {
   append(arena, Value::string(key), v);
 }
 
-void Value::append(Arena& arena, Value key, Value v) {
-  if (size_ == aux_.capacity)
-    grow(arena, size_ + 1);
-  u_.entries[size_++] = MapEntry{key, v};
-}
 
 bool Value::erase(std::string_view key) noexcept {
-  for (uint32_t i = 0; i < size_; ++i) {
+  for (uint32_t i = 0; i < size(); ++i) {
     auto& e = u_.entries[i];
-    if (e.key.kind_ == Kind::String && e.key.as_string() == key) {
-      std::copy(u_.entries + i + 1, u_.entries + size_, u_.entries + i);
-      --size_;
+    if (e.key.kind() == Kind::String && e.key.as_string() == key) {
+      std::copy(u_.entries + i + 1, u_.entries + size(), u_.entries + i);
+      --meta_;
       return true;
     }
   }
@@ -128,15 +146,15 @@ bool Value::erase(std::string_view key) noexcept {
 }
 
 Value* Value::field(std::string_view name) const noexcept {
-  if (kind_ != Kind::Struct)
+  if (kind() != Kind::Struct)
     return nullptr;
-  const Field* f = aux_.schema->field(name);
+  const Field* f = header()->schema->field(name);
   return f ? &u_.items[f->index] : nullptr;
 }
 
 Value Value::deep_copy(Arena& arena) const {
   Value out = *this;
-  switch (kind_) {
+  switch (kind()) {
     case Kind::String:
     case Kind::Bytes: {
       auto s = arena.copy(as_string());
@@ -145,20 +163,19 @@ Value Value::deep_copy(Arena& arena) const {
     }
     case Kind::Array:
     case Kind::Struct: {
-      auto* d = size_ ? arena.allocate_array<Value>(size_) : nullptr;
-      for (uint32_t i = 0; i < size_; ++i)
+      auto* d = static_cast<Value*>(allocate_elements(arena, size(), sizeof(Value)));
+      for (uint32_t i = 0; i < size(); ++i)
         d[i] = u_.items[i].deep_copy(arena);
       out.u_.items = d;
-      if (kind_ == Kind::Array)
-        out.aux_.capacity = size_;
+      if (kind() == Kind::Struct)
+        out.header()->schema = header()->schema;
       break;
     }
     case Kind::Map: {
-      auto* d = size_ ? arena.allocate_array<MapEntry>(size_) : nullptr;
-      for (uint32_t i = 0; i < size_; ++i)
+      auto* d = static_cast<MapEntry*>(allocate_elements(arena, size(), sizeof(MapEntry)));
+      for (uint32_t i = 0; i < size(); ++i)
         d[i] = {u_.entries[i].key.deep_copy(arena), u_.entries[i].value.deep_copy(arena)};
       out.u_.entries = d;
-      out.aux_.capacity = size_;
       break;
     }
     default:
@@ -168,9 +185,9 @@ Value Value::deep_copy(Arena& arena) const {
 }
 
 bool operator==(const Value& a, const Value& b) noexcept {
-  if (a.kind_ != b.kind_ || a.size_ != b.size_)
+  if (a.kind() != b.kind() || a.size() != b.size())
     return false;
-  switch (a.kind_) {
+  switch (a.kind()) {
     case Kind::Null: return true;
     case Kind::Boolean: return a.u_.b == b.u_.b;
     case Kind::Int8:
@@ -182,21 +199,21 @@ bool operator==(const Value& a, const Value& b) noexcept {
     case Kind::String:
     case Kind::Bytes: return a.as_string() == b.as_string();
     case Kind::Struct: {
-      const auto& fa = a.aux_.schema->fields();
-      const auto& fb = b.aux_.schema->fields();
+      const auto& fa = a.schema()->fields();
+      const auto& fb = b.schema()->fields();
       for (size_t i = 0; i < fa.size(); ++i)
         if (fa[i].name != fb[i].name)
           return false;
       [[fallthrough]];
     }
     case Kind::Array:
-      return std::equal(a.u_.items, a.u_.items + a.size_, b.u_.items);
+      return std::equal(a.u_.items, a.u_.items + a.size(), b.u_.items);
     case Kind::Map:
       // Maps compare as sets of entries (order-insensitive), as Java's Map.equals.
-      for (uint32_t i = 0; i < a.size_; ++i) {
+      for (uint32_t i = 0; i < a.size(); ++i) {
         const auto& e = a.u_.entries[i];
         bool found = false;
-        for (uint32_t j = 0; j < b.size_ && !found; ++j)
+        for (uint32_t j = 0; j < b.size() && !found; ++j)
           found = b.u_.entries[j].key == e.key && b.u_.entries[j].value == e.value;
         if (!found)
           return false;

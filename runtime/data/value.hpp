@@ -1,9 +1,11 @@
 // Kafka Connect's data model, arena-backed and mutable: the values SMTs work on.
 //
-// A Value is a 24-byte tagged node: scalars inline, strings/bytes as a view, arrays,
-// maps and structs as an element array in the batch's Arena. It is trivially
-// copyable and never owns memory: copying a Value copies a reference to the same
-// elements (use deep_copy() for an independent copy).
+// A Value is a 16-byte tagged node: scalars inline, strings/bytes as a view, arrays,
+// maps and structs as an element array in the batch's Arena (preceded by one word
+// holding the capacity, or a struct's schema). It is trivially copyable and never
+// owns memory: copying a Value copies a reference to the same elements (use
+// deep_copy() for an independent copy). 16 bytes matter: a Value is passed and
+// returned in two registers, which keeps the decoder free of store-forwarding stalls.
 //
 // Kinds follow Connect's schema types. Logical types are carried by the schema, the
 // value holds their underlying form, exactly what the JsonConverter writes:
@@ -59,45 +61,54 @@ public:
   /// Empty containers with room for `capacity` elements.
   static Value array(Arena& arena, uint32_t capacity);
   static Value map(Arena& arena, uint32_t capacity);
+  /// Containers holding copies of `items` / `entries`, with room for `slack` more.
+  static Value array_of(Arena& arena, std::span<const Value> items, uint32_t slack = 0);
+  static Value map_of(Arena& arena, std::span<const MapEntry> entries, uint32_t slack = 0);
   /// A struct of `schema` (a Struct schema) with every field null.
   static Value structure(Arena& arena, const Schema& schema);
 
-  Kind kind() const noexcept { return kind_; }
-  bool is_null() const noexcept { return kind_ == Kind::Null; }
-  bool is_integer() const noexcept { return kind_ >= Kind::Int8 && kind_ <= Kind::Int64; }
-  bool is_floating() const noexcept { return kind_ == Kind::Float32 || kind_ == Kind::Float64; }
+  Kind kind() const noexcept { return static_cast<Kind>(meta_ >> 32); }
+  bool is_null() const noexcept { return kind() == Kind::Null; }
+  bool is_integer() const noexcept { return kind() >= Kind::Int8 && kind() <= Kind::Int64; }
+  bool is_floating() const noexcept { return kind() == Kind::Float32 || kind() == Kind::Float64; }
   bool is_number() const noexcept { return is_integer() || is_floating(); }
 
   // Scalar access; calling the wrong one for the kind is a programming error.
   bool as_bool() const noexcept { return u_.b; }
   int64_t as_int() const noexcept { return u_.i; } ///< any integral kind
   float as_float32() const noexcept { return u_.f; }
-  double as_double() const noexcept { return kind_ == Kind::Float32 ? u_.f : u_.d; }
-  std::string_view as_string() const noexcept { return {u_.s, size_}; } ///< String or Bytes
+  double as_double() const noexcept { return kind() == Kind::Float32 ? u_.f : u_.d; }
+  std::string_view as_string() const noexcept { return {u_.s, size()}; } ///< String or Bytes
 
   /// Element count of a container, length of a string or bytes.
-  uint32_t size() const noexcept { return size_; }
+  uint32_t size() const noexcept { return static_cast<uint32_t>(meta_); }
 
   // Arrays.
-  std::span<Value> items() const noexcept { return {u_.items, size_}; }
-  void push_back(Arena& arena, Value v);
+  std::span<Value> items() const noexcept { return {u_.items, size()}; }
+  void push_back(Arena& arena, Value v) {
+    if (size() == capacity()) [[unlikely]]
+      grow(arena, size() + 1);
+    u_.items[size()] = v;
+    ++meta_;
+  }
 
   // Maps (Connect maps may have keys of any kind; JSON objects have string keys).
   std::span<MapEntry> entries() const noexcept;
   /// The value under a string key, or nullptr.
   Value* find(std::string_view key) const noexcept;
-  /// Sets a string key (the key's bytes must outlive the batch: arena or static).
+  /// Sets a string key (its bytes must live as long as the batch: arena, static, or
+  /// an owner the batch keeps alive).
   void put(Arena& arena, std::string_view key, Value v);
   /// Appends an entry without checking for an existing key.
-  void append(Arena& arena, Value key, Value v);
+  void append(Arena& arena, Value key, Value v);  // defined after MapEntry
   /// Removes a string key; false when absent. Keeps the order of the other entries.
   bool erase(std::string_view key) noexcept;
   /// Keeps the first `n` elements (arrays, maps).
-  void truncate(uint32_t n) noexcept { if (n < size_) size_ = n; }
+  void truncate(uint32_t n) noexcept { if (n < size()) set_size(n); }
 
   // Structs: field values in schema field order.
-  const Schema* schema() const noexcept { return kind_ == Kind::Struct ? aux_.schema : nullptr; }
-  std::span<Value> fields() const noexcept { return {u_.items, size_}; }
+  const Schema* schema() const noexcept { return kind() == Kind::Struct ? header()->schema : nullptr; }
+  std::span<Value> fields() const noexcept { return {u_.items, size()}; }
   /// The value of a named field, or nullptr if the schema has no such field.
   Value* field(std::string_view name) const noexcept;
 
@@ -108,30 +119,37 @@ public:
   friend bool operator==(const Value& a, const Value& b) noexcept;
 
 private:
-  explicit constexpr Value(Kind k) noexcept : kind_(k) {}
+  explicit constexpr Value(Kind k) noexcept : meta_(static_cast<uint64_t>(k) << 32) {}
+  void set_size(uint32_t n) noexcept { meta_ = (meta_ & ~uint64_t{0xFFFFFFFF}) | n; }
+  // The word before a container's elements.
+  union Header {
+    uint64_t capacity;    ///< arrays and maps
+    const Schema* schema; ///< structs
+  };
+  Header* header() const noexcept { return reinterpret_cast<Header*>(u_.items) - 1; }
+  uint32_t capacity() const noexcept { return static_cast<uint32_t>(header()->capacity); }
+  static void* allocate_elements(Arena& arena, size_t count, size_t size);
   static Value view(Kind k, std::string_view s) noexcept {
     Value v(k);
     v.u_.s = s.data();
-    v.size_ = static_cast<uint32_t>(s.size());
+    v.set_size(static_cast<uint32_t>(s.size()));
     return v;
   }
   void grow(Arena& arena, uint32_t min_capacity);
 
-  Kind kind_ = Kind::Null;
-  uint32_t size_ = 0;
   union {
     bool b;
     int64_t i;
     float f;
     double d;
     const char* s;
-    Value* items;
+    Value* items;      ///< never null for containers: the header precedes it
     MapEntry* entries;
   } u_{.i = 0};
-  union {
-    uint32_t capacity; ///< arrays and maps
-    const Schema* schema; ///< structs
-  } aux_{.schema = nullptr};
+  // Size (low 32 bits) and kind (next 8) in one word: a Value is two plain words,
+  // which compilers keep in registers and store whole (no byte-wise temporaries
+  // reloaded as vectors: those defeat store forwarding).
+  uint64_t meta_ = 0;
 };
 
 struct MapEntry {
@@ -139,9 +157,16 @@ struct MapEntry {
   Value value;
 };
 
-inline std::span<MapEntry> Value::entries() const noexcept { return {u_.entries, size_}; }
+inline std::span<MapEntry> Value::entries() const noexcept { return {u_.entries, size()}; }
 
-static_assert(sizeof(Value) == 24);
+inline void Value::append(Arena& arena, Value key, Value v) {
+  if (size() == capacity()) [[unlikely]]
+    grow(arena, size() + 1);
+  u_.entries[size()] = MapEntry{key, v};
+  ++meta_;
+}
+
+static_assert(sizeof(Value) == 16);
 static_assert(std::is_trivially_copyable_v<Value> && std::is_trivially_destructible_v<Value>);
 
 /// A growable array in an arena, for lists that are not Values (e.g. headers).

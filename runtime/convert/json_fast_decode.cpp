@@ -1,0 +1,362 @@
+#include "runtime/convert/json_fast_decode.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <simdjson.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include "runtime/data/errors.hpp"
+
+namespace weir::runtime::convert {
+
+using namespace runtime::data;
+
+namespace {
+
+constexpr uint32_t root_slack = 4; ///< room for fields SMTs add to the root object
+constexpr int max_depth = 1024;
+
+// Bytes that end a run of plain string characters: quote, backslash, controls.
+constexpr auto string_special = [] {
+  std::array<bool, 256> t{};
+  for (int c = 0; c < 0x20; ++c)
+    t[c] = true;
+  t['"'] = true;
+  t['\\'] = true;
+  return t;
+}();
+
+constexpr auto whitespace = [] {
+  std::array<bool, 256> t{};
+  t[' '] = t['\t'] = t['\n'] = t['\r'] = true;
+  return t;
+}();
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+void append_utf8(uint32_t cp, char*& out) {
+  if (cp < 0x80) {
+    *out++ = static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    *out++ = static_cast<char>(0xC0 | (cp >> 6));
+    *out++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *out++ = static_cast<char>(0xE0 | (cp >> 12));
+    *out++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    *out++ = static_cast<char>(0xF0 | (cp >> 18));
+    *out++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    *out++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out++ = static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+} // namespace
+
+struct FastJsonDecoder::Impl {
+  const char* p = nullptr;
+  const char* end = nullptr;
+  const char* begin = nullptr;
+  Arena* arena = nullptr;
+  std::vector<MapEntry> entries; ///< stack of object entries under construction
+  std::vector<Value> items;      ///< stack of array items under construction
+
+  [[noreturn]] void fail(const char* what) const {
+    throw DataError("Converting byte[] to Kafka Connect data failed due to serialization error: " + std::string(what)
+                    + " at offset " + std::to_string(p - begin));
+  }
+
+  void skip_ws() {
+    while (p < end && whitespace[static_cast<uint8_t>(*p)])
+      ++p;
+  }
+
+  // After the opening quote. Returns the string's text: a view of the input when it
+  // has no escapes, else its unescaped copy in the arena.
+  // Advances p to the first quote, backslash or control character (or end).
+  void scan_plain() {
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
+    while (end - p >= 16) {
+      __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+                                 _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl)); // x <= 0x1F
+      if (int mask = _mm_movemask_epi8(hit)) {
+        p += __builtin_ctz(static_cast<unsigned>(mask));
+        return;
+      }
+      p += 16;
+    }
+#endif
+    while (p < end && !string_special[static_cast<uint8_t>(*p)])
+      ++p;
+  }
+
+  std::string_view string() {
+    const char* start = p;
+    scan_plain();
+    if (p >= end)
+      fail("unterminated string");
+    if (*p == '"')
+      return {start, static_cast<size_t>(p++ - start)};
+    if (*p != '\\')
+      fail("illegal unquoted control character in string");
+    // Escapes: the unescaped text is never longer than the escaped one.
+    const char* close = p;
+    while (true) {
+      if (close >= end)
+        fail("unterminated string");
+      if (*close == '"')
+        break;
+      close += *close == '\\' ? 2 : 1;
+    }
+    char* out = static_cast<char*>(arena->allocate(static_cast<size_t>(close - start) + 4, 1));
+    char* o = out;
+    std::memcpy(o, start, static_cast<size_t>(p - start));
+    o += p - start;
+    while (true) {
+      char c = *p;
+      if (c == '"') {
+        ++p;
+        return {out, static_cast<size_t>(o - out)};
+      }
+      if (static_cast<uint8_t>(c) < 0x20)
+        fail("illegal unquoted control character in string");
+      if (c != '\\') {
+        *o++ = c;
+        ++p;
+        continue;
+      }
+      if (p + 1 >= end)
+        fail("unterminated string");
+      char e = p[1];
+      p += 2;
+      switch (e) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '/': *o++ = '/'; break;
+        case 'b': *o++ = '\b'; break;
+        case 'f': *o++ = '\f'; break;
+        case 'n': *o++ = '\n'; break;
+        case 'r': *o++ = '\r'; break;
+        case 't': *o++ = '\t'; break;
+        case 'u': {
+          uint32_t cp = hex4();
+          if (cp >= 0xD800 && cp <= 0xDBFF && p + 6 <= end && p[0] == '\\' && p[1] == 'u') {
+            const char* save = p;
+            p += 2;
+            uint32_t low = hex4();
+            if (low >= 0xDC00 && low <= 0xDFFF)
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+            else
+              p = save, cp = 0xFFFD;
+          } else if (cp >= 0xD800 && cp <= 0xDFFF) {
+            cp = 0xFFFD; // a lone surrogate has no UTF-8 form
+          }
+          append_utf8(cp, o);
+          break;
+        }
+        default: fail("unrecognized character escape");
+      }
+    }
+  }
+
+  uint32_t hex4() {
+    if (p + 4 > end)
+      fail("truncated \\u escape");
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) {
+      int d = hex_digit(p[i]);
+      if (d < 0)
+        fail("invalid \\u escape");
+      v = v << 4 | static_cast<uint32_t>(d);
+    }
+    p += 4;
+    return v;
+  }
+
+  Value number() {
+    const char* start = p;
+    bool negative = *p == '-';
+    if (negative)
+      ++p;
+    if (p >= end || *p < '0' || *p > '9')
+      fail("invalid number");
+    uint64_t u = 0;
+    if (*p == '0') {
+      ++p;
+    } else {
+      while (p < end && *p >= '0' && *p <= '9')
+        u = u * 10 + static_cast<uint64_t>(*p++ - '0'); // wraps: BigInteger.longValue()
+    }
+    bool integral = true;
+    if (p < end && *p == '.') {
+      integral = false;
+      ++p;
+      if (p >= end || *p < '0' || *p > '9')
+        fail("invalid number: digit expected after '.'");
+      while (p < end && *p >= '0' && *p <= '9')
+        ++p;
+    }
+    if (p < end && (*p == 'e' || *p == 'E')) {
+      integral = false;
+      ++p;
+      if (p < end && (*p == '+' || *p == '-'))
+        ++p;
+      if (p >= end || *p < '0' || *p > '9')
+        fail("invalid number: digit expected in exponent");
+      while (p < end && *p >= '0' && *p <= '9')
+        ++p;
+    }
+    if (integral) {
+      // More than 19 digits may have wrapped; that is what Jackson's longValue() does too.
+      return Value::int64(static_cast<int64_t>(negative ? 0 - u : u));
+    }
+    double d = 0;
+    auto r = std::from_chars(start, p, d);
+    if (r.ec == std::errc::result_out_of_range) {
+      std::string text(start, p); // overflow to +-Infinity, underflow to 0, like BigDecimal.doubleValue()
+      d = std::strtod(text.c_str(), nullptr);
+    } else if (r.ec != std::errc() || r.ptr != p) {
+      fail("invalid number");
+    }
+    return Value::float64(d);
+  }
+
+  void literal(const char* word, size_t n) {
+    if (static_cast<size_t>(end - p) < n || std::memcmp(p, word, n) != 0)
+      fail("unrecognized token");
+    p += n;
+  }
+
+  Value value(int depth) {
+    skip_ws();
+    if (p >= end)
+      fail("unexpected end of input");
+    switch (*p) {
+      case '{': return object(depth + 1, 0);
+      case '[': return array(depth + 1);
+      case '"': ++p; return Value::string(string());
+      case 't': literal("true", 4); return Value::boolean(true);
+      case 'f': literal("false", 5); return Value::boolean(false);
+      case 'n': literal("null", 4); return Value();
+      default:
+        if (*p == '-' || (*p >= '0' && *p <= '9'))
+          return number();
+        fail("unexpected character");
+    }
+  }
+
+  Value object(int depth, uint32_t slack) {
+    if (depth > max_depth)
+      fail("maximum nesting depth exceeded");
+    ++p; // '{'
+    size_t base = entries.size();
+    skip_ws();
+    if (p < end && *p == '}') {
+      ++p;
+    } else {
+      while (true) {
+        skip_ws();
+        if (p >= end || *p != '"')
+          fail("field name expected");
+        ++p;
+        // The entry goes onto the stack before its value is parsed: a key kept in a
+        // local across the call would be spilled and reloaded, a store-forwarding stall.
+        size_t slot = entries.size();
+        entries.push_back({Value::string(string()), Value()});
+        skip_ws();
+        if (p >= end || *p != ':')
+          fail("':' expected");
+        ++p;
+        Value v = value(depth);
+        entries[slot].value = v;
+        skip_ws();
+        if (p < end && *p == ',') {
+          ++p;
+          continue;
+        }
+        if (p < end && *p == '}') {
+          ++p;
+          break;
+        }
+        fail("',' or '}' expected");
+      }
+    }
+    Value m = Value::map_of(*arena, std::span(entries).subspan(base), slack);
+    entries.resize(base);
+    return m;
+  }
+
+  Value array(int depth) {
+    if (depth > max_depth)
+      fail("maximum nesting depth exceeded");
+    ++p; // '['
+    size_t base = items.size();
+    skip_ws();
+    if (p < end && *p == ']') {
+      ++p;
+    } else {
+      while (true) {
+        items.push_back(value(depth));
+        skip_ws();
+        if (p < end && *p == ',') {
+          ++p;
+          continue;
+        }
+        if (p < end && *p == ']') {
+          ++p;
+          break;
+        }
+        fail("',' or ']' expected");
+      }
+    }
+    Value a = Value::array_of(*arena, std::span(items).subspan(base));
+    items.resize(base);
+    return a;
+  }
+};
+
+FastJsonDecoder::FastJsonDecoder() : impl_(std::make_unique<Impl>()) {}
+FastJsonDecoder::~FastJsonDecoder() = default;
+
+Value FastJsonDecoder::decode(std::string_view bytes, Arena& arena) {
+  auto& m = *impl_;
+  m.begin = m.p = bytes.data();
+  m.end = bytes.data() + bytes.size();
+  m.arena = &arena;
+  if (!simdjson::validate_utf8(bytes.data(), bytes.size()))
+    m.fail("invalid UTF-8");
+  try {
+    m.skip_ws();
+    Value out = m.p < m.end && *m.p == '{' ? m.object(1, root_slack) : m.value(0);
+    m.skip_ws();
+    if (m.p != m.end)
+      m.fail("trailing content");
+    return out;
+  } catch (...) {
+    m.entries.clear();
+    m.items.clear();
+    throw;
+  }
+}
+
+} // namespace weir::runtime::convert
