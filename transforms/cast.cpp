@@ -84,10 +84,13 @@ double parse_java_double(std::string_view s) {
     return std::numeric_limits<double>::quiet_NaN();
   if (body == "Infinity")
     return negative ? -HUGE_VAL : HUGE_VAL;
-  if (!t.empty() && std::string_view("fFdD").find(t.back()) != std::string_view::npos)
+  if (!t.empty() && (t.back() == 'f' || t.back() == 'F' || t.back() == 'd' || t.back() == 'D'))
     t.remove_suffix(1);
-  if (t.empty() || t.find_first_of("nNiI") != std::string_view::npos) // no C's nan/inf spellings
+  if (t.empty())
     out_of_range(s);
+  for (char c : t) // no C's nan/inf spellings
+    if (c == 'n' || c == 'N' || c == 'i' || c == 'I')
+      out_of_range(s);
   // Java also accepts a leading '+', ".5" and "5."; from_chars (exact, no locale,
   // no allocation) takes the rest of the grammar.
   bool neg = false;

@@ -52,6 +52,9 @@ InsertField::InsertField(const Config& c, Side side)
   s->timestamp = parse_spec(optional_string(c, "timestamp.field"));
   s->static_field = parse_spec(optional_string(c, "static.field"));
   s->static_value = optional_string(c, "static.value");
+  for (auto* spec : {&s->topic, &s->partition, &s->offset, &s->timestamp, &s->static_field})
+    if (*spec)
+      (*spec)->key = text_value((*spec)->name); // views the name: Specs never moves
   if (!s->topic && !s->partition && !s->offset && !s->timestamp && !s->static_field)
     throw ConfigError("", "No field insertion configured");
   if (s->static_field && !s->static_value)
@@ -89,17 +92,17 @@ bool InsertField::apply(const RecordView& r) {
   if (r.schema(side_) == nullptr) {
     Value& map = require_map(v, purpose);
     if (topic_)
-      map.put(arena, topic_->name, Value::string(r.topic()));
+      map.put(arena, topic_->key, Value::string(r.topic()));
     if (partition_ && r.partition())
-      map.put(arena, partition_->name, Value::int32(*r.partition()));
+      map.put(arena, partition_->key, Value::int32(*r.partition()));
     if (offset_) {
       require_sink_record(r, purpose);
-      map.put(arena, offset_->name, Value::int64(r.offset()));
+      map.put(arena, offset_->key, Value::int64(r.offset()));
     }
     if (timestamp_ && r.timestamp())
-      map.put(arena, timestamp_->name, Value::int64(*r.timestamp()));
+      map.put(arena, timestamp_->key, Value::int64(*r.timestamp()));
     if (static_ && static_value_)
-      map.put(arena, static_->name, Value::string(*static_value_));
+      map.put(arena, static_->key, text_value(*static_value_));
     return true;
   }
   Value& in = require_struct(v, purpose);
@@ -120,7 +123,7 @@ bool InsertField::apply(const RecordView& r) {
   if (timestamp_ && r.timestamp())
     set(timestamp_, Value::int64(*r.timestamp()));
   if (static_ && static_value_)
-    set(static_, Value::string(*static_value_));
+    set(static_, text_value(*static_value_));
   r.set(side_, out, out_schema);
   return true;
 }

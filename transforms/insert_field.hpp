@@ -30,6 +30,7 @@ private:
   struct Spec {
     std::string name;
     bool optional = true;
+    runtime::data::Value key; ///< `name` as a map key (set once the Spec has its final address)
   };
   static std::optional<Spec> parse_spec(const std::optional<std::string>& text);
   runtime::data::SchemaPtr derive(const runtime::data::Schema& input) const;

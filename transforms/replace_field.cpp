@@ -40,8 +40,9 @@ ReplaceField::ReplaceField(const Config& c, Side side)
       return c.get_list(deprecated);
     return c.get_list(current);
   };
-  exclude_ = NameTable(pick("exclude", "blacklist"));
-  include_ = NameTable(pick("include", "whitelist"));
+  auto exclude = pick("exclude", "blacklist");
+  auto include = pick("include", "whitelist");
+  has_include_ = !include.empty();
   for (const auto& mapping : c.get_list("renames")) {
     auto parts = java_split(mapping, ':');
     if (parts.size() != 2)
@@ -53,20 +54,34 @@ ReplaceField::ReplaceField(const Config& c, Side side)
     else
       renames_->emplace_back(parts[0], parts[1]);
   }
-  std::vector<std::string> from, to;
-  for (const auto& [f, t] : *renames_) {
-    from.push_back(f);
-    to.push_back(t);
+  std::vector<std::string> names;
+  auto add = [&](const std::string& name, uint8_t flag, int rename = -1) {
+    auto it = std::find(names.begin(), names.end(), name);
+    size_t i = static_cast<size_t>(it - names.begin());
+    if (it == names.end()) {
+      names.push_back(name);
+      info_.emplace_back();
+    }
+    info_[i].flags |= flag;
+    if (rename >= 0)
+      info_[i].rename = rename;
+  };
+  for (const auto& n : exclude)
+    add(n, excluded);
+  for (const auto& n : include)
+    add(n, included);
+  for (size_t i = 0; i < renames_->size(); ++i) {
+    add((*renames_)[i].first, renamed_from, static_cast<int>(i));
+    add((*renames_)[i].second, rename_target);
   }
-  rename_from_ = NameTable(std::move(from));
-  rename_to_ = NameTable(std::move(to));
+  names_ = NameTable(std::move(names));
 }
 
 bool ReplaceField::keep(std::string_view field) const noexcept {
-  return !exclude_.contains(field) && (include_.empty() || include_.contains(field));
+  int i = names_.find(field);
+  uint8_t f = i < 0 ? 0 : info_[static_cast<size_t>(i)].flags;
+  return !(f & excluded) && (!has_include_ || (f & included));
 }
-
-bool ReplaceField::is_rename_target(std::string_view key) const noexcept { return rename_to_.contains(key); }
 
 bool ReplaceField::merge(std::span<MapEntry> entries, uint32_t out, std::string_view key, uint32_t from) const noexcept {
   for (uint32_t j = 0; j < out; ++j)
@@ -78,8 +93,10 @@ bool ReplaceField::merge(std::span<MapEntry> entries, uint32_t out, std::string_
 }
 
 std::string_view ReplaceField::renamed(std::string_view field) const noexcept {
-  int i = rename_from_.find(field);
-  return i < 0 ? field : std::string_view((*renames_)[static_cast<size_t>(i)].second);
+  int i = names_.find(field);
+  if (i < 0 || info_[static_cast<size_t>(i)].rename < 0)
+    return field;
+  return (*renames_)[static_cast<size_t>(info_[static_cast<size_t>(i)].rename)].second;
 }
 
 SchemaPtr ReplaceField::derive(const Schema& input) const {
@@ -103,18 +120,17 @@ bool ReplaceField::apply(const RecordView& r) {
     uint32_t out = 0;
     for (uint32_t i = 0; i < entries.size(); ++i) {
       // Entries are moved and rewritten in place (no MapEntry temporaries).
-      if (entries[i].key.kind() != Kind::String) {
-        if (out != i)
-          entries[out] = entries[i];
-        ++out;
-        continue;
+      NameInfo info;
+      if (entries[i].key.kind() == Kind::String) {
+        int k = names_.find(entries[i].key.as_string());
+        if (k >= 0)
+          info = info_[static_cast<size_t>(k)];
       }
-      auto name = entries[i].key.as_string();
-      if (!keep(name))
+      bool is_string = entries[i].key.kind() == Kind::String;
+      if (is_string && ((info.flags & excluded) || (has_include_ && !(info.flags & included))))
         continue;
-      auto to = renamed(name);
-      if (to.data() == name.data()) {
-        if (is_rename_target(name) && merge(entries, out, name, i))
+      if (info.rename < 0) {
+        if ((info.flags & rename_target) && merge(entries, out, entries[i].key.as_string(), i))
           continue;
         if (out != i)
           entries[out] = entries[i];
@@ -123,10 +139,11 @@ bool ReplaceField::apply(const RecordView& r) {
       }
       // Renamed: the new key views *renames_ (kept alive below). A rename onto a key
       // that is already kept overwrites it, as HashMap.put does.
+      std::string_view to = (*renames_)[static_cast<size_t>(info.rename)].second;
       if (merge(entries, out, to, i))
         continue;
       entries[out].value = entries[i].value;
-      entries[out].key = Value::string(to);
+      entries[out].key = text_value(to);
       ++out;
     }
     map.truncate(out);

@@ -32,15 +32,22 @@ public:
 private:
   bool keep(std::string_view field) const noexcept;
   std::string_view renamed(std::string_view field) const noexcept;
-  bool is_rename_target(std::string_view key) const noexcept;
   /// Overwrites an already kept entry named `key` with entries[from]'s value.
   bool merge(std::span<runtime::data::MapEntry> entries, uint32_t out, std::string_view key,
              uint32_t from) const noexcept;
   runtime::data::SchemaPtr derive(const runtime::data::Schema& input) const;
 
+  // Every name the SMT cares about, with what it means; a key not in the table is
+  // kept unchanged (unless `include` is given). One probe per key.
+  enum : uint8_t { excluded = 1, included = 2, renamed_from = 4, rename_target = 8 };
+  struct NameInfo {
+    uint8_t flags = 0;
+    int rename = -1; ///< index into *renames_ when renamed_from
+  };
   Side side_;
-  NameTable exclude_, include_;
-  NameTable rename_from_, rename_to_; ///< parallel to *renames_
+  NameTable names_;
+  std::vector<NameInfo> info_; ///< parallel to names_
+  bool has_include_ = false;
   using Renames = std::vector<std::pair<std::string, std::string>>;
   std::shared_ptr<Renames> renames_ = std::make_shared<Renames>(); ///< records view the new names
   bool replace_null_with_default_;

@@ -23,6 +23,13 @@ NameTable::NameTable(std::vector<std::string> names) : names_(std::move(names)) 
   }
 }
 
+Value text_value(std::string_view text) {
+  for (char c : text)
+    if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20)
+      return Value::string(text);
+  return Value::plain_string(text);
+}
+
 std::vector<std::string> java_split(std::string_view s, char sep) {
   std::vector<std::string> parts;
   size_t start = 0;

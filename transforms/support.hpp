@@ -31,8 +31,7 @@ public:
       return -1;
     for (size_t i = 0; i < names_.size(); ++i) {
       const std::string& n = names_[i];
-      if (n.size() == key.size() && (n.empty() || (n[0] == key[0] && n.back() == key.back()))
-          && std::memcmp(n.data(), key.data(), n.size()) == 0)
+      if (n.size() == key.size() && runtime::data::equal_bytes(n.data(), key.data(), n.size()))
         return static_cast<int>(i);
     }
     return -1;
@@ -48,6 +47,10 @@ private:
   uint64_t length_mask_ = 0; ///< bit n set: some name has length n (< 64)
   bool long_names_ = false;  ///< some name is 64 bytes or longer
 };
+
+/// A String value for a configured name or literal: marked plain (copied as is by
+/// JSON encoders) when it needs no escaping. Views `text`, which must outlive it.
+runtime::data::Value text_value(std::string_view text);
 
 /// Java's String.split(sep) for a one-character separator: trailing empty parts are
 /// dropped (`"a:"` -> {"a"}), leading and inner ones kept.

@@ -17,7 +17,7 @@ const ConfigDef& ByteArrayConverter::config_def() {
 
 ByteArrayConverter::ByteArrayConverter(const Config&, bool) {}
 
-void ByteArrayConverter::to_connect(std::optional<std::string_view> bytes, DecodedBatch& batch,
+void ByteArrayConverter::to_connect(const std::optional<std::string_view>& bytes, DecodedBatch& batch,
                                     Value& out, const Schema*& schema) {
   schema = batch.retain(schemas::of(Type::Bytes, true));
   out = bytes ? Value::bytes(*bytes) : Value();

@@ -34,7 +34,7 @@ public:
   /// `batch`. `bytes` must stay valid as long as `batch` (RecordCodec passes views
   /// into `batch.raw()`): converters view them instead of copying where they can.
   /// Throws data::DataError for malformed input.
-  virtual void to_connect(std::optional<std::string_view> bytes, data::DecodedBatch& batch,
+  virtual void to_connect(const std::optional<std::string_view>& bytes, data::DecodedBatch& batch,
                           data::Value& out, const data::Schema*& schema) = 0;
 
   /// Serializes `v` (with `schema`, or schemaless when nullptr) by appending to

@@ -552,7 +552,15 @@ struct JsonConverter::Impl {
       case Kind::Int64: append_int(v.as_int(), out); return;
       case Kind::Float32: append_json_float(v.as_float32(), out); return;
       case Kind::Float64: append_json_double(v.as_double(), out); return;
-      case Kind::String: append_json_string(v.as_string(), out); return;
+      case Kind::String:
+        if (v.is_plain()) {
+          out += '"';
+          out += v.as_string();
+          out += '"';
+        } else {
+          append_json_string(v.as_string(), out);
+        }
+        return;
       case Kind::Bytes:
         b64.assign(1, '"');
         base64_encode(v.as_string(), b64);
@@ -591,8 +599,18 @@ struct JsonConverter::Impl {
           if (object_mode) {
             if (e.key.kind() != Kind::String)
               throw DataError("Invalid type for STRING: class " + std::string(java_class_name(e.key.kind())));
-            append_json_string(e.key.as_string(), out);
-            out += ':';
+            if (e.key.is_plain()) {
+              char* o = out.reserve(e.key.size() + 3);
+              *o++ = '"';
+              std::memcpy(o, e.key.as_string().data(), e.key.size());
+              o += e.key.size();
+              *o++ = '"';
+              *o++ = ':';
+              out.commit(o);
+            } else {
+              append_json_string(e.key.as_string(), out);
+              out += ':';
+            }
             write(&e.value, vs, out);
           } else {
             out += '[';
@@ -657,7 +675,7 @@ JsonConverter::JsonConverter(const Config& c, bool /*is_key*/)
 
 JsonConverter::~JsonConverter() = default;
 
-void JsonConverter::to_connect(std::optional<std::string_view> bytes, DecodedBatch& batch,
+void JsonConverter::to_connect(const std::optional<std::string_view>& bytes, DecodedBatch& batch,
                                Value& out, const Schema*& schema) {
   out = Value();
   schema = nullptr;

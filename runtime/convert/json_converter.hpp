@@ -36,7 +36,7 @@ public:
   ~JsonConverter() override;
 
   std::string_view class_name() const noexcept override { return class_name_v; }
-  void to_connect(std::optional<std::string_view> bytes, data::DecodedBatch& batch,
+  void to_connect(const std::optional<std::string_view>& bytes, data::DecodedBatch& batch,
                   data::Value& out, const data::Schema*& schema) override;
   bool from_connect(const data::Value& v, const data::Schema* schema, std::string& out) override;
 

@@ -69,6 +69,23 @@ void append_utf8(uint32_t cp, char*& out) {
   }
 }
 
+// Most records are ASCII: checking that is cheaper than the general UTF-8 validator.
+bool is_ascii(std::string_view s) {
+  const char* p = s.data();
+  const char* end = p + s.size();
+#if defined(__SSE2__)
+  __m128i acc = _mm_setzero_si128();
+  for (; end - p >= 16; p += 16)
+    acc = _mm_or_si128(acc, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  if (_mm_movemask_epi8(acc) != 0)
+    return false;
+#endif
+  uint8_t rest = 0;
+  for (; p < end; ++p)
+    rest |= static_cast<uint8_t>(*p);
+  return rest < 0x80;
+}
+
 } // namespace
 
 struct FastJsonDecoder::Impl {
@@ -85,11 +102,12 @@ struct FastJsonDecoder::Impl {
   }
 
   void skip_ws() {
-    while (p < end && whitespace[static_cast<uint8_t>(*p)])
+    // Compact JSON has no whitespace: one compare settles the common case.
+    while (p < end && static_cast<uint8_t>(*p) <= ' ' && whitespace[static_cast<uint8_t>(*p)])
       ++p;
   }
 
-  // After the opening quote. Returns the string's text: a view of the input when it
+  // After the opening quote. Returns the string: a (plain) view of the input when it
   // has no escapes, else its unescaped copy in the arena.
   // Advances p to the first quote, backslash or control character (or end).
   void scan_plain() {
@@ -110,13 +128,13 @@ struct FastJsonDecoder::Impl {
       ++p;
   }
 
-  std::string_view string() {
+  Value string() {
     const char* start = p;
     scan_plain();
     if (p >= end)
       fail("unterminated string");
-    if (*p == '"')
-      return {start, static_cast<size_t>(p++ - start)};
+    if (*p == '"') // no escapes, no control characters: view it, and say so
+      return Value::plain_string({start, static_cast<size_t>(p++ - start)});
     if (*p != '\\')
       fail("illegal unquoted control character in string");
     // Escapes: the unescaped text is never longer than the escaped one.
@@ -136,7 +154,7 @@ struct FastJsonDecoder::Impl {
       char c = *p;
       if (c == '"') {
         ++p;
-        return {out, static_cast<size_t>(o - out)};
+        return Value::string({out, static_cast<size_t>(o - out)});
       }
       if (static_cast<uint8_t>(c) < 0x20)
         fail("illegal unquoted control character in string");
@@ -254,7 +272,7 @@ struct FastJsonDecoder::Impl {
     switch (*p) {
       case '{': return object(depth + 1, 0);
       case '[': return array(depth + 1);
-      case '"': ++p; return Value::string(string());
+      case '"': ++p; return string();
       case 't': literal("true", 4); return Value::boolean(true);
       case 'f': literal("false", 5); return Value::boolean(false);
       case 'n': literal("null", 4); return Value();
@@ -282,7 +300,7 @@ struct FastJsonDecoder::Impl {
         // The entry goes onto the stack before its value is parsed: a key kept in a
         // local across the call would be spilled and reloaded, a store-forwarding stall.
         size_t slot = entries.size();
-        entries.push_back({Value::string(string()), Value()});
+        entries.push_back({string(), Value()});
         skip_ws();
         if (p >= end || *p != ':')
           fail("':' expected");
@@ -343,7 +361,7 @@ Value FastJsonDecoder::decode(std::string_view bytes, Arena& arena) {
   m.begin = m.p = bytes.data();
   m.end = bytes.data() + bytes.size();
   m.arena = &arena;
-  if (!simdjson::validate_utf8(bytes.data(), bytes.size()))
+  if (!is_ascii(bytes) && !simdjson::validate_utf8(bytes.data(), bytes.size()))
     m.fail("invalid UTF-8");
   try {
     m.skip_ws();

@@ -23,7 +23,7 @@ const ConfigDef& StringConverter::config_def() {
 
 StringConverter::StringConverter(const Config&, bool) {}
 
-void StringConverter::to_connect(std::optional<std::string_view> bytes, DecodedBatch& batch,
+void StringConverter::to_connect(const std::optional<std::string_view>& bytes, DecodedBatch& batch,
                                  Value& out, const Schema*& schema) {
   schema = batch.retain(schemas::optional_string());
   if (!bytes) {

@@ -17,7 +17,7 @@ public:
 
   std::string_view class_name() const noexcept override { return class_name_v; }
   /// Views the raw bytes without copying when they lie in the batch's raw arena.
-  void to_connect(std::optional<std::string_view> bytes, data::DecodedBatch& batch,
+  void to_connect(const std::optional<std::string_view>& bytes, data::DecodedBatch& batch,
                   data::Value& out, const data::Schema*& schema) override;
   bool from_connect(const data::Value& v, const data::Schema* schema, std::string& out) override;
 };

@@ -109,27 +109,14 @@ Value Value::map_of(Arena& arena, std::span<const MapEntry> entries, uint32_t sl
   return v;
 }
 
-Value* Value::find(std::string_view key) const noexcept {
-  // Compare lengths and the first and last bytes before calling memcmp: most probes
-  // are misses between short keys.
-  const size_t n = key.size();
-  for (uint32_t i = 0, end = size(); i < end; ++i) {
-    auto& e = u_.entries[i];
-    if (e.key.size() != n || e.key.kind() != Kind::String)
-      continue;
-    const char* k = e.key.u_.s;
-    if (n == 0 || (k[0] == key[0] && k[n - 1] == key[n - 1] && std::memcmp(k, key.data(), n) == 0))
-      return &e.value;
-  }
-  return nullptr;
-}
+void Value::put(Arena& arena, std::string_view key, Value v) { put(arena, Value::string(key), v); }
 
-void Value::put(Arena& arena, std::string_view key, Value v) {
-  if (auto* existing = find(key)) {
+void Value::put(Arena& arena, Value key, Value v) {
+  if (auto* existing = find(key.as_string())) {
     *existing = v;
     return;
   }
-  append(arena, Value::string(key), v);
+  append(arena, key, v);
 }
 
 

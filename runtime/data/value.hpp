@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,6 +29,32 @@
 #include "runtime/data/arena.hpp"
 
 namespace weir::runtime::data {
+
+/// Byte equality for short strings without a call to memcmp (field names are short,
+/// and most lookups compare a handful of them per record).
+inline bool equal_bytes(const char* a, const char* b, size_t n) noexcept {
+  auto load8 = [](const char* p) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  };
+  auto load4 = [](const char* p) {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  };
+  if (n >= 8) {
+    if (n > 16)
+      return std::memcmp(a, b, n) == 0;
+    return load8(a) == load8(b) && load8(a + n - 8) == load8(b + n - 8);
+  }
+  if (n >= 4)
+    return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+  for (size_t i = 0; i < n; ++i)
+    if (a[i] != b[i])
+      return false;
+  return true;
+}
 
 class Schema;
 struct MapEntry;
@@ -58,6 +85,14 @@ public:
   /// A string viewing `s` (not copied: see the lifetime rules above).
   static Value string(std::string_view s) noexcept { return view(Kind::String, s); }
   static Value bytes(std::string_view s) noexcept { return view(Kind::Bytes, s); }
+  /// A string known to need no JSON escaping (no quote, backslash or control
+  /// character): encoders copy it as is. Decoders mark the strings they view in place.
+  static Value plain_string(std::string_view s) noexcept {
+    Value v = view(Kind::String, s);
+    v.meta_ |= plain_flag;
+    return v;
+  }
+  bool is_plain() const noexcept { return (meta_ & plain_flag) != 0; }
   /// Empty containers with room for `capacity` elements.
   static Value array(Arena& arena, uint32_t capacity);
   static Value map(Arena& arena, uint32_t capacity);
@@ -67,7 +102,7 @@ public:
   /// A struct of `schema` (a Struct schema) with every field null.
   static Value structure(Arena& arena, const Schema& schema);
 
-  Kind kind() const noexcept { return static_cast<Kind>(meta_ >> 32); }
+  Kind kind() const noexcept { return static_cast<Kind>((meta_ >> 32) & 0xFF); }
   bool is_null() const noexcept { return kind() == Kind::Null; }
   bool is_integer() const noexcept { return kind() >= Kind::Int8 && kind() <= Kind::Int64; }
   bool is_floating() const noexcept { return kind() == Kind::Float32 || kind() == Kind::Float64; }
@@ -95,10 +130,20 @@ public:
   // Maps (Connect maps may have keys of any kind; JSON objects have string keys).
   std::span<MapEntry> entries() const noexcept;
   /// The value under a string key, or nullptr.
-  Value* find(std::string_view key) const noexcept;
+  Value* find(std::string_view key) const noexcept {
+    // One compare of the meta word (kind and length) rejects most entries.
+    const uint64_t want = (static_cast<uint64_t>(Kind::String) << 32) | key.size();
+    MapEntry* e = u_.entries;
+    for (uint32_t i = 0, n = size(); i < n; ++i)
+      if ((entry_key_meta(e, i) & ~plain_flag) == want && equal_bytes(entry_key_text(e, i), key.data(), key.size()))
+        return entry_value(e, i);
+    return nullptr;
+  }
   /// Sets a string key (its bytes must live as long as the batch: arena, static, or
   /// an owner the batch keeps alive).
   void put(Arena& arena, std::string_view key, Value v);
+  /// Same, with a ready-made String key (e.g. a plain_string an SMT prepared once).
+  void put(Arena& arena, Value key, Value v);
   /// Appends an entry without checking for an existing key.
   void append(Arena& arena, Value key, Value v);  // defined after MapEntry
   /// Removes a string key; false when absent. Keeps the order of the other entries.
@@ -121,6 +166,10 @@ public:
 private:
   explicit constexpr Value(Kind k) noexcept : meta_(static_cast<uint64_t>(k) << 32) {}
   void set_size(uint32_t n) noexcept { meta_ = (meta_ & ~uint64_t{0xFFFFFFFF}) | n; }
+  // MapEntry is incomplete here; these are defined after it.
+  static uint64_t entry_key_meta(const MapEntry* e, uint32_t i) noexcept;
+  static const char* entry_key_text(const MapEntry* e, uint32_t i) noexcept;
+  static Value* entry_value(MapEntry* e, uint32_t i) noexcept;
   // The word before a container's elements.
   union Header {
     uint64_t capacity;    ///< arrays and maps
@@ -150,6 +199,7 @@ private:
   // which compilers keep in registers and store whole (no byte-wise temporaries
   // reloaded as vectors: those defeat store forwarding).
   uint64_t meta_ = 0;
+  static constexpr uint64_t plain_flag = uint64_t{1} << 40;
 };
 
 struct MapEntry {
@@ -158,6 +208,9 @@ struct MapEntry {
 };
 
 inline std::span<MapEntry> Value::entries() const noexcept { return {u_.entries, size()}; }
+inline uint64_t Value::entry_key_meta(const MapEntry* e, uint32_t i) noexcept { return e[i].key.meta_; }
+inline const char* Value::entry_key_text(const MapEntry* e, uint32_t i) noexcept { return e[i].key.u_.s; }
+inline Value* Value::entry_value(MapEntry* e, uint32_t i) noexcept { return &e[i].value; }
 
 inline void Value::append(Arena& arena, Value key, Value v) {
   if (size() == capacity()) [[unlikely]]
