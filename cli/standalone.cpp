@@ -80,6 +80,7 @@ struct Connector {
   std::vector<actors::SinkTask> tasks;
   std::vector<actors::StageStats> source_stats, sink_stats;
   uint64_t last_written = 0;
+  int32_t partitions = -1; ///< of its topics, when known at start (not for topics.regex)
 };
 
 /// Loads, resolves and validates one connector file; every problem names its key.
@@ -107,7 +108,7 @@ Connector load_connector(const std::string& path) {
 
 /// The seed lesson's partition bottleneck, said up front: a sink cannot use more
 /// tasks than its topics have partitions.
-void warn_about_idle_tasks(const Connector& c, const std::map<std::string, std::string>& worker) {
+void warn_about_idle_tasks(Connector& c, const std::map<std::string, std::string>& worker) {
   auto topics = runtime::pipeline::parse_sink_settings(c.config, c.plugin->definition()).topics;
   if (topics.size() == 1 && topics[0].starts_with("^"))
     return;
@@ -119,6 +120,7 @@ void warn_about_idle_tasks(const Connector& c, const std::map<std::string, std::
       return; // not created yet: nothing to say
     partitions += *n;
   }
+  c.partitions = partitions;
   if (c.tasks_max > partitions)
     spdlog::warn("connector {}: tasks.max={} but its topics have {} partition(s): {} task(s) "
                  "will be idle. Set tasks.max <= {}.",
@@ -157,7 +159,10 @@ void report(caf::scoped_actor& self, Connector& c, runtime::state::StandaloneSto
       ++failed;
     else if (src.partitions == 0) {
       ++idle;
-      trace = "idle: no partition assigned (tasks.max is above the topics' partition count)";
+      trace = c.partitions >= 0
+                ? "idle: no partition assigned (tasks.max=" + std::to_string(c.tasks_max)
+                    + " but the topics have " + std::to_string(c.partitions) + " partition(s))"
+                : "idle: no partition assigned (tasks.max is above the topics' partition count)";
     }
     state.set_task_status(c.name, static_cast<int>(t), task_state, trace);
   }
