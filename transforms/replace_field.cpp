@@ -75,6 +75,8 @@ ReplaceField::ReplaceField(const Config& c, Side side)
     add((*renames_)[i].second, rename_target);
   }
   names_ = NameTable(std::move(names));
+  for (const auto& r : *renames_)
+    rename_keys_.push_back(text_value(r.second));
 }
 
 bool ReplaceField::keep(std::string_view field) const noexcept {
@@ -143,7 +145,7 @@ bool ReplaceField::apply(const RecordView& r) {
       if (merge(entries, out, to, i))
         continue;
       entries[out].value = entries[i].value;
-      entries[out].key = text_value(to);
+      entries[out].key = rename_keys_[static_cast<size_t>(info.rename)];
       ++out;
     }
     map.truncate(out);

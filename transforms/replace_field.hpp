@@ -50,6 +50,7 @@ private:
   bool has_include_ = false;
   using Renames = std::vector<std::pair<std::string, std::string>>;
   std::shared_ptr<Renames> renames_ = std::make_shared<Renames>(); ///< records view the new names
+  std::vector<runtime::data::Value> rename_keys_; ///< the new names as map keys (views *renames_)
   bool replace_null_with_default_;
   runtime::data::SchemaCache cache_;
 };

@@ -125,24 +125,20 @@ void RecordCodec::encode(DecodedBatch& in, Batch& out) {
     auto& rec = in[i];
     if (!rec.live())
       continue;
-    bool has_key, has_value;
+    std::optional<std::string_view> key, value;
     try {
-      key_buf_.clear();
-      has_key = key_->from_connect(rec.key, rec.key_schema, key_buf_);
+      key = key_->serialize(rec.key, rec.key_schema);
     } catch (const std::exception& e) {
       in.fail(i, ErrorStage::KeyConverter, key_->class_name(), e);
       continue;
     }
     try {
-      value_buf_.clear();
-      has_value = value_->from_connect(rec.value, rec.value_schema, value_buf_);
+      value = value_->serialize(rec.value, rec.value_schema);
     } catch (const std::exception& e) {
       in.fail(i, ErrorStage::ValueConverter, value_->class_name(), e);
       continue;
     }
-    out.append(rec.topic, rec.partition, rec.offset, rec.timestamp,
-               has_key ? std::optional<std::string_view>(key_buf_) : std::nullopt,
-               has_value ? std::optional<std::string_view>(value_buf_) : std::nullopt);
+    out.append(rec.topic, rec.partition, rec.offset, rec.timestamp, key, value);
     for (const auto& h : rec.headers) {
       if (h.value.is_null()) {
         out.add_header(h.key, std::nullopt);

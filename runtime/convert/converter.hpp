@@ -41,6 +41,20 @@ public:
   /// `out`; returns false when the result is a Kafka null (nothing appended).
   /// Throws data::DataError when the value cannot be serialized.
   virtual bool from_connect(const data::Value& v, const data::Schema* schema, std::string& out) = 0;
+
+  /// Like from_connect, into a buffer the converter owns: the view is valid until the
+  /// next call on this converter. std::nullopt for a Kafka null. The batch encoder
+  /// uses this to copy each record's bytes once (converters may override it to skip
+  /// their own intermediate copy).
+  virtual std::optional<std::string_view> serialize(const data::Value& v, const data::Schema* schema) {
+    scratch_.clear();
+    if (!from_connect(v, schema, scratch_))
+      return std::nullopt;
+    return std::string_view(scratch_);
+  }
+
+private:
+  std::string scratch_;
 };
 
 /// A converter's registry entry.
@@ -88,7 +102,7 @@ public:
 private:
   std::unique_ptr<Converter> key_;
   std::unique_ptr<Converter> value_;
-  std::string key_buf_, value_buf_, header_buf_;
+  std::string header_buf_;
 };
 
 } // namespace weir::runtime::convert

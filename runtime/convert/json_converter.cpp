@@ -719,9 +719,9 @@ void JsonConverter::to_connect(const std::optional<std::string_view>& bytes, Dec
   schema = batch.retain(s);
 }
 
-bool JsonConverter::from_connect(const Value& v, const Schema* schema, std::string& out) {
+std::optional<std::string_view> JsonConverter::serialize(const Value& v, const Schema* schema) {
   if (schema == nullptr && v.is_null())
-    return false;
+    return std::nullopt;
   auto& b = impl_->wbuf;
   b.clear();
   if (!options_.schemas_enable) {
@@ -736,7 +736,14 @@ bool JsonConverter::from_connect(const Value& v, const Schema* schema, std::stri
     impl_->write(&v, schema, b);
     b += '}';
   }
-  out.append(b.view());
+  return b.view();
+}
+
+bool JsonConverter::from_connect(const Value& v, const Schema* schema, std::string& out) {
+  auto bytes = serialize(v, schema);
+  if (!bytes)
+    return false;
+  out.append(*bytes);
   return true;
 }
 

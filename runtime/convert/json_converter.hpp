@@ -39,6 +39,7 @@ public:
   void to_connect(const std::optional<std::string_view>& bytes, data::DecodedBatch& batch,
                   data::Value& out, const data::Schema*& schema) override;
   bool from_connect(const data::Value& v, const data::Schema* schema, std::string& out) override;
+  std::optional<std::string_view> serialize(const data::Value& v, const data::Schema* schema) override;
 
   /// A schema parsed from its JSON form (JsonConverter.asConnectSchema), interned:
   /// the same text gives the same object. Throws data::DataError.

@@ -86,6 +86,27 @@ bool is_ascii(std::string_view s) {
   return rest < 0x80;
 }
 
+// A stack of T that is appended by value. Values arrive in registers and are stored
+// whole; std::vector::push_back(const T&) would spill them to a temporary first and
+// copy it with a wide load, which stalls on store forwarding.
+template <class T>
+class Stack {
+public:
+  size_t size() const noexcept { return size_; }
+  T* data() noexcept { return data_.data(); }
+  T& operator[](size_t i) noexcept { return data_[i]; }
+  T& push() {
+    if (size_ == data_.size()) [[unlikely]]
+      data_.resize(data_.empty() ? 64 : data_.size() * 2);
+    return data_[size_++];
+  }
+  void resize(size_t n) noexcept { size_ = n; }
+
+private:
+  std::vector<T> data_;
+  size_t size_ = 0;
+};
+
 } // namespace
 
 struct FastJsonDecoder::Impl {
@@ -93,8 +114,8 @@ struct FastJsonDecoder::Impl {
   const char* end = nullptr;
   const char* begin = nullptr;
   Arena* arena = nullptr;
-  std::vector<MapEntry> entries; ///< stack of object entries under construction
-  std::vector<Value> items;      ///< stack of array items under construction
+  Stack<MapEntry> entries; ///< object entries under construction
+  Stack<Value> items;      ///< array items under construction
 
   [[noreturn]] void fail(const char* what) const {
     throw DataError("Converting byte[] to Kafka Connect data failed due to serialization error: " + std::string(what)
@@ -107,10 +128,8 @@ struct FastJsonDecoder::Impl {
       ++p;
   }
 
-  // After the opening quote. Returns the string: a (plain) view of the input when it
-  // has no escapes, else its unescaped copy in the arena.
   // Advances p to the first quote, backslash or control character (or end).
-  void scan_plain() {
+  [[gnu::always_inline]] inline void scan_plain() {
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
     while (end - p >= 16) {
@@ -128,13 +147,19 @@ struct FastJsonDecoder::Impl {
       ++p;
   }
 
-  Value string() {
+  // After the opening quote. Returns the string: a (plain) view of the input when it
+  // has no escapes (the common case, inlined), else its unescaped copy in the arena.
+  [[gnu::always_inline]] inline Value string() {
     const char* start = p;
     scan_plain();
+    if (p < end && *p == '"') [[likely]]
+      return Value::plain_string({start, static_cast<size_t>(p++ - start)});
+    return escaped_string(start);
+  }
+
+  [[gnu::noinline]] Value escaped_string(const char* start) {
     if (p >= end)
       fail("unterminated string");
-    if (*p == '"') // no escapes, no control characters: view it, and say so
-      return Value::plain_string({start, static_cast<size_t>(p++ - start)});
     if (*p != '\\')
       fail("illegal unquoted control character in string");
     // Escapes: the unescaped text is never longer than the escaped one.
@@ -300,7 +325,11 @@ struct FastJsonDecoder::Impl {
         // The entry goes onto the stack before its value is parsed: a key kept in a
         // local across the call would be spilled and reloaded, a store-forwarding stall.
         size_t slot = entries.size();
-        entries.push_back({string(), Value()});
+        {
+          Value key = string();
+          MapEntry& e = entries.push();
+          e.key = key;
+        }
         skip_ws();
         if (p >= end || *p != ':')
           fail("':' expected");
@@ -319,7 +348,7 @@ struct FastJsonDecoder::Impl {
         fail("',' or '}' expected");
       }
     }
-    Value m = Value::map_of(*arena, std::span(entries).subspan(base), slack);
+    Value m = Value::map_of(*arena, std::span<const MapEntry>(entries.data() + base, entries.size() - base), slack);
     entries.resize(base);
     return m;
   }
@@ -334,7 +363,8 @@ struct FastJsonDecoder::Impl {
       ++p;
     } else {
       while (true) {
-        items.push_back(value(depth));
+        Value v = value(depth);
+        items.push() = v;
         skip_ws();
         if (p < end && *p == ',') {
           ++p;
@@ -347,7 +377,7 @@ struct FastJsonDecoder::Impl {
         fail("',' or ']' expected");
       }
     }
-    Value a = Value::array_of(*arena, std::span(items).subspan(base));
+    Value a = Value::array_of(*arena, std::span<const Value>(items.data() + base, items.size() - base));
     items.resize(base);
     return a;
   }
@@ -371,8 +401,8 @@ Value FastJsonDecoder::decode(std::string_view bytes, Arena& arena) {
       m.fail("trailing content");
     return out;
   } catch (...) {
-    m.entries.clear();
-    m.items.clear();
+    m.entries.resize(0);
+    m.items.resize(0);
     throw;
   }
 }

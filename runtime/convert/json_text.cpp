@@ -28,66 +28,81 @@ constexpr auto escape_table = [] {
 
 // Shortest digits and decimal exponent of a finite non-zero value: value = 0.d1d2... * 10^exp10
 // expressed as digits "d1d2..." and `point`, the position of the decimal point.
+// Java's Double/Float.toString at `o` (room for 32 bytes); returns the end.
 template <class F>
-void java_format(F v, std::string& out) {
+char* java_format(F v, char* o) {
+  auto put = [&](std::string_view t) {
+    std::memcpy(o, t.data(), t.size());
+    o += t.size();
+  };
   if (std::isnan(v)) {
-    out += "NaN";
-    return;
+    put("NaN");
+    return o;
   }
   if (std::isinf(v)) {
-    out += v < 0 ? "-Infinity" : "Infinity";
-    return;
+    put(v < 0 ? "-Infinity" : "Infinity");
+    return o;
   }
   if (v == 0) {
-    out += std::signbit(v) ? "-0.0" : "0.0";
-    return;
+    put(std::signbit(v) ? "-0.0" : "0.0");
+    return o;
   }
-  char buf[64];
+  // Shortest round-trip digits, then Java's layout of them.
+  char buf[48];
   auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  // buf: [-]d[.ddd]e(+|-)xx
-  std::string_view s(buf, static_cast<size_t>(r.ptr - buf));
-  bool negative = s[0] == '-';
-  if (negative)
-    s.remove_prefix(1);
-  auto e = s.find('e');
-  std::string_view mantissa = s.substr(0, e);
-  int exp = std::atoi(std::string(s.substr(e + 1)).c_str());
+  const char* p = buf;
+  if (*p == '-') {
+    *o++ = '-';
+    ++p;
+  }
   char digits[32];
   size_t n = 0;
-  for (char c : mantissa)
-    if (c != '.')
-      digits[n++] = c;
+  for (; p < r.ptr && *p != 'e'; ++p)
+    if (*p != '.')
+      digits[n++] = *p;
+  int exp = 0;
+  std::from_chars(p + 1 + (p[1] == '+' ? 1 : 0), r.ptr, exp);
   while (n > 1 && digits[n - 1] == '0')
     --n;
-  if (negative)
-    out += '-';
   double a = std::fabs(static_cast<double>(v));
   if (a >= 1e-3 && a < 1e7) {
-    // Plain notation with at least one digit after the point.
     if (exp >= 0) {
-      size_t int_digits = static_cast<size_t>(exp) + 1;
+      auto int_digits = static_cast<size_t>(exp) + 1;
       for (size_t i = 0; i < int_digits; ++i)
-        out += i < n ? digits[i] : '0';
-      out += '.';
-      if (n > int_digits)
-        out.append(digits + int_digits, n - int_digits);
-      else
-        out += '0';
+        *o++ = i < n ? digits[i] : '0';
+      *o++ = '.';
+      if (n > int_digits) {
+        std::memcpy(o, digits + int_digits, n - int_digits);
+        o += n - int_digits;
+      } else {
+        *o++ = '0';
+      }
     } else {
-      out += "0.";
-      out.append(static_cast<size_t>(-exp - 1), '0');
-      out.append(digits, n);
+      *o++ = '0';
+      *o++ = '.';
+      for (int i = 0; i < -exp - 1; ++i)
+        *o++ = '0';
+      std::memcpy(o, digits, n);
+      o += n;
     }
-    return;
+    return o;
   }
-  out += digits[0];
-  out += '.';
-  if (n > 1)
-    out.append(digits + 1, n - 1);
-  else
-    out += '0';
-  out += 'E';
-  out += std::to_string(exp);
+  *o++ = digits[0];
+  *o++ = '.';
+  if (n > 1) {
+    std::memcpy(o, digits + 1, n - 1);
+    o += n - 1;
+  } else {
+    *o++ = '0';
+  }
+  *o++ = 'E';
+  return std::to_chars(o, o + 8, exp).ptr;
+}
+
+template <class F>
+void java_format(F v, std::string& out) {
+  char buf[40];
+  out.append(buf, java_format(v, buf));
 }
 
 } // namespace
@@ -176,17 +191,27 @@ void append_int(int64_t i, JsonBuffer& out) {
 }
 
 void append_json_double(double d, JsonBuffer& out) {
-  thread_local std::string tmp;
-  tmp.clear();
-  append_json_double(d, tmp);
-  out += tmp;
+  char* o = out.reserve(48);
+  if (!std::isfinite(d)) {
+    *o++ = '"';
+    o = java_format(d, o);
+    *o++ = '"';
+  } else {
+    o = java_format(d, o);
+  }
+  out.commit(o);
 }
 
 void append_json_float(float f, JsonBuffer& out) {
-  thread_local std::string tmp;
-  tmp.clear();
-  append_json_float(f, tmp);
-  out += tmp;
+  char* o = out.reserve(48);
+  if (!std::isfinite(f)) {
+    *o++ = '"';
+    o = java_format(f, o);
+    *o++ = '"';
+  } else {
+    o = java_format(f, o);
+  }
+  out.commit(o);
 }
 
 void append_java_double(double d, std::string& out) { java_format(d, out); }
