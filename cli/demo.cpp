@@ -1,7 +1,8 @@
 // `weir demo`: the quickstart on the embedded Kafka (librdkafka's mock cluster),
 // with no external service. Generated user events go through a producer actor
-// into a topic; a sink pipeline (consumer -> sink writer, as credit-linked actors)
-// reads them back and writes them to a file, committing offsets as it goes.
+// into a topic; a FileStreamSink connector's task (consumer -> one actor per SMT ->
+// sink writer, credit-linked) reads them back, transforms them and writes them to
+// a file, committing offsets as it goes.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,10 +19,10 @@
 #include "actors/producer.hpp"
 #include "actors/stage.hpp"
 #include "cli/commands.hpp"
-#include "connectors/file/file_sink_writer.hpp"
+#include "actors/sink_task.hpp"
+#include "connectors/registry.hpp"
 #include "runtime/kafka/admin.hpp"
 #include "runtime/kafka/embedded_cluster.hpp"
-#include "runtime/pipeline/kafka_source.hpp"
 
 namespace weir::cli {
 
@@ -90,8 +91,8 @@ int run_demo(const Options& opt) {
   auto output = (fs::path{opt.output_dir} / "user-events.jsonl").string();
   fs::remove(output);
 
-  std::printf("weir demo: %llu user events -> embedded Kafka (%d partitions) -> consumer actor"
-              " -> sink writer actor -> %s\n",
+  std::printf("weir demo: %llu user events -> Kafka topic (%d partitions) -> consumer actor"
+              " -> InsertField actor -> MaskField actor -> FileStreamSink actor -> %s\n",
               static_cast<unsigned long long>(opt.records), opt.partitions, output.c_str());
   const std::string topic = "user-events";
   const runtime::kafka::Properties client{{"bootstrap.servers", opt.bootstrap}};
@@ -115,18 +116,30 @@ int run_demo(const Options& opt) {
   actors::spawn_source(
     sys, {"datagen", std::make_shared<UserEvents>(topic, opt.records), producer, 512u << 10});
 
-  // Sink pipeline: consumer (group connect-demo-sink) -> file sink writer.
-  runtime::pipeline::KafkaSource::Options consumer_opts;
-  consumer_opts.consumer = client;
-  consumer_opts.consumer["group.id"] = "connect-demo-sink";
-  consumer_opts.topics = {topic};
-  auto writer = std::make_shared<connectors::file::FileSinkWriter>(output);
-  auto sink = actors::spawn_stage(sys, {"file-sink", writer, {}, {4, 4u << 20}, {}});
-  auto consumer_source = std::make_shared<runtime::pipeline::KafkaSource>(consumer_opts);
-  actors::SourceSpec consumer_spec{"consumer", consumer_source, sink, 1u << 20};
-  consumer_spec.idle_delay = 1ms;
-  consumer_spec.detached = true;
-  auto consumer = actors::spawn_source(sys, consumer_spec);
+  // The sink connector, exactly as `weir standalone` runs it: a FileStreamSink
+  // with two SMTs; its task is consumer -> InsertField -> MaskField -> writer actors.
+  std::map<std::string, std::string> connector{
+    {"name", "demo-sink"},
+    {"connector.class", "FileStreamSink"},
+    {"topics", topic},
+    {"file", output},
+    {"transforms", "addsrc,mask"},
+    {"transforms.addsrc.type", "org.apache.kafka.connect.transforms.InsertField$Value"},
+    {"transforms.addsrc.static.field", "pipeline"},
+    {"transforms.addsrc.static.value", "weir-demo"},
+    {"transforms.mask.type", "org.apache.kafka.connect.transforms.MaskField$Value"},
+    {"transforms.mask.fields", "email"},
+  };
+  std::map<std::string, std::string> worker{
+    {"bootstrap.servers", opt.bootstrap},
+    {"key.converter", "org.apache.kafka.connect.storage.StringConverter"},
+    {"value.converter", "org.apache.kafka.connect.json.JsonConverter"},
+    {"value.converter.schemas.enable", "false"},
+  };
+  auto task = actors::spawn_sink_task(
+    sys, {"demo-sink", 0, connectors::find_sink("FileStreamSink"), connector, worker});
+  auto consumer = task.source();
+  auto sink = task.sink();
   auto start = Clock::now();
   actors::StageStats prod, cons, snk;
   bool loaded = false;
@@ -158,7 +171,9 @@ int run_demo(const Options& opt) {
       break;
   }
   double secs = std::chrono::duration<double>(Clock::now() - start).count();
-  self->send_exit(consumer, caf::exit_reason::user_shutdown);
+  for (const auto& stage : task.stages)
+    self->send_exit(stage, caf::exit_reason::user_shutdown);
+  task.stages.clear(); // the actor system waits for detached actors' handles to go
 
   bool ok = snk.records_in == opt.records && prod.errors == 0 && snk.errors == 0;
   std::printf("\nsummary\n");
@@ -169,7 +184,7 @@ int run_demo(const Options& opt) {
               output.c_str());
   std::printf("  elapsed             %.2f s (%.0f records/s end to end)\n", secs,
               secs > 0 ? snk.records_in / secs : 0.0);
-  std::printf("  peak in flight      consumer->sink %u batches / %llu bytes (credit %u / %llu)\n",
+  std::printf("  peak in flight      consumer->first stage %u batches / %llu bytes (credit %u / %llu)\n",
               cons.out_max_in_flight.batches,
               static_cast<unsigned long long>(cons.out_max_in_flight.bytes),
               cons.out_capacity.batches, static_cast<unsigned long long>(cons.out_capacity.bytes));

@@ -38,8 +38,9 @@ SinkPlugin file_stream_sink() {
 /// Adapts the JDBC writer to the pipeline's SinkWriter interface.
 class JdbcWriter : public runtime::pipeline::SinkWriter {
 public:
-  JdbcWriter(jdbc::JdbcSinkConfig config, const std::string& connector, int task)
-    : writer_(std::move(config), connector, task) {}
+  JdbcWriter(jdbc::JdbcSinkConfig config, const std::string& connector, int task,
+             jdbc::JdbcSinkWriter::OnRecordError on_error)
+    : writer_(std::move(config), connector, task, on_error) {}
   void write(runtime::data::DecodedBatch& batch) override { writer_.write(batch); }
   std::vector<runtime::kafka::TopicPartitionOffset> stored_offsets() override {
     return writer_.stored_offsets();
@@ -60,9 +61,15 @@ SinkPlugin jdbc_sink() {
     },
     [](const std::map<std::string, std::string>& config, const std::string& connector, int task)
       -> std::unique_ptr<runtime::pipeline::SinkWriter> {
+      // Under errors.tolerance=none nothing past a rejected record may be committed:
+      // the writer stops there (rows and offsets before it are kept).
+      auto tolerance = config.find("errors.tolerance");
+      bool tolerate = tolerance != config.end() && tolerance->second == "all";
       return std::make_unique<JdbcWriter>(
         jdbc::JdbcSinkConfig::parse(config, runtime::pipeline::plugin_passthrough()), connector,
-        task);
+        task,
+        tolerate ? jdbc::JdbcSinkWriter::OnRecordError::Continue
+                 : jdbc::JdbcSinkWriter::OnRecordError::Stop);
     },
   };
 }
