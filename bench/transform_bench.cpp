@@ -14,6 +14,7 @@
 #include <ctime>
 #include <time.h>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -72,18 +73,22 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// Runs `pass` (which processes every record once) until `seconds` have passed, in
-// rounds; returns the best round's records per CPU second (least disturbed by noise).
-template <class Pass>
-double measure(size_t records, double seconds, Pass&& pass) {
-  pass(); // warm caches, arenas, schema caches
-  double best = 0;
+// Runs every path (each processes every record once) in turn, round after round,
+// until `seconds` have passed; returns each path's best round in records per CPU
+// second. Interleaving keeps the paths' conditions alike on a shared machine, so
+// their ratios hold even when absolute numbers move.
+std::vector<double> measure(size_t records, double seconds, const std::vector<std::function<void()>>& paths) {
+  std::vector<double> best(paths.size(), 0);
+  for (const auto& p : paths)
+    p(); // warm caches, arenas, schema caches
   auto end = clock_type::now() + std::chrono::duration<double>(seconds);
   do {
-    double t0 = thread_cpu_seconds();
-    pass();
-    double dt = thread_cpu_seconds() - t0;
-    best = std::max(best, static_cast<double>(records) / dt);
+    for (size_t i = 0; i < paths.size(); ++i) {
+      double t0 = thread_cpu_seconds();
+      paths[i]();
+      double dt = thread_cpu_seconds() - t0;
+      best[i] = std::max(best[i], static_cast<double>(records) / dt);
+    }
   } while (clock_type::now() < end);
   return best;
 }
@@ -140,21 +145,6 @@ int main(int argc, char** argv) {
   for (const auto& r : records)
     bytes += r.size();
 
-  // 1. Raw simdjson DOM parse of the same bytes, each record pre-padded (best case).
-  std::vector<simdjson::padded_string> padded;
-  padded.reserve(n);
-  for (const auto& r : records)
-    padded.emplace_back(r);
-  simdjson::dom::parser parser;
-  size_t sink = 0;
-  auto wanted = [&](const char* path) { return only.empty() || only == path; };
-  double raw_rate = !wanted("raw") ? 1 : measure(n, seconds, [&] {
-    for (const auto& p : padded) {
-      auto doc = parser.parse(p);
-      sink += doc.error() ? 0 : 1;
-    }
-  });
-
   // Batches as a Kafka consumer would hand them over.
   std::vector<Batch> batches;
   for (size_t i = 0; i < n; i += batch_size) {
@@ -173,46 +163,73 @@ int main(int argc, char** argv) {
   runtime::data::DecodedBatch decoded;
   Batch out;
   out.reserve(batch_size, batch_size * 256);
+  std::vector<simdjson::padded_string> padded;
+  padded.reserve(n);
+  for (const auto& r : records)
+    padded.emplace_back(r);
+  simdjson::dom::parser parser;
+  size_t sink = 0, errors = 0;
 
-  // 2. Converter decode only.
-  double decode_rate = !wanted("decode") ? 1 : measure(n, seconds, [&] {
-    for (auto& b : batches) {
-      codec.decode(std::move(b), decoded);
-      b = decoded.take_raw();
+  const char* names[] = {"raw", "decode", "codec", "chain", "full"};
+  std::vector<std::function<void()>> paths{
+      // 1. Raw simdjson DOM parse of the same bytes, each record pre-padded (its best case).
+      [&] {
+        for (const auto& p : padded) {
+          auto doc = parser.parse(p);
+          sink += doc.error() ? 0 : 1;
+        }
+      },
+      // 2. Converter decode into the value model only.
+      [&] {
+        for (auto& b : batches) {
+          codec.decode(std::move(b), decoded);
+          b = decoded.take_raw();
+        }
+      },
+      // 3. Decode and encode, no SMTs.
+      [&] {
+        for (auto& b : batches) {
+          codec.decode(std::move(b), decoded);
+          out.clear();
+          codec.encode(decoded, out);
+          b = decoded.take_raw();
+        }
+      },
+      // 4. Decode and the four SMTs, no encode.
+      [&] {
+        for (auto& b : batches) {
+          codec.decode(std::move(b), decoded);
+          chain.apply_all(decoded);
+          b = decoded.take_raw();
+        }
+      },
+      // 5. The whole path: decode, four SMTs, encode.
+      [&] {
+        for (auto& b : batches) {
+          codec.decode(std::move(b), decoded);
+          chain.apply_all(decoded);
+          out.clear();
+          codec.encode(decoded, out);
+          errors += decoded.errors().size();
+          b = decoded.take_raw();
+        }
+      },
+  };
+  // --only keeps one path (for profiling); the others report 0.
+  std::vector<std::function<void()>> selected;
+  std::vector<size_t> index;
+  for (size_t i = 0; i < paths.size(); ++i)
+    if (only.empty() || only == names[i]) {
+      selected.push_back(paths[i]);
+      index.push_back(i);
     }
-  });
-
-  // 3. Decode and the four SMTs, no encode.
-  double chain_rate = !wanted("chain") ? 1 : measure(n, seconds, [&] {
-    for (auto& b : batches) {
-      codec.decode(std::move(b), decoded);
-      chain.apply_all(decoded);
-      b = decoded.take_raw();
-    }
-  });
-
-  // 4. Decode and encode, no SMTs.
-  double codec_rate = !wanted("codec") ? 1 : measure(n, seconds, [&] {
-    for (auto& b : batches) {
-      codec.decode(std::move(b), decoded);
-      out.clear();
-      codec.encode(decoded, out);
-      b = decoded.take_raw();
-    }
-  });
-
-  // 5. The whole path: decode, four SMTs, encode.
-  size_t errors = 0;
-  double full_rate = !wanted("full") ? 1 : measure(n, seconds, [&] {
-    for (auto& b : batches) {
-      codec.decode(std::move(b), decoded);
-      chain.apply_all(decoded);
-      out.clear();
-      codec.encode(decoded, out);
-      errors += decoded.errors().size();
-      b = decoded.take_raw();
-    }
-  });
+  std::vector<double> rates(paths.size(), 0);
+  auto measured = measure(n, seconds, selected);
+  for (size_t i = 0; i < index.size(); ++i)
+    rates[index[i]] = measured[i];
+  double raw_rate = rates[0] > 0 ? rates[0] : 1, decode_rate = rates[1], codec_rate = rates[2],
+         chain_rate = rates[3], full_rate = rates[4];
+  auto wanted = [&](const char* path) { return only.empty() || only == path; };
   if (errors != 0 || (sink == 0 && wanted("raw"))) {
     std::cerr << "unexpected record errors: " << errors << "\n";
     return 1;
@@ -224,6 +241,8 @@ int main(int argc, char** argv) {
   table << "| path (one core, " << n << " records of " << bytes / n << " bytes avg) | M records/s | ns/record | vs raw parse |\n"
         << "| --- | ---: | ---: | ---: |\n";
   auto row = [&](const char* name, double rate) {
+    if (rate <= 0)
+      return;
     table << "| " << name << " | " << fmt(rate) << " | " << static_cast<int>(1e9 / rate + 0.5) << " | "
           << static_cast<int>(rate / raw_rate * 100 + 0.5) << "% |\n";
   };

@@ -92,7 +92,7 @@ bool InsertField::apply(const RecordView& r) {
   if (r.schema(side_) == nullptr) {
     Value& map = require_map(v, purpose);
     if (topic_)
-      map.put(arena, topic_->key, Value::string(r.topic()));
+      map.put(arena, topic_->key, Value::plain_string(r.topic())); // topic names never need escaping
     if (partition_ && r.partition())
       map.put(arena, partition_->key, Value::int32(*r.partition()));
     if (offset_) {
@@ -113,7 +113,7 @@ bool InsertField::apply(const RecordView& r) {
     out.fields()[f.index] = field_value(in, f, arena, replace_null_with_default_);
   auto set = [&](const std::optional<Spec>& spec, Value x) { *out.field(spec->name) = x; };
   if (topic_)
-    set(topic_, Value::string(r.topic()));
+    set(topic_, text_value(r.topic()));
   if (partition_ && r.partition())
     set(partition_, Value::int32(*r.partition()));
   if (offset_) {

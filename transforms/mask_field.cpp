@@ -69,7 +69,7 @@ Value MaskField::masked(const Value& v, const Schema* schema, const RecordView& 
       case Kind::Int64: return Value::integer(v.kind(), 0);
       case Kind::Float32: return Value::float32(0);
       case Kind::Float64: return Value::float64(0);
-      case Kind::String: return Value::string({});
+      case Kind::String: return Value::plain_string({});
       case Kind::Array: return Value::array(r.arena(), 0);
       case Kind::Map: return Value::map(r.arena(), 0);
       default: throw DataError("Cannot mask value of type: " + type_name());

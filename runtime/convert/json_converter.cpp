@@ -1,6 +1,7 @@
 #include "runtime/convert/json_converter.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <cstring>
 #include <unordered_map>
 
@@ -495,6 +496,63 @@ struct JsonConverter::Impl {
     return slot.second;
   }
 
+  // Schemaless values: the hot path of schemas.enable=false, without the schema
+  // checks; plain strings and keys are copied, everything else goes to write().
+  void write_schemaless(const Value& v, JsonBuffer& out) {
+    switch (v.kind()) {
+      case Kind::Map: {
+        for (const auto& e : v.entries())
+          if (!e.key.is_plain()) { // rare: a key to escape, or a non-string key
+            write(&v, nullptr, out);
+            return;
+          }
+        out += '{';
+        bool first = true;
+        for (const auto& e : v.entries()) {
+          const Value& x = e.value;
+          size_t ks = e.key.size();
+          char* o = out.reserve(ks + 5 + (x.is_plain() ? x.size() + 2 : 24));
+          if (!first)
+            *o++ = ',';
+          first = false;
+          *o++ = '"';
+          std::memcpy(o, e.key.as_string().data(), ks);
+          o += ks;
+          *o++ = '"';
+          *o++ = ':';
+          if (x.is_plain()) {
+            *o++ = '"';
+            std::memcpy(o, x.as_string().data(), x.size());
+            o += x.size();
+            *o++ = '"';
+            out.commit(o);
+          } else if (x.is_integer()) {
+            out.commit(std::to_chars(o, o + 24, x.as_int()).ptr);
+          } else {
+            out.commit(o);
+            write_schemaless(x, out);
+          }
+        }
+        out += '}';
+        return;
+      }
+      case Kind::Array: {
+        out += '[';
+        bool first = true;
+        for (const auto& x : v.items()) {
+          if (!first)
+            out += ',';
+          first = false;
+          write_schemaless(x, out);
+        }
+        out += ']';
+        return;
+      }
+      default:
+        write(&v, nullptr, out);
+    }
+  }
+
   void write(const Value* vp, const Schema* s, JsonBuffer& out) {
     const Value& v = *vp;
     if (v.is_null()) {
@@ -725,7 +783,10 @@ std::optional<std::string_view> JsonConverter::serialize(const Value& v, const S
   auto& b = impl_->wbuf;
   b.clear();
   if (!options_.schemas_enable) {
-    impl_->write(&v, schema, b);
+    if (schema == nullptr)
+      impl_->write_schemaless(v, b);
+    else
+      impl_->write(&v, schema, b);
   } else {
     b += "{\"schema\":";
     if (schema)

@@ -47,6 +47,18 @@ char* java_format(F v, char* o) {
     put(std::signbit(v) ? "-0.0" : "0.0");
     return o;
   }
+  double a0 = std::fabs(static_cast<double>(v));
+  if (a0 >= 1e-3 && a0 < 1e7) {
+    // Java prints this range in plain notation: the shortest fixed form, plus ".0"
+    // for whole numbers.
+    char* start = o;
+    o = std::to_chars(o, o + 32, v, std::chars_format::fixed).ptr;
+    if (std::memchr(start, '.', static_cast<size_t>(o - start)) == nullptr) {
+      *o++ = '.';
+      *o++ = '0';
+    }
+    return o;
+  }
   // Shortest round-trip digits, then Java's layout of them.
   char buf[48];
   auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);

@@ -93,15 +93,3 @@ const Schema* DecodedBatch::retain(const SchemaPtr& schema) {
 }
 
 } // namespace weir::runtime::data
-
-namespace weir::runtime::data {
-
-void DecodedBatch::keep_alive(const std::shared_ptr<const void>& owner) {
-  size_t n = kept_.size();
-  for (size_t k = 0; k < 4 && k < n; ++k)
-    if (kept_[n - 1 - k] == owner)
-      return;
-  kept_.push_back(owner);
-}
-
-} // namespace weir::runtime::data

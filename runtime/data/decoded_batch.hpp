@@ -158,7 +158,21 @@ public:
   /// Keeps any other owner alive while this batch lives: an SMT whose strings (field
   /// names, static values) records view instead of copying calls this per record
   /// (cheap: repeated owners are recognised).
-  void keep_alive(const std::shared_ptr<const void>& owner);
+  template <class T>
+  void keep_alive(const std::shared_ptr<T>& owner) {
+    // Compare raw pointers first: converting to shared_ptr<const void> costs two
+    // atomic operations, and the owner is almost always already kept.
+    if (!recently_kept(owner.get()))
+      kept_.push_back(owner);
+  }
+
+  bool recently_kept(const void* p) const noexcept {
+    size_t n = kept_.size();
+    for (size_t k = 0; k < 4 && k < n; ++k)
+      if (kept_[n - 1 - k].get() == p)
+        return true;
+    return false;
+  }
 
   /// Appends a record that has no raw counterpart (used when rebuilding from the wire).
   DecodedRecord& append_record(DecodedRecord r) { records_.push_back(r); return records_.back(); }
