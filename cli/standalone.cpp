@@ -226,9 +226,17 @@ int run_standalone(const Options& opt) {
   // Clean shutdown: sources stop reading, in-flight batches drain into the sinks,
   // the sinks' durable offsets are committed, then everything exits.
   spdlog::info("stopping: draining in-flight batches and committing offsets");
+  // A FAILED task has nothing to drain: its failed stage holds the batch it failed
+  // on (nothing past it may be committed), so it would never report done. Its
+  // actors just exit below; the consumer then commits what was durable.
   size_t running = 0;
   for (auto& c : connectors)
     for (auto& t : c.tasks) {
+      bool failed = false;
+      for (const auto& stage : t.stages)
+        failed = failed || ask(self, stage).state == "FAILED";
+      if (failed)
+        continue;
       self->send(t.source(), actors::stop_atom::value);
       ++running;
     }
