@@ -37,10 +37,10 @@ std::optional<InsertField::Spec> InsertField::parse_spec(const std::optional<std
     return std::nullopt;
   const std::string& s = *text;
   if (!s.empty() && s.back() == '?')
-    return Spec{s.substr(0, s.size() - 1), true};
+    return Spec{s.substr(0, s.size() - 1), true, {}};
   if (!s.empty() && s.back() == '!')
-    return Spec{s.substr(0, s.size() - 1), false};
-  return Spec{s, true};
+    return Spec{s.substr(0, s.size() - 1), false, {}};
+  return Spec{s, true, {}};
 }
 
 InsertField::InsertField(const Config& c, Side side)
@@ -92,7 +92,7 @@ bool InsertField::apply(const RecordView& r) {
   if (r.schema(side_) == nullptr) {
     Value& map = require_map(v, purpose);
     if (topic_)
-      map.put(arena, topic_->key, Value::plain_string(r.topic())); // topic names never need escaping
+      map.put(arena, topic_->key, text_value(r.topic()));
     if (partition_ && r.partition())
       map.put(arena, partition_->key, Value::int32(*r.partition()));
     if (offset_) {

@@ -49,18 +49,14 @@ void config_error(const std::string& key, std::string_view value, std::string_vi
   throw ConfigError(key, runtime::convert::invalid_value_message(key, value, reason));
 }
 
-Value& require_map(Value& v, std::string_view purpose) {
-  if (v.kind() != Kind::Map)
-    throw DataError("Only Map objects supported in absence of schema for [" + std::string(purpose)
-                    + "], found: " + std::string(java_class_name(v.kind())));
-  return v;
+void throw_require_map(const Value& v, std::string_view purpose) {
+  throw DataError("Only Map objects supported in absence of schema for [" + std::string(purpose)
+                  + "], found: " + std::string(java_class_name(v.kind())));
 }
 
-Value& require_struct(Value& v, std::string_view purpose) {
-  if (v.kind() != Kind::Struct)
-    throw DataError("Only Struct objects supported for [" + std::string(purpose)
-                    + "], found: " + std::string(java_class_name(v.kind())));
-  return v;
+void throw_require_struct(const Value& v, std::string_view purpose) {
+  throw DataError("Only Struct objects supported for [" + std::string(purpose)
+                  + "], found: " + std::string(java_class_name(v.kind())));
 }
 
 const Schema& require_schema(const Schema* s, std::string_view purpose) {

@@ -59,10 +59,21 @@ std::vector<std::string> java_split(std::string_view s, char sep);
 /// Throws ConfigError(key, "Invalid value VALUE for configuration KEY: REASON").
 [[noreturn]] void config_error(const std::string& key, std::string_view value, std::string_view reason);
 
+[[noreturn]] void throw_require_map(const runtime::data::Value& v, std::string_view purpose);
+[[noreturn]] void throw_require_struct(const runtime::data::Value& v, std::string_view purpose);
+
 /// Requirements.requireMap: the value must be a map (schemaless records).
-runtime::data::Value& require_map(runtime::data::Value& v, std::string_view purpose);
+inline runtime::data::Value& require_map(runtime::data::Value& v, std::string_view purpose) {
+  if (v.kind() != runtime::data::Kind::Map) [[unlikely]]
+    throw_require_map(v, purpose);
+  return v;
+}
 /// Requirements.requireStruct: the value must be a struct (schema'd records).
-runtime::data::Value& require_struct(runtime::data::Value& v, std::string_view purpose);
+inline runtime::data::Value& require_struct(runtime::data::Value& v, std::string_view purpose) {
+  if (v.kind() != runtime::data::Kind::Struct) [[unlikely]]
+    throw_require_struct(v, purpose);
+  return v;
+}
 /// Requirements.requireSchema.
 const runtime::data::Schema& require_schema(const runtime::data::Schema* s, std::string_view purpose);
 /// Requirements.requireSinkRecord: weir treats a record with a Kafka offset (>= 0) as

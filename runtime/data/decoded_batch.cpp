@@ -2,9 +2,6 @@
 
 namespace weir::runtime::data {
 
-RecordView::RecordView(DecodedBatch& batch, uint32_t index) noexcept
-    : batch_(&batch), rec_(&batch[index]), index_(index) {}
-
 Arena& RecordView::arena() const noexcept { return batch_->arena(); }
 
 std::optional<int32_t> RecordView::partition() const noexcept {

@@ -82,7 +82,7 @@ class DecodedBatch;
 /// A handle (like a pointer): a const RecordView still lets the record be changed.
 class RecordView {
 public:
-  RecordView(DecodedBatch& batch, uint32_t index) noexcept;
+  inline RecordView(DecodedBatch& batch, uint32_t index) noexcept;
 
   DecodedRecord& record() const noexcept { return *rec_; }
   uint32_t index() const noexcept { return index_; }
@@ -185,6 +185,9 @@ private:
   std::vector<std::shared_ptr<const void>> kept_;
   RecordErrors errors_;
 };
+
+inline RecordView::RecordView(DecodedBatch& batch, uint32_t index) noexcept
+    : batch_(&batch), rec_(&batch[index]), index_(index) {}
 
 /// The node-independent form of a DecodedBatch (see the file comment).
 struct DecodedBatchWire {
