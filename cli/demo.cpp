@@ -136,8 +136,12 @@ int run_demo(const Options& opt) {
     {"value.converter", "org.apache.kafka.connect.json.JsonConverter"},
     {"value.converter.schemas.enable", "false"},
   };
-  auto task = actors::spawn_sink_task(
-    sys, {"demo-sink", 0, connectors::find_sink("FileStreamSink"), connector, worker});
+  actors::SinkTaskSpec spec;
+  spec.connector = "demo-sink";
+  spec.plugin = connectors::find_sink("FileStreamSink");
+  spec.config = connector;
+  spec.worker_config = worker;
+  auto task = actors::spawn_sink_task(sys, spec);
   auto consumer = task.source();
   auto sink = task.sink();
   auto start = Clock::now();
