@@ -1,5 +1,8 @@
 #include "connectors/file/file_stream_sink.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -8,6 +11,13 @@
 
 namespace weir::connectors::file {
 
+namespace {
+
+/// Batches larger than this are written in several pieces, each ending on a line.
+constexpr std::size_t max_write = 4 << 20;
+
+} // namespace
+
 void define_file_stream_sink(ConfigDef& def) {
   def.define("file", ConfigType::String, "", Importance::High,
              "Destination filename. If not specified, the standard output will be used");
@@ -15,34 +25,50 @@ void define_file_stream_sink(ConfigDef& def) {
 
 FileStreamSinkWriter::FileStreamSinkWriter(const Config& config)
   : path_(config.get_string("file")) {
-  file_ = path_.empty() ? stdout : std::fopen(path_.c_str(), "a");
-  if (!file_)
+  fd_ = path_.empty() ? STDOUT_FILENO
+                      : ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd_ < 0)
     throw std::runtime_error("Couldn't find or create file '" + path_
                              + "' for FileStreamSinkTask: " + std::strerror(errno));
-  if (file_ != stdout)
-    std::setvbuf(file_, nullptr, _IOFBF, 1 << 20);
 }
 
 FileStreamSinkWriter::~FileStreamSinkWriter() {
-  if (file_ && file_ != stdout)
-    std::fclose(file_);
+  if (fd_ > STDERR_FILENO)
+    ::close(fd_);
 }
 
 void FileStreamSinkWriter::write(runtime::data::DecodedBatch& batch) {
+  lines_.clear();
   for (auto& r : batch.records()) {
     if (!r.live())
       continue;
-    line_.clear();
+    if (lines_.size() >= max_write) {
+      append(lines_.data(), lines_.size());
+      lines_.clear();
+    }
     if (r.value.is_null())
-      line_ = "null";
+      lines_ += "null";
     else
-      runtime::convert::append_java_to_string(r.value, r.value_schema, line_);
-    line_ += '\n';
-    if (std::fwrite(line_.data(), 1, line_.size(), file_) != line_.size())
-      throw std::runtime_error("cannot write to " + path_ + ": " + std::strerror(errno));
+      runtime::convert::append_java_to_string(r.value, r.value_schema, lines_);
+    lines_ += '\n';
   }
-  if (std::fflush(file_) != 0)
-    throw std::runtime_error("cannot flush " + path_ + ": " + std::strerror(errno));
+  append(lines_.data(), lines_.size());
+}
+
+void FileStreamSinkWriter::append(const char* data, std::size_t size) {
+  // A regular file takes the whole buffer in one write; the loop covers pipes and
+  // terminals (standard output), where short writes are possible.
+  while (size > 0) {
+    auto n = ::write(fd_, data, size);
+    if (n < 0) {
+      if (errno == EINTR)
+        continue;
+      throw std::runtime_error("cannot write to " + (path_.empty() ? "standard output" : path_)
+                               + ": " + std::strerror(errno));
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
 }
 
 } // namespace weir::connectors::file

@@ -1,10 +1,12 @@
 // FileStreamSink (org.apache.kafka.connect.file.FileStreamSinkConnector): one line
 // per record, the value as Kafka Connect prints it (Java's toString of the Connect
 // value: strings as they are, maps as {k=v}, structs as Struct{...}, null as "null").
+//
+// Several tasks may append to the same file. Each batch is rendered into one buffer
+// of whole lines and handed to the kernel with O_APPEND writes, so lines from
+// different tasks never interleave mid-line.
 #pragma once
 
-#include <cstdio>
-#include <memory>
 #include <string>
 
 #include "runtime/pipeline/sink_pipeline.hpp"
@@ -22,13 +24,16 @@ public:
   FileStreamSinkWriter(const FileStreamSinkWriter&) = delete;
   FileStreamSinkWriter& operator=(const FileStreamSinkWriter&) = delete;
 
-  /// Appends the batch and flushes it to the operating system before returning.
+  /// Appends the batch's lines and hands them to the operating system before
+  /// returning (the data is in the page cache, as Kafka Connect's flush).
   void write(runtime::data::DecodedBatch& batch) override;
 
 private:
+  void append(const char* data, std::size_t size);
+
   std::string path_;
-  std::FILE* file_ = nullptr;
-  std::string line_; // reused for every record
+  int fd_ = -1;
+  std::string lines_; // the batch's lines; capacity reused across batches
 };
 
 } // namespace weir::connectors::file
