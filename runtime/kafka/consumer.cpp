@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <utility>
@@ -45,6 +46,10 @@ bool same_partition(const rd_kafka_message_t* msg, const TopicPartition& tp) {
 
 // Messages fetched ahead of need are rarely many; this is the initial scratch size.
 constexpr size_t initial_fetch_capacity = 512;
+
+/// How long close() waits for the consumer to leave its group.
+constexpr std::chrono::seconds close_timeout{10};
+
 // While paused, fetching only serves events: few or no messages arrive.
 constexpr size_t paused_fetch_chunk = 16;
 
@@ -331,13 +336,32 @@ void Consumer::close() {
     rd_kafka_message_destroy(pending_[i]);
   pending_.clear();
   pending_head_ = 0;
-  auto err = rd_kafka_consumer_close(rk_.get()); // revokes through on_rebalance
+  // rd_kafka_consumer_close() blocks up to session.timeout.ms (45 s) when the group
+  // is rebalancing, which is the rule at shutdown: every task of a connector leaves
+  // at once. Close in librdkafka's background, serve the queue (revocations go
+  // through on_rebalance) and give up after close_timeout: the coordinator then
+  // expires the member by itself, and the offsets were committed before.
+  if (rd_kafka_error_t* error = rd_kafka_consumer_close_queue(rk_.get(), queue_)) {
+    spdlog::warn("kafka consumer: leaving the group failed: {}", rd_kafka_error_string(error));
+    rd_kafka_error_destroy(error);
+  }
+  auto deadline = std::chrono::steady_clock::now() + close_timeout;
+  while (!rd_kafka_consumer_closed(rk_.get()) && std::chrono::steady_clock::now() < deadline)
+    if (rd_kafka_message_t* msg = rd_kafka_consume_queue(queue_, 100))
+      rd_kafka_message_destroy(msg);
+  bool closed = rd_kafka_consumer_closed(rk_.get());
+  if (!closed)
+    spdlog::warn("kafka consumer {}: did not leave the group within {} s; the group "
+                 "coordinator will expire it",
+                 rd_kafka_name(rk_.get()),
+                 std::chrono::duration_cast<std::chrono::seconds>(close_timeout).count());
   rd_kafka_queue_destroy(queue_);
   queue_ = nullptr;
-  rk_.reset();
+  if (closed)
+    rk_.reset();
+  else
+    rd_kafka_destroy_flags(rk_.release(), RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
   assignment_.clear();
-  if (err)
-    spdlog::warn("kafka consumer: leaving the group failed: {}", rd_kafka_err2str(err));
   rethrow_callback_error();
 }
 
