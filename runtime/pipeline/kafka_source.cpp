@@ -2,11 +2,38 @@
 
 #include <algorithm>
 
+#include <spdlog/spdlog.h>
+
 namespace weir::runtime::pipeline {
 
 KafkaSource::KafkaSource(Options options, kafka::RebalanceListener listener)
-  : options_(std::move(options)), consumer_(options_.consumer, std::move(listener)) {
+  : options_(std::move(options)), listener_(std::move(listener)),
+    consumer_(options_.consumer, [this](const kafka::RebalanceEvent& e) { on_rebalance(e); }) {
   consumer_.subscribe(options_.topics);
+}
+
+void KafkaSource::on_rebalance(const kafka::RebalanceEvent& event) {
+  auto revoked = [&](const kafka::TopicPartitionOffset& o) {
+    return std::any_of(event.revoked.begin(), event.revoked.end(), [&](const auto& tp) {
+      return tp.partition == o.partition && tp.topic == o.topic;
+    });
+  };
+  std::vector<kafka::TopicPartitionOffset> leaving;
+  for (const auto& o : last_durable_)
+    if (revoked(o))
+      leaving.push_back(o);
+  std::erase_if(last_durable_, revoked);
+  // Lost partitions already belong to someone else: a commit would be fenced.
+  if (!leaving.empty() && !event.lost) {
+    try {
+      consumer_.commit(leaving, false);
+    } catch (const std::exception& e) {
+      // The new owner re-reads from the previous commit: duplicates, never a loss.
+      spdlog::debug("commit on revocation failed: {}", e.what());
+    }
+  }
+  if (listener_)
+    listener_(event);
 }
 
 BatchSource::Status KafkaSource::fill(Batch& out, uint64_t max_bytes) {
@@ -36,6 +63,7 @@ KafkaSource::~KafkaSource() {
   } catch (const std::exception&) {
     // Partitions revoked or the broker gone: the next owner re-reads (at-least-once).
   }
+  last_durable_.clear(); // leaving the group revokes everything: nothing left to commit
 }
 
 int64_t KafkaSource::lag() const {

@@ -20,6 +20,9 @@ public:
     std::chrono::milliseconds poll_timeout{100};
   };
 
+  /// `listener` hears of every rebalance after the source's own handling: partitions
+  /// given up have their durable offsets committed first, as Kafka Connect commits
+  /// on revocation, so their next owner does not rewrite what was written.
   explicit KafkaSource(Options options, kafka::RebalanceListener listener = {});
   /// Commits the last durable offsets synchronously, then leaves the group.
   ~KafkaSource() override;
@@ -38,11 +41,15 @@ public:
   uint64_t committed_batches() const noexcept { return commits_; }
 
 private:
+  void on_rebalance(const kafka::RebalanceEvent& event);
+
   Options options_;
-  kafka::Consumer consumer_;
-  Batch scratch_; // serve() polls into it; always empty while paused
+  kafka::RebalanceListener listener_;
+  // Before consumer_: its rebalance callback reads them until it is closed.
   std::vector<kafka::TopicPartitionOffset> last_durable_;
   uint64_t commits_ = 0;
+  kafka::Consumer consumer_;
+  Batch scratch_; // serve() polls into it; always empty while paused
 };
 
 } // namespace weir::runtime::pipeline
