@@ -1,0 +1,353 @@
+// Runs one benchmark subject as a child process and measures it from the outside,
+// the same way for weir, Kafka Connect and the bare consumer.
+//
+//   bench_run --records N --target TARGET [--timeout S] [--log FILE] -- CMD [ARGS...]
+//
+// TARGET says where the subject's records land, and so when it is done:
+//   file:PATH               lines in PATH (a FileStreamSink's output)
+//   sqlite:PATH             rows committed by weir's JDBC sink into PATH: the sum of
+//                           next_offset in its offsets table, which is written in the
+//                           same transaction as the rows (a fresh topic starts at 0)
+//   topic:BOOTSTRAP:TOPIC   the sum of TOPIC's high watermarks (a source's output)
+//   exit                    the child counts by itself and exits when done; it prints
+//                           `first_record_ns=<CLOCK_MONOTONIC ns>` when it sees the first
+//
+// Measured from fork() (the child's process start): wall seconds to the N-th record,
+// seconds to the first record, and, read from /proc the moment the N-th record is
+// seen (before the child is asked to stop), CPU seconds (user+sys of all its threads)
+// and peak RSS (VmHWM). In exit mode they come from wait4()'s rusage instead. Then
+// the child's process group gets SIGTERM (SIGKILL after 20 s).
+//
+// Prints one line of key=value pairs on stdout:
+//   status=ok|timeout|exited records=... wall_s=... first_s=... cpu_s=... rss_mb=...
+// A benchmark reports; it never fails on timing (exit status 0 unless misused).
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <time.h>
+#include <unistd.h>
+#include <vector>
+
+#include <librdkafka/rdkafka.h>
+#include <sqlite3.h>
+
+namespace {
+
+using namespace std::chrono_literals;
+
+double mono_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+[[noreturn]] void usage() {
+  std::fprintf(stderr, "usage: bench_run --records N --target file:PATH|sqlite:PATH|topic:BOOTSTRAP:TOPIC|exit"
+                       " [--timeout S] [--log FILE] -- CMD [ARGS...]\n");
+  std::exit(2);
+}
+
+/// Counts what the subject has delivered so far.
+class Probe {
+public:
+  virtual ~Probe() = default;
+  virtual uint64_t count() = 0;
+};
+
+/// Newlines in a growing file, read incrementally.
+class FileProbe : public Probe {
+public:
+  explicit FileProbe(std::string path) : path_(std::move(path)), buf_(1 << 20) {}
+  ~FileProbe() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  uint64_t count() override {
+    if (fd_ < 0 && (fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC)) < 0) return 0;
+    for (;;) {
+      ssize_t n = ::read(fd_, buf_.data(), buf_.size());
+      if (n <= 0) break;
+      const char* p = buf_.data();
+      const char* end = p + n;
+      while ((p = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p))))) {
+        ++lines_;
+        ++p;
+      }
+    }
+    return lines_;
+  }
+
+private:
+  std::string path_;
+  std::vector<char> buf_;
+  int fd_ = -1;
+  uint64_t lines_ = 0;
+};
+
+/// Rows committed by weir's JDBC sink: its offsets table moves in the rows' transaction.
+class SqliteProbe : public Probe {
+public:
+  explicit SqliteProbe(std::string path) : path_(std::move(path)) {}
+  ~SqliteProbe() override {
+    if (stmt_) sqlite3_finalize(stmt_);
+    if (db_) sqlite3_close(db_);
+  }
+  uint64_t count() override {
+    if (!stmt_ && !open()) return 0;
+    uint64_t n = 0;
+    if (sqlite3_step(stmt_) == SQLITE_ROW) n = static_cast<uint64_t>(sqlite3_column_int64(stmt_, 0));
+    sqlite3_reset(stmt_);
+    return n;
+  }
+
+private:
+  bool open() {
+    struct stat st{};
+    if (::stat(path_.c_str(), &st) != 0) return false;
+    if (!db_ && sqlite3_open_v2(path_.c_str(), &db_, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+      sqlite3_close(db_);
+      db_ = nullptr;
+      return false;
+    }
+    sqlite3_busy_timeout(db_, 50);
+    if (sqlite3_prepare_v2(db_, "SELECT coalesce(sum(next_offset), 0) FROM __weir_sink_offsets", -1, &stmt_,
+                           nullptr) != SQLITE_OK) {
+      stmt_ = nullptr; // the sink has not created its tables yet
+      return false;
+    }
+    return true;
+  }
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+/// The sum of a topic's high watermarks.
+class TopicProbe : public Probe {
+public:
+  TopicProbe(const std::string& bootstrap, std::string topic) : topic_(std::move(topic)) {
+    char err[512];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof err);
+    rd_kafka_conf_set(conf, "log_level", "3", err, sizeof err);
+    rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+    if (!rk_) {
+      std::fprintf(stderr, "bench_run: %s\n", err);
+      std::exit(2);
+    }
+  }
+  ~TopicProbe() override { rd_kafka_destroy(rk_); }
+  uint64_t count() override {
+    if (partitions_ <= 0) partitions_ = partition_count();
+    uint64_t sum = 0;
+    for (int32_t p = 0; p < partitions_; ++p) {
+      int64_t lo = 0, hi = 0;
+      if (rd_kafka_query_watermark_offsets(rk_, topic_.c_str(), p, &lo, &hi, 2000) == RD_KAFKA_RESP_ERR_NO_ERROR)
+        sum += static_cast<uint64_t>(hi);
+    }
+    return sum;
+  }
+
+private:
+  int32_t partition_count() {
+    rd_kafka_topic_t* t = rd_kafka_topic_new(rk_, topic_.c_str(), nullptr);
+    const rd_kafka_metadata_t* md = nullptr;
+    int32_t n = 0;
+    if (rd_kafka_metadata(rk_, 0, t, &md, 2000) == RD_KAFKA_RESP_ERR_NO_ERROR && md->topic_cnt == 1 &&
+        md->topics[0].err == RD_KAFKA_RESP_ERR_NO_ERROR)
+      n = md->topics[0].partition_cnt;
+    if (md) rd_kafka_metadata_destroy(md);
+    rd_kafka_topic_destroy(t);
+    return n;
+  }
+  std::string topic_;
+  rd_kafka_t* rk_ = nullptr;
+  int32_t partitions_ = 0;
+};
+
+struct ProcSample {
+  double cpu_s = 0;
+  double rss_mb = 0;
+};
+
+/// CPU (user+sys of every thread) and VmHWM of a live process.
+ProcSample sample(pid_t pid) {
+  ProcSample s;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  auto close_paren = text.rfind(')');
+  if (close_paren != std::string::npos) {
+    std::istringstream rest(text.substr(close_paren + 2));
+    std::string field;
+    // Fields after the name: state(3) ... utime(14) stime(15); rest starts at field 3.
+    unsigned long long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && rest >> field; ++i) {
+      if (i == 14) utime = std::strtoull(field.c_str(), nullptr, 10);
+      if (i == 15) stime = std::strtoull(field.c_str(), nullptr, 10);
+    }
+    s.cpu_s = static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  }
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) s.rss_mb = std::strtod(line.c_str() + 6, nullptr) / 1024.0;
+  return s;
+}
+
+/// The first `first_record_ns=` value in the child's log, or 0.
+double first_from_log(const std::string& log) {
+  std::ifstream in(log);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto at = line.find("first_record_ns=");
+    if (at != std::string::npos) return std::strtod(line.c_str() + at + 16, nullptr) / 1e9;
+  }
+  return 0;
+}
+
+/// SIGTERM to the child's process group, SIGKILL after `grace`; reaps it.
+int stop(pid_t pid, std::chrono::seconds grace, rusage* ru) {
+  ::kill(-pid, SIGTERM);
+  auto deadline = std::chrono::steady_clock::now() + grace;
+  int status = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    pid_t r = ::wait4(pid, &status, WNOHANG, ru);
+    if (r == pid) {
+      ::kill(-pid, SIGKILL); // leftovers of the group, if any
+      return status;
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  ::kill(-pid, SIGKILL);
+  ::wait4(pid, &status, 0, ru);
+  return status;
+}
+
+pid_t child_pid = 0;
+extern "C" void forward(int sig) {
+  if (child_pid > 0) ::kill(-child_pid, SIGKILL);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  uint64_t records = 0;
+  std::string target, log = "/dev/null";
+  double timeout = 600;
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (i + 1 >= argc) usage();
+    if (a == "--records") records = std::strtoull(argv[++i], nullptr, 10);
+    else if (a == "--target") target = argv[++i];
+    else if (a == "--timeout") timeout = std::strtod(argv[++i], nullptr);
+    else if (a == "--log") log = argv[++i];
+    else usage();
+  }
+  if (i >= argc || records == 0 || target.empty()) usage();
+
+  std::unique_ptr<Probe> probe;
+  bool exit_mode = target == "exit";
+  if (target.rfind("file:", 0) == 0) probe = std::make_unique<FileProbe>(target.substr(5));
+  else if (target.rfind("sqlite:", 0) == 0) probe = std::make_unique<SqliteProbe>(target.substr(7));
+  else if (target.rfind("topic:", 0) == 0) {
+    auto rest = target.substr(6);
+    auto colon = rest.rfind(':');
+    if (colon == std::string::npos) usage();
+    probe = std::make_unique<TopicProbe>(rest.substr(0, colon), rest.substr(colon + 1));
+  } else if (!exit_mode) usage();
+
+  std::signal(SIGINT, forward);
+  std::signal(SIGTERM, forward);
+  std::signal(SIGHUP, forward);
+  double t0 = mono_s();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    std::perror("fork");
+    return 2;
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0); // its own group: stop() reaches the JVM's or weir's helpers too
+    int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      ::dup2(fd, 1);
+      ::dup2(fd, 2);
+      ::close(fd);
+    }
+    ::execvp(argv[i], argv + i);
+    std::fprintf(stderr, "bench_run: cannot run %s: %s\n", argv[i], std::strerror(errno));
+    ::_exit(127);
+  }
+  child_pid = pid;
+  ::setpgid(pid, pid);
+
+  std::string status = "timeout";
+  uint64_t seen = 0;
+  double first = 0, last = 0;
+  ProcSample at_end;
+  rusage ru{};
+  int wstatus = 0;
+  bool reaped = false;
+  while (mono_s() - t0 < timeout) {
+    if (!exit_mode) {
+      seen = probe->count();
+      if (seen > 0 && first == 0) first = mono_s() - t0;
+      if (seen >= records) {
+        last = mono_s() - t0;
+        at_end = sample(pid);
+        status = "ok";
+        break;
+      }
+    }
+    pid_t r = ::wait4(pid, &wstatus, WNOHANG, &ru);
+    if (r == pid) {
+      reaped = true;
+      double end = mono_s() - t0;
+      if (exit_mode) {
+        status = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? "ok" : "exited";
+        last = end;
+        seen = status == "ok" ? records : 0;
+        at_end.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
+                       + static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+        at_end.rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;
+        double f = first_from_log(log);
+        first = f > 0 ? f - t0 : 0;
+      } else {
+        seen = probe->count();
+        status = seen >= records ? "ok" : "exited";
+        last = end;
+      }
+      break;
+    }
+    // Fine polling early (startup to first record), coarser once records flow.
+    std::this_thread::sleep_for(first == 0 ? 5ms : 25ms);
+  }
+  if (!reaped) {
+    int st = stop(pid, std::chrono::seconds{20}, &ru);
+    (void)st;
+  }
+  ::kill(-pid, SIGKILL);
+  double rate = status == "ok" && last > 0 ? static_cast<double>(records) / last : 0;
+  std::printf("status=%s records=%llu wall_s=%.3f first_s=%.3f cpu_s=%.2f rss_mb=%.1f rate=%.0f\n", status.c_str(),
+              static_cast<unsigned long long>(seen), last, first, at_end.cpu_s, at_end.rss_mb, rate);
+  return 0;
+}

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Turns bench/run.sh's measurements into the markdown report (bench/results/latest.md).
+
+    report.py RESULTS.tsv
+
+RESULTS.tsv has one line per run: `kind<TAB>subject<TAB>key=value key=value ...`
+(the subject's bench_run line plus run.sh's own keys), and `meta<TAB>key<TAB>value`
+lines for the header. The report goes to stdout.
+"""
+import sys
+
+
+def parse(path):
+    meta, runs = {}, []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) < 3:
+                continue
+            if parts[0] == "meta":
+                meta[parts[1]] = parts[2]
+                continue
+            fields = dict(kv.split("=", 1) for kv in parts[2].split() if "=" in kv)
+            runs.append({"kind": parts[0], "subject": parts[1], **fields})
+    return meta, runs
+
+
+def num(run, key):
+    try:
+        return float(run.get(key, ""))
+    except ValueError:
+        return 0.0
+
+
+def ok(run):
+    return run is not None and run.get("status") == "ok"
+
+
+def best(runs, kind):
+    """The fastest successful run of a kind, or None."""
+    good = [r for r in runs if r["kind"] == kind and ok(r)]
+    return max(good, key=lambda r: num(r, "rate")) if good else None
+
+
+def first(runs, kind):
+    found = [r for r in runs if r["kind"] == kind]
+    return found[0] if found else None
+
+
+def fmt_rate(r):
+    return f"{num(r, 'rate'):,.0f}" if ok(r) else "—"
+
+
+def fmt(x, digits=2):
+    return f"{x:,.{digits}f}"
+
+
+def cpu_per_m(r, records):
+    return num(r, "cpu_s") / (records / 1e6) if records else 0.0
+
+
+def row(name, r, records, note=""):
+    if r is None:
+        return f"| {name} | not run | | | | | | {note} |"
+    if not ok(r):
+        why = r.get("why", "").replace("_", " ") or f"status {r.get('status', '?')}, {r.get('records', '0')} records"
+        return f"| {name} | {why} | | | | | | {note} |"
+    return (f"| {name} | {fmt_rate(r)} | {fmt(num(r, 'wall_s'))} | {fmt(num(r, 'first_s'), 3)} | "
+            f"{fmt(num(r, 'cpu_s'))} | {fmt(cpu_per_m(r, records))} | {fmt(num(r, 'rss_mb'), 0)} | {note} |")
+
+
+def ratio(a, b):
+    return a / b if a and b else 0.0
+
+
+def main():
+    meta, runs = parse(sys.argv[1])
+    n = int(meta.get("records", "0"))
+    out = []
+    w = out.append
+    w("# weir vs Apache Kafka Connect: bench/run.sh")
+    w("")
+    w(f"- records: {n:,} JSON user events (~180 bytes), topic of 8 partitions; `bench/run.sh --records {n}`")
+    w(f"- machine: {meta.get('cores', '?')} cores ({meta.get('cpu', '?')}), {meta.get('memory', '?')} memory; "
+      f"load average before: {meta.get('load_before', '?')}, after: {meta.get('load_after', '?')}")
+    w(f"- date: {meta.get('date', '?')}; weir {meta.get('weir', '?')} (release build)")
+    w(f"- versions: Kafka broker {meta.get('kafka', '?')}, Kafka Connect {meta.get('connect', '?')} on "
+      f"{meta.get('java', '?')}, librdkafka {meta.get('librdkafka', '?')}, SQLite {meta.get('sqlite', '?')}")
+    w(f"- Kafka Connect JVM: `{meta.get('connect_jvm', '?')}` (connect-standalone.sh's defaults)")
+    w("")
+    w("Each figure is measured from the process start (fork) to the last record written (sink file lines, "
+      "table rows, topic end offsets); CPU is user+sys of the whole process up to that moment; peak RSS is "
+      "VmHWM. One run each, in this order, on the same broker.")
+    w("")
+    w("| run | records/s | s to last record | s to first record | CPU s | CPU s / M records | peak RSS MB | notes |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for r in runs:
+        if r["kind"] in ("weir_sink", "kc_sink"):
+            w(row(r["subject"], r, n, r.get("note", "").replace("_", " ")))
+    ceiling = first(runs, "ceiling")
+    w(row("bare librdkafka consumer (ceiling)", ceiling, n))
+    jdbc = first(runs, "weir_jdbc")
+    w(row(jdbc["subject"] if jdbc else "weir JDBC sink (SQLite upsert)", jdbc, n))
+    for r in runs:
+        if r["kind"] in ("weir_source", "kc_source"):
+            w(row(r["subject"], r, n))
+    raw = first(runs, "raw_sqlite")
+    if raw:
+        w("")
+        w(f"Raw SQLite insert rate, measured in the same run by `jdbc_bench --records {n} --rounds 1` "
+          f"(prepared INSERT loop from C++ values, one transaction): {fmt_rate(raw)} rows/s; "
+          f"JdbcSinkWriter upsert in-process on pre-decoded records: {num(raw, 'upsert_rate'):,.0f} rows/s.")
+
+    wsink, ksink = best(runs, "weir_sink"), best(runs, "kc_sink")
+    w("")
+    w(f"Best `tasks.max`: weir {wsink.get('tasks', '?') if wsink else '—'}, "
+      f"Kafka Connect {ksink.get('tasks', '?') if ksink else '—'} (the targets below compare the best of each).")
+    w("")
+    w("## Targets")
+    w("")
+    w("| target | weir | reference | ratio | goal | met |")
+    w("| --- | ---: | ---: | ---: | ---: | :---: |")
+
+    def target(name, a, b, r, goal, met, unit=""):
+        w(f"| {name} | {a}{unit} | {b}{unit} | {r} | {goal} | {'yes' if met else 'NO'} |")
+
+    if ok(wsink) and ok(ksink):
+        x = ratio(num(wsink, "rate"), num(ksink, "rate"))
+        target("sink records/s vs Kafka Connect", fmt_rate(wsink), fmt_rate(ksink), f"{x:.1f}×", "≥ 5×", x >= 5)
+    if ok(wsink) and ok(ceiling):
+        x = ratio(num(wsink, "rate"), num(ceiling, "rate"))
+        target("sink records/s vs bare consumer", fmt_rate(wsink), fmt_rate(ceiling), f"{100 * x:.0f}%", "≥ 60%",
+               x >= 0.6)
+    if ok(wsink) and ok(ksink):
+        a, b = cpu_per_m(wsink, n), cpu_per_m(ksink, n)
+        x = ratio(a, b)
+        target("CPU s per million records", fmt(a), fmt(b), f"1/{1 / x:.1f}" if x else "—", "≤ 1/5", 0 < x <= 0.2)
+        a, b = num(wsink, "rss_mb"), num(ksink, "rss_mb")
+        x = ratio(a, b)
+        target("peak RSS (MB)", fmt(a, 0), fmt(b, 0), f"1/{1 / x:.1f}" if x else "—", "≤ 1/10", 0 < x <= 0.1)
+        a, b = num(wsink, "first_s"), num(ksink, "first_s")
+        x = ratio(b, a)
+        target("startup to first record (s)", fmt(a, 3), fmt(b, 3), f"{x:.1f}× faster", "≥ 20×", x >= 20)
+    if ok(jdbc) and ok(raw):
+        x = ratio(num(jdbc, "rate"), num(raw, "rate"))
+        target("JDBC sink vs raw SQLite insert (rows/s)", fmt_rate(jdbc), fmt_rate(raw), f"{100 * x:.0f}%", "≥ 60%",
+               x >= 0.6)
+    wsrc, ksrc = first(runs, "weir_source"), first(runs, "kc_source")
+    if ok(wsrc) and ok(ksrc):
+        x = ratio(num(wsrc, "rate"), num(ksrc, "rate"))
+        w(f"| source records/s vs Kafka Connect | {fmt_rate(wsrc)} | {fmt_rate(ksrc)} | {x:.1f}× | (none) | |")
+    else:
+        w(f"| source records/s vs Kafka Connect | {fmt_rate(wsrc) if ok(wsrc) else 'not available yet'} | "
+          f"{fmt_rate(ksrc)} | — | (none) | |")
+    w("| failover after kill -9 (3 nodes) | not measured: weir has no cluster mode yet | | | ≥ 5× | |")
+    notes = meta.get("notes", "")
+    if notes:
+        w("")
+        w(notes)
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
