@@ -1,0 +1,112 @@
+#include "runtime/cluster/membership.hpp"
+
+#include <algorithm>
+
+namespace weir::runtime::cluster {
+
+std::string_view to_string(MemberStatus s) noexcept {
+  switch (s) {
+    case MemberStatus::up: return "Up";
+    case MemberStatus::leaving: return "Leaving";
+    case MemberStatus::down: return "Down";
+  }
+  return "?";
+}
+
+MembershipView::MembershipView(Member self) : self_id_(self.id) {
+  members_.emplace(self.id, std::move(self));
+}
+
+bool MembershipView::merge(const std::vector<Member>& gossip) {
+  bool changed = false;
+  for (const auto& m : gossip) {
+    if (m.id == self_id_)
+      continue; // only this node speaks for itself
+    auto [it, inserted] = members_.try_emplace(m.id, m);
+    if (!inserted && m.version > it->second.version) {
+      it->second = m;
+      inserted = true;
+    }
+    changed = changed || inserted;
+  }
+  return changed;
+}
+
+void MembershipView::set_self_status(MemberStatus status) {
+  auto& me = members_.at(self_id_);
+  me.status = status;
+  ++me.version;
+}
+
+std::vector<Member> MembershipView::members() const {
+  std::vector<Member> out;
+  out.reserve(members_.size());
+  for (const auto& [id, m] : members_)
+    out.push_back(m);
+  return out;
+}
+
+void MembershipView::heard_from(const std::string& id, Clock::time_point now) {
+  last_heard_[id] = now;
+  unreachable_.erase(id);
+}
+
+void MembershipView::lost(const std::string& id) {
+  if (id != self_id_)
+    unreachable_.insert(id);
+}
+
+std::vector<std::string> MembershipView::detect(Clock::time_point now, Clock::duration timeout) {
+  std::vector<std::string> newly;
+  for (const auto& [id, m] : members_) {
+    if (id == self_id_ || m.status == MemberStatus::down || unreachable_.count(id))
+      continue;
+    // A member learnt of by gossip but never heard from directly gets a full timeout
+    // from the moment it is first checked.
+    auto [it, fresh] = last_heard_.try_emplace(id, now);
+    if (!fresh && now - it->second > timeout) {
+      unreachable_.insert(id);
+      newly.push_back(id);
+    }
+  }
+  return newly;
+}
+
+bool MembershipView::reachable(const std::string& id) const {
+  return id == self_id_ || !unreachable_.count(id);
+}
+
+std::vector<std::string> MembershipView::live() const {
+  std::vector<const Member*> up;
+  for (const auto& [id, m] : members_)
+    if (m.status == MemberStatus::up && reachable(id))
+      up.push_back(&m);
+  std::sort(up.begin(), up.end(), [](const Member* a, const Member* b) {
+    return a->started_ms != b->started_ms ? a->started_ms < b->started_ms : a->id < b->id;
+  });
+  std::vector<std::string> out;
+  out.reserve(up.size());
+  for (const auto* m : up)
+    out.push_back(m->id);
+  return out;
+}
+
+std::optional<std::string> MembershipView::leader() const {
+  auto up = live();
+  if (up.empty())
+    return std::nullopt;
+  return up.front();
+}
+
+bool MembershipView::has_majority(const std::set<std::string>& agreed) const {
+  if (agreed.empty())
+    return true; // nothing agreed yet: the first member forms the cluster
+  size_t reached = 0;
+  for (const auto& id : agreed) {
+    auto it = members_.find(id);
+    reached += it != members_.end() && it->second.status != MemberStatus::down && reachable(id);
+  }
+  return 2 * reached > agreed.size();
+}
+
+} // namespace weir::runtime::cluster

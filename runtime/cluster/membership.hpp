@@ -1,0 +1,84 @@
+// One node's view of the cluster: who the members are (gossiped), which of them it
+// can reach (its own failure detection), and who leads.
+//
+// CAF-free: the membership actor feeds it gossip, heartbeats and connection losses,
+// and acts on what it derives. Membership only places work; correctness never
+// depends on it being right (Kafka fences commits, DESIGN.md principle 3).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace weir::runtime::cluster {
+
+enum class MemberStatus : uint8_t {
+  up,      ///< takes work
+  leaving, ///< shutting down cleanly: gets no new work
+  down,    ///< gone for good (its next start is a new incarnation)
+};
+
+std::string_view to_string(MemberStatus s) noexcept;
+
+struct Member {
+  std::string id;          ///< unique per process incarnation (listen address + start)
+  std::string address;     ///< host:port of its middleman
+  int64_t started_ms = 0;  ///< wall clock at start: the oldest member leads
+  MemberStatus status = MemberStatus::up;
+  uint64_t version = 0;    ///< bumped by the member itself on every change
+
+  bool operator==(const Member&) const = default;
+};
+
+class MembershipView {
+public:
+  using Clock = std::chrono::steady_clock;
+
+  explicit MembershipView(Member self);
+
+  const Member& self() const { return members_.at(self_id_); }
+
+  /// Merges a member list received by gossip: for each member, the entry with the
+  /// higher version wins; a member's own entry about itself is never overwritten by
+  /// others. Returns true when anything changed (worth gossiping on).
+  bool merge(const std::vector<Member>& gossip);
+
+  /// Changes this node's own status (e.g. leaving at shutdown) and bumps its version.
+  void set_self_status(MemberStatus status);
+
+  /// Every member known, by id.
+  std::vector<Member> members() const;
+
+  /// Failure detection: any message from a member counts as a heartbeat.
+  void heard_from(const std::string& id, Clock::time_point now);
+  /// The connection to a member was lost (its node actor's proxy died).
+  void lost(const std::string& id);
+  /// Members not heard from within `timeout` become unreachable; returns the ones
+  /// that did so in this call.
+  std::vector<std::string> detect(Clock::time_point now, Clock::duration timeout);
+  bool reachable(const std::string& id) const;
+
+  /// Up members this node can reach, itself included, oldest first: the nodes that
+  /// take work, in the order the assignor uses.
+  std::vector<std::string> live() const;
+
+  /// The oldest Up member this node can reach (no election: every node that sees
+  /// the same members derives the same leader).
+  std::optional<std::string> leader() const;
+
+  /// Keep-majority: true when this node reaches more than half of `agreed` (the
+  /// members at the last agreed assignment). Without it, it must not assign.
+  bool has_majority(const std::set<std::string>& agreed) const;
+
+private:
+  std::string self_id_;
+  std::map<std::string, Member> members_;
+  std::map<std::string, Clock::time_point> last_heard_;
+  std::set<std::string> unreachable_;
+};
+
+} // namespace weir::runtime::cluster

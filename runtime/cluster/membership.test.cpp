@@ -1,0 +1,95 @@
+#include <boost/test/unit_test.hpp>
+
+#include "runtime/cluster/membership.hpp"
+
+using namespace weir::runtime::cluster;
+using namespace std::chrono_literals;
+
+namespace {
+
+Member member(const std::string& id, int64_t started, uint64_t version = 0,
+              MemberStatus status = MemberStatus::up) {
+  return {id, id + ":7000", started, status, version};
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(membership)
+
+BOOST_AUTO_TEST_CASE(gossip_adds_members_and_newer_versions_win) {
+  MembershipView v{member("a", 100)};
+  BOOST_TEST(v.merge({member("b", 200), member("c", 300)}));
+  BOOST_TEST(v.members().size() == 3u);
+  BOOST_TEST(!v.merge({member("b", 200)}), "the same gossip again changes nothing");
+  BOOST_TEST(v.merge({member("b", 200, 1, MemberStatus::leaving)}));
+  BOOST_TEST(!v.merge({member("b", 200, 0)}), "an older version does not win");
+  for (const auto& m : v.members())
+    if (m.id == "b")
+      BOOST_TEST(to_string(m.status) == "Leaving");
+}
+
+BOOST_AUTO_TEST_CASE(nobody_else_speaks_for_this_node) {
+  MembershipView v{member("a", 100)};
+  BOOST_TEST(!v.merge({member("a", 100, 9, MemberStatus::down)}));
+  BOOST_TEST(to_string(v.self().status) == "Up");
+  v.set_self_status(MemberStatus::leaving);
+  BOOST_TEST(v.self().version == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(the_oldest_reachable_up_member_leads) {
+  MembershipView v{member("b", 200)};
+  v.merge({member("a", 100), member("c", 300)});
+  BOOST_TEST(v.leader().value_or("") == "a");
+  BOOST_TEST((v.live() == std::vector<std::string>{"a", "b", "c"}));
+  v.lost("a");
+  BOOST_TEST(v.leader().value_or("") == "b");
+  v.merge({member("a", 100, 1, MemberStatus::leaving)});
+  v.heard_from("a", MembershipView::Clock::now());
+  BOOST_TEST(v.leader().value_or("") == "b", "a leaving member does not lead");
+}
+
+BOOST_AUTO_TEST_CASE(equal_start_times_are_ordered_by_id) {
+  MembershipView v{member("n2", 100)};
+  v.merge({member("n1", 100)});
+  BOOST_TEST(v.leader().value_or("") == "n1");
+}
+
+BOOST_AUTO_TEST_CASE(silence_past_the_timeout_makes_a_member_unreachable) {
+  auto t0 = MembershipView::Clock::now();
+  MembershipView v{member("a", 100)};
+  v.merge({member("b", 200), member("c", 300)});
+  v.heard_from("b", t0);
+  v.heard_from("c", t0);
+  BOOST_TEST(v.detect(t0 + 1s, 2s).empty());
+  v.heard_from("c", t0 + 2s);
+  auto gone = v.detect(t0 + 3s, 2s);
+  BOOST_TEST((gone == std::vector<std::string>{"b"}));
+  BOOST_TEST(!v.reachable("b"));
+  BOOST_TEST(v.detect(t0 + 3500ms, 2s).empty(), "reported once");
+  v.heard_from("b", t0 + 4s); // SIGCONT: it speaks again
+  BOOST_TEST(v.reachable("b"));
+}
+
+BOOST_AUTO_TEST_CASE(members_known_only_by_gossip_get_a_full_timeout) {
+  auto t0 = MembershipView::Clock::now();
+  MembershipView v{member("a", 100)};
+  v.merge({member("b", 200)});
+  BOOST_TEST(v.detect(t0, 2s).empty());
+  BOOST_TEST(v.detect(t0 + 1s, 2s).empty());
+  BOOST_TEST(v.detect(t0 + 3s, 2s).size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(keep_majority_of_the_last_agreed_membership) {
+  MembershipView v{member("a", 100)};
+  v.merge({member("b", 200), member("c", 300)});
+  std::set<std::string> agreed{"a", "b", "c"};
+  BOOST_TEST(v.has_majority(agreed));
+  v.lost("b");
+  BOOST_TEST(v.has_majority(agreed), "2 of 3");
+  v.lost("c");
+  BOOST_TEST(!v.has_majority(agreed), "1 of 3: stop assigning");
+  BOOST_TEST(v.has_majority({}), "a first node forms the cluster");
+  BOOST_TEST(!v.has_majority({"a", "x", "y"}), "unknown members are not reached");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
