@@ -1,0 +1,43 @@
+// Kafka Connect's REST API (4.x paths, status codes and JSON shapes) over a
+// ConnectHerder, and the server a worker runs to offer it. docs/rest.md lists the
+// endpoints and what weir adds (bearer tokens, redaction, timeouts that say what
+// they waited for).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "runtime/rest/connect_herder.hpp"
+#include "runtime/rest/http_server.hpp"
+#include "runtime/rest/router.hpp"
+
+namespace weir::runtime::rest {
+
+struct ConnectApiOptions {
+  /// The deadline given to each herder call (Kafka Connect: 90 s).
+  std::chrono::milliseconds request_timeout{90'000};
+  /// The deadline of GET /health's check (Kafka Connect: 10 s).
+  std::chrono::milliseconds health_check_timeout{10'000};
+  /// Kafka Connect's `topic.tracking.enable` and `topic.tracking.allow.reset`:
+  /// when off, the topics endpoints answer 403.
+  bool topic_tracking_enable = true;
+  bool topic_tracking_allow_reset = true;
+};
+
+/// Adds every endpoint to `router`. `herder` must outlive the router's use.
+void add_connect_routes(Router& router, ConnectHerder& herder, const ConnectApiOptions& options);
+
+/// The REST server of a worker: listens from construction until destruction (or
+/// stop()). Destroy it before the herder.
+class ConnectRestServer {
+public:
+  ConnectRestServer(ConnectHerder& herder, HttpServerOptions http, ConnectApiOptions api = {});
+  uint16_t port() const noexcept { return server_.port(); }
+  void stop() { server_.stop(); }
+
+private:
+  Router router_; // complete before server_ starts serving
+  HttpServer server_;
+};
+
+} // namespace weir::runtime::rest

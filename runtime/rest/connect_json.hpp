@@ -1,0 +1,57 @@
+// Kafka Connect's REST entities as JSON: request bodies in (strict, 400 naming the
+// problem) and responses out (Kafka Connect's field names and order, secrets redacted).
+#pragma once
+
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/rest/connect_herder.hpp"
+
+namespace weir::runtime::rest {
+
+/// What replaces a secret in responses: Kafka's Password.HIDDEN.
+inline constexpr std::string_view redacted_value = "[hidden]";
+
+/// Whether a config value is shown as `[hidden]`: the herder listed the key, or its
+/// name is `password` or ends in `.password`.
+bool is_secret_key(std::string_view key, const std::set<std::string>& secret_keys);
+
+// --- request bodies; each throws RestError(400) naming what is wrong.
+
+/// The body of POST /connectors.
+struct CreateConnectorRequest {
+  std::string name; // trimmed, as Kafka Connect does; empty if absent
+  ConfigMap config;
+  std::optional<InitialState> initial_state;
+};
+CreateConnectorRequest parse_create_request(std::string_view body);
+/// A flat object of config values (PUT .../config, validate). Numbers and booleans
+/// become their JSON text, as Jackson reads them into strings.
+ConfigMap parse_config_object(std::string_view body);
+/// The same with nulls allowed (PATCH .../config).
+ConfigPatch parse_config_patch(std::string_view body);
+/// {"offsets":[{"partition":{...},"offset":{...}|null},...]}; none given → 400
+/// with Kafka Connect's message.
+std::vector<ConnectorOffset> parse_offsets(std::string_view body);
+
+// --- response bodies, appended to `out`.
+
+void append_string_array(const std::vector<std::string>& values, std::string& out);
+void append_config(const ConfigMap& config, const std::set<std::string>& secret_keys, std::string& out);
+void append_connector_info(const ConnectorInfo& info, std::string& out);
+void append_task_state(const TaskState& task, std::string& out);
+void append_connector_status(const ConnectorStatus& status, std::string& out);
+void append_task_infos(const std::vector<TaskInfo>& tasks, std::string& out);
+void append_offsets(const std::vector<ConnectorOffset>& offsets, std::string& out);
+void append_plugin_infos(const std::vector<PluginInfo>& plugins, std::string& out);
+void append_config_key_info(const ConfigKeyInfo& key, std::string& out);
+void append_config_infos(const ConfigInfos& infos, std::string& out);
+void append_logger_level(const LoggerLevel& level, std::string& out);
+void append_server_info(const ServerInfo& info, std::string& out);
+/// Kafka Connect's Message entity: {"message":...}.
+void append_message(std::string_view message, std::string& out);
+
+} // namespace weir::runtime::rest

@@ -1,0 +1,253 @@
+// Test support: an in-memory ConnectHerder with Kafka Connect's error wording, so
+// the REST layer can be tested end to end over HTTP without a worker. A connector
+// named "stuck" never answers status requests (to test deadlines).
+#pragma once
+
+#include <mutex>
+#include <thread>
+
+#include "runtime/rest/connect_herder.hpp"
+
+namespace weir::runtime::rest::test {
+
+class FakeHerder : public ConnectHerder {
+public:
+  struct Connector {
+    ConfigMap config;
+    std::string state = "RUNNING";
+    std::vector<ConnectorOffset> offsets;
+    std::vector<std::string> topics;
+  };
+
+  bool is_ready = true;
+  bool healthy = true;
+  std::set<std::string> provider_keys; // reported as secret_keys
+  std::vector<std::string> restarted;  // what restarts were asked, in order
+
+  ServerInfo server_info(Deadline) override { return {"0.1.0", "abc123", "cluster-1"}; }
+  void health_check(Deadline deadline) override {
+    if (healthy) return;
+    std::this_thread::sleep_until(deadline);
+    throw RequestTimeout("waiting for the supervisor actor to answer a health check");
+  }
+  bool ready() override { return is_ready; }
+
+  std::vector<std::string> connectors(Deadline) override {
+    std::lock_guard lock{mutex_};
+    std::vector<std::string> names;
+    for (const auto& [name, c] : connectors_) names.push_back(name);
+    return names;
+  }
+  ConnectorInfo connector_info(const std::string& name, Deadline) override {
+    std::lock_guard lock{mutex_};
+    return info(name, get(name));
+  }
+  ConnectorStatus connector_status(const std::string& name, Deadline deadline) override {
+    if (name == "stuck") {
+      std::this_thread::sleep_until(deadline);
+      throw RequestTimeout("waiting for connector stuck's actor to answer a status request");
+    }
+    std::lock_guard lock{mutex_};
+    const Connector& c = get(name);
+    ConnectorStatus status{name, {c.state, "127.0.0.1:8083", ""}, {}, type(c)};
+    for (int i = 0; i < task_count(c); ++i) status.tasks.push_back(task_state(name, i, c));
+    return status;
+  }
+  TaskState task_status(const TaskId& id, Deadline) override {
+    std::lock_guard lock{mutex_};
+    const Connector& c = get(id.connector);
+    if (id.task < 0 || id.task >= task_count(c))
+      throw not_found("Task " + id.connector + "-" + std::to_string(id.task) + " not found");
+    return task_state(id.connector, id.task, c);
+  }
+  std::vector<TaskInfo> task_configs(const std::string& name, Deadline) override {
+    std::lock_guard lock{mutex_};
+    const Connector& c = get(name);
+    std::vector<TaskInfo> tasks;
+    for (int i = 0; i < task_count(c); ++i) {
+      ConfigMap config{{"task.class", "FakeTask"}};
+      if (c.config.count("connection.password")) config["connection.password"] = c.config.at("connection.password");
+      tasks.push_back({{name, i}, config, {}});
+    }
+    return tasks;
+  }
+  Created put_connector_config(const std::string& name, const ConfigMap& config,
+                               std::optional<InitialState> initial_state, bool allow_replace,
+                               Deadline) override {
+    validate(config);
+    std::lock_guard lock{mutex_};
+    bool exists = connectors_.count(name) > 0;
+    if (exists && !allow_replace) throw already_exists("Connector " + name + " already exists");
+    Connector& c = connectors_[name];
+    c.config = config;
+    if (initial_state == InitialState::paused) c.state = "PAUSED";
+    if (initial_state == InitialState::stopped) c.state = "STOPPED";
+    return {!exists, info(name, c)};
+  }
+  Created patch_connector_config(const std::string& name, const ConfigPatch& patch, Deadline) override {
+    std::lock_guard lock{mutex_};
+    Connector& c = get(name);
+    ConfigMap patched = apply_config_patch(c.config, patch);
+    validate(patched);
+    c.config = patched;
+    return {false, info(name, c)};
+  }
+  void delete_connector(const std::string& name, Deadline) override {
+    std::lock_guard lock{mutex_};
+    get(name);
+    connectors_.erase(name);
+  }
+  void restart_connector(const std::string& name, Deadline) override {
+    std::lock_guard lock{mutex_};
+    get(name);
+    restarted.push_back(name);
+  }
+  ConnectorStatus restart_connector_and_tasks(const RestartRequest& request, Deadline deadline) override {
+    ConnectorStatus status = connector_status(request.connector, deadline);
+    std::lock_guard lock{mutex_};
+    restarted.push_back(request.connector + (request.include_tasks ? "+tasks" : "") +
+                        (request.only_failed ? "+onlyFailed" : ""));
+    if (!request.only_failed) status.connector.state = "RESTARTING";
+    for (auto& task : status.tasks)
+      if (request.include_tasks && (!request.only_failed || task.state.state == "FAILED"))
+        task.state = {"RESTARTING", task.state.worker_id, ""};
+    return status;
+  }
+  void restart_task(const TaskId& id, Deadline deadline) override {
+    task_status(id, deadline);
+    std::lock_guard lock{mutex_};
+    restarted.push_back(id.connector + "-" + std::to_string(id.task));
+  }
+  void pause_connector(const std::string& name, Deadline) override { set_state(name, "PAUSED"); }
+  void resume_connector(const std::string& name, Deadline) override { set_state(name, "RUNNING"); }
+  void stop_connector(const std::string& name, Deadline) override { set_state(name, "STOPPED"); }
+
+  std::vector<ConnectorOffset> connector_offsets(const std::string& name, Deadline) override {
+    std::lock_guard lock{mutex_};
+    return get(name).offsets;
+  }
+  std::string alter_connector_offsets(const std::string& name, const std::vector<ConnectorOffset>& offsets,
+                                      Deadline) override {
+    std::lock_guard lock{mutex_};
+    Connector& c = stopped(name);
+    for (const auto& offset : offsets) c.offsets.push_back(offset);
+    return "The offsets for this connector have been altered successfully";
+  }
+  std::string reset_connector_offsets(const std::string& name, Deadline) override {
+    std::lock_guard lock{mutex_};
+    stopped(name).offsets.clear();
+    return "The offsets for this connector have been reset successfully";
+  }
+
+  std::vector<std::string> connector_active_topics(const std::string& name, Deadline) override {
+    std::lock_guard lock{mutex_};
+    return get(name).topics;
+  }
+  void reset_connector_active_topics(const std::string& name, Deadline) override {
+    std::lock_guard lock{mutex_};
+    get(name).topics.clear();
+  }
+
+  std::vector<PluginInfo> plugins(Deadline) override {
+    return {{"org.apache.kafka.connect.file.FileStreamSinkConnector", "sink", "4.1.1"},
+            {"org.apache.kafka.connect.file.FileStreamSourceConnector", "source", "4.1.1"},
+            {"org.apache.kafka.connect.transforms.InsertField$Value", "transformation", "4.1.1"},
+            {"org.apache.kafka.connect.transforms.predicates.TopicNameMatches", "predicate", ""},
+            {"org.apache.kafka.connect.json.JsonConverter", "converter", "4.1.1"}};
+  }
+  std::vector<ConfigKeyInfo> plugin_config(const std::string& plugin, Deadline) override {
+    if (plugin != "FileStreamSink" && plugin != "org.apache.kafka.connect.file.FileStreamSinkConnector")
+      throw not_found("Unknown plugin " + plugin + ".");
+    return {file_key()};
+  }
+  ConfigInfos validate_connector_config(const ConfigMap& config, Deadline) override {
+    ConfigInfos infos{config.count("connector.class") ? config.at("connector.class") : "", 0, {"Common"}, {}};
+    ConfigValueInfo value{"file", std::nullopt, {}, {}, true};
+    if (config.count("file")) value.value = config.at("file");
+    else value.errors.push_back("Missing required configuration \"file\" which has no default value.");
+    infos.error_count = static_cast<int>(value.errors.size());
+    infos.configs.push_back({file_key(), value});
+    ConfigKeyInfo password{"connection.password", "PASSWORD", false, "", "HIGH", "", "Common", 1, "NONE",
+                           "connection.password", {}};
+    ConfigValueInfo password_value{"connection.password", std::nullopt, {}, {}, true};
+    if (config.count("connection.password")) password_value.value = config.at("connection.password");
+    infos.configs.push_back({password, password_value});
+    return infos;
+  }
+
+  std::map<std::string, LoggerLevel> logger_levels(Deadline) override {
+    std::lock_guard lock{mutex_};
+    return loggers_;
+  }
+  std::optional<LoggerLevel> logger_level(const std::string& name, Deadline) override {
+    std::lock_guard lock{mutex_};
+    auto it = loggers_.find(name);
+    if (it == loggers_.end()) return std::nullopt;
+    return it->second;
+  }
+  std::vector<std::string> set_worker_logger_level(const std::string& name, const std::string& level,
+                                                   Deadline) override {
+    std::lock_guard lock{mutex_};
+    loggers_[name] = {level, 1700000000000};
+    return {name};
+  }
+  void set_cluster_logger_level(const std::string& name, const std::string& level, Deadline) override {
+    std::lock_guard lock{mutex_};
+    loggers_[name] = {level, 1700000000001};
+  }
+
+private:
+  Connector& get(const std::string& name) {
+    auto it = connectors_.find(name);
+    if (it == connectors_.end()) throw not_found("Connector " + name + " not found");
+    return it->second;
+  }
+  Connector& stopped(const std::string& name) {
+    Connector& c = get(name);
+    if (c.state != "STOPPED")
+      throw bad_request("Connectors must be in the STOPPED state before their offsets can be modified. "
+                        "This can be done for the specified connector by issuing a 'PUT' request to the "
+                        "'/connectors/" + name + "/stop' endpoint");
+    return c;
+  }
+  void set_state(const std::string& name, std::string state) {
+    std::lock_guard lock{mutex_};
+    get(name).state = std::move(state);
+  }
+  static void validate(const ConfigMap& config) {
+    if (!config.count("connector.class"))
+      throw bad_request("Connector configuration is invalid and contains the following 1 error(s):\n"
+                        "Missing required configuration \"connector.class\" which has no default value.\n"
+                        "You can also find the above list of errors at the endpoint "
+                        "`/connector-plugins/{connectorType}/config/validate`");
+  }
+  static ConnectorType type(const Connector& c) {
+    return c.config.at("connector.class").find("Sink") != std::string::npos ? ConnectorType::sink
+                                                                             : ConnectorType::source;
+  }
+  static int task_count(const Connector& c) {
+    if (c.state == "STOPPED") return 0;
+    auto it = c.config.find("tasks.max");
+    return it == c.config.end() ? 1 : std::stoi(it->second);
+  }
+  static TaskState task_state(const std::string& name, int id, const Connector& c) {
+    bool failed = c.config.count("fail.task") && std::stoi(c.config.at("fail.task")) == id;
+    if (failed) return {id, {"FAILED", "127.0.0.1:8083", "java.lang.RuntimeException: boom in " + name}};
+    return {id, {c.state, "127.0.0.1:8083", ""}};
+  }
+  ConnectorInfo info(const std::string& name, const Connector& c) const {
+    ConnectorInfo result{name, c.config, {}, type(c), provider_keys};
+    for (int i = 0; i < task_count(c); ++i) result.tasks.push_back({name, i});
+    return result;
+  }
+  static ConfigKeyInfo file_key() {
+    return {"file", "STRING", true, std::nullopt, "HIGH", "Destination filename.", std::nullopt, -1,
+            "NONE", "file", {}};
+  }
+
+  std::mutex mutex_;
+  std::map<std::string, Connector> connectors_;
+  std::map<std::string, LoggerLevel> loggers_{{"root", {"INFO", std::nullopt}}};
+};
+
+} // namespace weir::runtime::rest::test

@@ -1,0 +1,71 @@
+// A small HTTP/1.1 server on POSIX sockets for the REST API: one thread per
+// connection up to a cap (REST traffic is light; a blocking handler then never
+// holds up other clients), keep-alive, Content-Length and chunked bodies, limits,
+// timeouts and optional bearer-token authentication. Malformed input is answered
+// with a 4xx and Kafka Connect's JSON error body, never a crash.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "runtime/rest/http_message.hpp"
+
+namespace weir::runtime::rest {
+
+/// Where to listen, from Kafka Connect's `listeners` form `http://HOST:PORT`.
+struct Listener {
+  std::string host; // empty: every interface
+  uint16_t port = 0; // 0: an ephemeral port
+};
+
+/// Parses one `listeners` entry: `http://HOST:PORT`, `http://[::1]:PORT`, or
+/// `http://:PORT` (every interface, as in Kafka Connect). Throws weir::ConfigError
+/// naming `listeners` for https (not supported yet), a list, or a bad port.
+Listener parse_listener(std::string_view value);
+
+struct HttpServerOptions {
+  /// weir listens on loopback only unless told otherwise (Kafka Connect: every interface).
+  std::string listener = "http://127.0.0.1:8083";
+  size_t max_header_bytes = 16 * 1024; // request line + headers; more → 431
+  size_t max_body_bytes = 4 * 1024 * 1024; // more → 413
+  size_t max_connections = 64; // open connections; more → 503
+  /// A kept-alive connection with no request for this long is closed.
+  std::chrono::milliseconds idle_timeout{30'000};
+  /// A request must arrive whole within this time of its first byte (else 408), and
+  /// a response must be taken by the client within it.
+  std::chrono::milliseconds read_timeout{30'000};
+  /// Non-empty: every request needs `Authorization: Bearer <token>` (else 401).
+  std::string bearer_token;
+};
+
+/// Answers one request. Called concurrently from connection threads, so it must be
+/// thread-safe; an exception it throws becomes a 500 (RestError: its own status).
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+/// Listens from construction (bind errors throw std::system_error) until stop() or
+/// destruction, which close the listener and every connection and join every
+/// thread. A request already inside the handler is finished first, so stopping
+/// takes as long as the slowest handler call in flight.
+class HttpServer {
+public:
+  HttpServer(HttpServerOptions options, HttpHandler handler);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  /// The bound port (the ephemeral one when the listener asked for port 0).
+  uint16_t port() const noexcept;
+  /// Idempotent; returns once no thread of the server is left.
+  void stop();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace weir::runtime::rest

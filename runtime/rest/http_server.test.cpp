@@ -1,0 +1,293 @@
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+#include <future>
+#include <memory>
+#include <thread>
+
+#include "runtime/rest/http_server.hpp"
+#include "runtime/rest/test_http_client.hpp"
+#include "weir/config.hpp"
+
+using namespace weir::runtime::rest;
+using weir::runtime::rest::test::TestClient;
+
+namespace {
+
+// Answers every request with its method, target and body, so framing is visible.
+HttpResponse echo(const HttpRequest& request) {
+  if (request.target == "/throw") throw RestError(409, "conflicting");
+  if (request.target == "/crash") throw std::runtime_error("handler failed");
+  return json_response(200, request.method + " " + request.target + " [" + request.body + "]");
+}
+
+HttpServerOptions local(HttpServerOptions options = {}) {
+  options.listener = "http://127.0.0.1:0";
+  return options;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(http_server)
+
+BOOST_AUTO_TEST_CASE(listener_values) {
+  Listener plain = parse_listener("http://127.0.0.1:8083");
+  BOOST_TEST(plain.host == "127.0.0.1");
+  BOOST_TEST(plain.port == 8083);
+  BOOST_TEST(parse_listener("http://[::1]:0").host == "::1");
+  BOOST_TEST(parse_listener("HTTP://:9000").host == "");
+  BOOST_TEST(parse_listener("http://localhost:65535").port == 65535);
+  BOOST_CHECK_THROW(parse_listener("https://127.0.0.1:8443"), weir::ConfigError);
+  BOOST_CHECK_THROW(parse_listener("http://127.0.0.1"), weir::ConfigError);
+  BOOST_CHECK_THROW(parse_listener("http://127.0.0.1:70000"), weir::ConfigError);
+  BOOST_CHECK_THROW(parse_listener("http://a:1,http://b:2"), weir::ConfigError);
+  BOOST_CHECK_THROW(parse_listener("127.0.0.1:8083"), weir::ConfigError);
+  try {
+    parse_listener("https://h:1");
+  } catch (const weir::ConfigError& e) {
+    BOOST_TEST(e.key() == "listeners");
+    BOOST_TEST(std::string{e.what()}.find("https listeners are not supported") != std::string::npos);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(ephemeral_port_and_keep_alive) {
+  HttpServer server(local(), echo);
+  BOOST_TEST(server.port() != 0);
+  TestClient client(server.port());
+  for (int i = 0; i < 3; ++i) {
+    auto response = client.request("GET", "/x?i=" + std::to_string(i));
+    BOOST_TEST(response.status == 200);
+    BOOST_TEST(response.body == "GET /x?i=" + std::to_string(i) + " []");
+    BOOST_TEST(*response.header("content-type") == "application/json");
+    BOOST_TEST(!response.header("connection"));
+  }
+  auto post = client.request("POST", "/y", "{\"a\":1}");
+  BOOST_TEST(post.body == "POST /y [{\"a\":1}]");
+}
+
+BOOST_AUTO_TEST_CASE(pipelined_requests_are_answered_in_order) {
+  HttpServer server(local(), echo);
+  TestClient client(server.port());
+  client.send_raw("GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+                  "PUT /b HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc"
+                  "GET /c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  BOOST_TEST(client.read_response().body == "GET /a []");
+  BOOST_TEST(client.read_response().body == "PUT /b [abc]");
+  auto last = client.read_response();
+  BOOST_TEST(last.body == "GET /c []");
+  BOOST_TEST(*last.header("connection") == "close");
+  BOOST_TEST(client.closed_by_server());
+}
+
+BOOST_AUTO_TEST_CASE(http_1_0_closes_unless_asked_to_keep_alive) {
+  HttpServer server(local(), echo);
+  TestClient kept(server.port());
+  kept.send_raw("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+  BOOST_TEST(kept.read_response().status == 200);
+  kept.send_raw("GET /b HTTP/1.0\r\n\r\n");
+  BOOST_TEST(kept.read_response().body == "GET /b []");
+  BOOST_TEST(kept.closed_by_server());
+}
+
+BOOST_AUTO_TEST_CASE(chunked_bodies_and_expect_continue) {
+  HttpServer server(local(), echo);
+  TestClient client(server.port());
+  client.send_raw("POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+                  "4;ext=1\r\nabcd\r\n");
+  client.send_raw("A\r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n");
+  BOOST_TEST(client.read_response().body == "POST /c [abcd0123456789]");
+
+  client.send_raw("PUT /e HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n");
+  BOOST_TEST(client.read_response().status == 100);
+  client.send_raw("ok");
+  BOOST_TEST(client.read_response().body == "PUT /e [ok]");
+}
+
+BOOST_AUTO_TEST_CASE(malformed_requests_get_400_with_a_json_error) {
+  HttpServer server(local(), echo);
+  struct Case {
+    std::string bytes;
+    int status;
+    std::string message;
+  };
+  std::vector<Case> cases = {
+      {"GARBAGE\r\n\r\n", 400, "Malformed request line: expected METHOD TARGET HTTP/1.1"},
+      {"GET /a b HTTP/1.1\r\n\r\n", 400, "Malformed request line: expected METHOD TARGET HTTP/1.1"},
+      {"GET a HTTP/1.1\r\n\r\n", 400, "Malformed request line: the target must be a path starting with '/'"},
+      {"GET / HTTP/x\r\n\r\n", 400, "Malformed request line: invalid HTTP version"},
+      {"GET / HTTP/2.0\r\n\r\n", 505, "HTTP version not supported: HTTP/2.0"},
+      {"G(T / HTTP/1.1\r\n\r\n", 400, "Malformed request line: invalid method"},
+      {"GET / HTTP/1.1\r\nNo colon\r\n\r\n", 400, "Malformed header line"},
+      {"GET / HTTP/1.1\r\nBad Name: x\r\n\r\n", 400, "Malformed header line"},
+      {"GET / HTTP/1.1\r\nA: b\r\n folded\r\n\r\n", 400, "Obsolete header line folding is not accepted"},
+      {"POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n", 400, "Invalid Content-Length: -1"},
+      {"POST / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n", 400,
+       "Conflicting Content-Length headers"},
+      {"POST / HTTP/1.1\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n", 400,
+       "Both Content-Length and Transfer-Encoding were sent"},
+      {"POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n", 501,
+       "Unsupported Transfer-Encoding: gzip (only chunked is)"},
+      {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400, "Malformed chunk size in chunked body"},
+      {"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabX\r\n", 400, "Missing CRLF after a chunk"},
+      {std::string("GET / HTTP/1.1\r\nA: \x01\r\n\r\n"), 400, "Control character in a header value"},
+  };
+  for (const auto& c : cases) {
+    TestClient client(server.port());
+    client.send_raw(c.bytes);
+    auto response = client.read_response();
+    BOOST_TEST_CONTEXT(c.bytes) {
+      BOOST_TEST(response.status == c.status);
+      BOOST_TEST(response.body == R"({"error_code":)" + std::to_string(c.status) + R"(,"message":")" +
+                                      c.message + R"("})");
+      BOOST_TEST(*response.header("connection") == "close");
+      BOOST_TEST(client.closed_by_server());
+    }
+  }
+  // The server is still serving after all that.
+  TestClient client(server.port());
+  BOOST_TEST(client.request("GET", "/ok").status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(size_limits) {
+  HttpServerOptions options = local();
+  options.max_header_bytes = 1024;
+  options.max_body_bytes = 100;
+  HttpServer server(options, echo);
+  {
+    TestClient client(server.port());
+    auto response = client.request("GET", "/" + std::string(2000, 'a'));
+    BOOST_TEST(response.status == 431);
+    BOOST_TEST(response.body == R"({"error_code":431,"message":"Request header is larger than 1024 bytes"})");
+  }
+  {
+    TestClient client(server.port());
+    auto response = client.request("POST", "/big", std::string(101, 'x'));
+    BOOST_TEST(response.status == 413);
+    BOOST_TEST(response.body == R"({"error_code":413,"message":"Request body is larger than 100 bytes"})");
+    BOOST_TEST(client.closed_by_server());
+  }
+  {
+    TestClient client(server.port());
+    client.send_raw("POST /big HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n64\r\n" + std::string(100, 'x') +
+                    "\r\n1\r\nx\r\n0\r\n\r\n");
+    auto response = client.read_response();
+    BOOST_TEST(response.status == 413);
+    BOOST_TEST(response.body == R"({"error_code":413,"message":"Request body is too large"})");
+  }
+  TestClient client(server.port());
+  BOOST_TEST(client.request("POST", "/fits", std::string(100, 'x')).status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(handler_exceptions_become_error_bodies) {
+  HttpServer server(local(), echo);
+  TestClient client(server.port());
+  auto rest = client.request("GET", "/throw");
+  BOOST_TEST(rest.status == 409);
+  BOOST_TEST(rest.body == R"({"error_code":409,"message":"conflicting"})");
+  auto crash = client.request("GET", "/crash");
+  BOOST_TEST(crash.status == 500);
+  BOOST_TEST(crash.body == R"({"error_code":500,"message":"handler failed"})");
+  BOOST_TEST(client.request("GET", "/after").status == 200); // same connection still served
+}
+
+BOOST_AUTO_TEST_CASE(bearer_token) {
+  HttpServerOptions options = local();
+  options.bearer_token = "s3cret";
+  HttpServer server(options, echo);
+  TestClient client(server.port());
+  auto missing = client.request("GET", "/x");
+  BOOST_TEST(missing.status == 401);
+  BOOST_TEST(missing.body ==
+             R"({"error_code":401,"message":"Authentication required: send the header 'Authorization: Bearer <token>'"})");
+  BOOST_TEST(*missing.header("www-authenticate") == "Bearer realm=\"weir\"");
+  auto wrong = client.request("GET", "/x", "", "Authorization: Bearer s3cres\r\n");
+  BOOST_TEST(wrong.status == 401);
+  BOOST_TEST(wrong.body == R"({"error_code":401,"message":"Invalid bearer token"})");
+  auto basic = client.request("GET", "/x", "", "Authorization: Basic czNjcmV0\r\n");
+  BOOST_TEST(basic.body ==
+             R"({"error_code":401,"message":"Unsupported authorization scheme: expected 'Authorization: Bearer <token>'"})");
+  auto good = client.request("GET", "/x", "", "authorization: bearer s3cret\r\n");
+  BOOST_TEST(good.status == 200);
+  BOOST_TEST(good.body == "GET /x []");
+  // A refused request with a body closes the connection (its body is never read).
+  auto refused = client.request("POST", "/x", "{}");
+  BOOST_TEST(refused.status == 401);
+  BOOST_TEST(client.closed_by_server());
+}
+
+BOOST_AUTO_TEST_CASE(no_token_means_no_authentication) {
+  HttpServer server(local(), echo);
+  TestClient client(server.port());
+  BOOST_TEST(client.request("GET", "/x", "", "Authorization: Bearer anything\r\n").status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(too_many_connections_get_503) {
+  HttpServerOptions options = local();
+  options.max_connections = 2;
+  HttpServer server(options, echo);
+  TestClient a(server.port());
+  TestClient b(server.port());
+  // Both are being served (a request each proves their threads exist).
+  BOOST_TEST(a.request("GET", "/a").status == 200);
+  BOOST_TEST(b.request("GET", "/b").status == 200);
+  TestClient c(server.port());
+  auto refused = c.request("GET", "/c");
+  BOOST_TEST(refused.status == 503);
+  BOOST_TEST(refused.body ==
+             R"({"error_code":503,"message":"Too many connections: this server serves at most 2 at once; retry later"})");
+  BOOST_TEST(c.closed_by_server());
+}
+
+BOOST_AUTO_TEST_CASE(idle_and_slow_connections_time_out) {
+  HttpServerOptions options = local();
+  options.idle_timeout = std::chrono::milliseconds(200);
+  options.read_timeout = std::chrono::milliseconds(300);
+  HttpServer server(options, echo);
+  TestClient idle(server.port());
+  BOOST_TEST(idle.closed_by_server()); // nothing sent: closed without a response
+  TestClient slow(server.port());
+  slow.send_raw("GET /slow HTTP/1.1\r\n");
+  auto response = slow.read_response();
+  BOOST_TEST(response.status == 408);
+  BOOST_TEST(response.body == R"({"error_code":408,"message":"The request did not arrive in time"})");
+}
+
+BOOST_AUTO_TEST_CASE(stop_closes_open_connections_and_joins_every_thread) {
+  std::promise<void> entered;
+  std::promise<void> release;
+  auto released = release.get_future().share();
+  auto server = std::make_unique<HttpServer>(local(), [&](const HttpRequest& request) {
+    if (request.target == "/block") {
+      entered.set_value();
+      released.wait();
+    }
+    return json_response(200, "done");
+  });
+  TestClient idle(server->port());
+  BOOST_TEST(idle.request("GET", "/warm").status == 200); // kept alive, then idle
+  TestClient partial(server->port());
+  partial.send_raw("GET /partial HTTP/1.1\r\n"); // a request half sent
+  TestClient busy(server->port());
+  busy.send_raw("GET /block HTTP/1.1\r\n\r\n");
+  entered.get_future().wait();
+
+  auto stopped = std::async(std::launch::async, [&] { server.reset(); });
+  BOOST_TEST(idle.closed_by_server());
+  BOOST_TEST(partial.closed_by_server());
+  // The request in the handler is finished and answered before the server goes.
+  release.set_value();
+  stopped.get();
+  auto last = busy.read_response();
+  BOOST_TEST(last.status == 200);
+  BOOST_TEST(*last.header("connection") == "close");
+  BOOST_TEST(busy.closed_by_server());
+}
+
+BOOST_AUTO_TEST_CASE(bind_failure_throws) {
+  HttpServer first(local(), echo);
+  HttpServerOptions taken;
+  taken.listener = "http://127.0.0.1:" + std::to_string(first.port());
+  BOOST_CHECK_THROW(HttpServer(taken, echo), std::system_error);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
