@@ -3,6 +3,7 @@
 #include <chrono>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
@@ -12,21 +13,38 @@
 #include "actors/messages.hpp"
 #include "runtime/credit.hpp"
 #include "runtime/kafka/producer.hpp"
+#include "runtime/pipeline/source_offsets_topic.hpp"
+#include "runtime/pipeline/source_pipeline.hpp"
 
 namespace weir::actors {
 
 namespace {
 
 using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+/// Tokens of the offset records a transaction writes: apart from batch tokens.
+constexpr uint64_t offsets_token = uint64_t{1} << 63;
+
+struct InFlight {
+  uint64_t charged;  // credit the upstream was charged
+  uint64_t sequence; // the source batch (0: not a source batch)
+};
 
 struct ProducerState {
   ProducerSpec spec;
   std::unique_ptr<runtime::kafka::Producer> producer;
   runtime::CreditLedger ledger{Credit{}};
   caf::actor upstream;
-  std::unordered_map<uint64_t, uint64_t> arrival_bytes; // token -> credit charged
+  std::unordered_map<uint64_t, InFlight> in_flight; // token -> batch
   uint64_t next_token = 0;
+  Batch encoded; // reused for every decoded batch
+  // Exactly-once: the open transaction's batches, in order.
+  bool in_transaction = false;
+  std::vector<uint64_t> transaction_batches;
+  Clock::time_point transaction_start;
   bool upstream_done = false;
+  bool failed = false;
   bool tick_pending = false;
   StageStats stats;
   static inline const char* name = "weir.producer";
@@ -34,11 +52,49 @@ struct ProducerState {
 
 using producer_actor = caf::stateful_actor<ProducerState>;
 
+/// A failed producer holds what it has: no credit goes back, so the task stops,
+/// and no offset advances past what was delivered (or committed).
+void fail(producer_actor* self, const std::string& what) {
+  auto& st = self->state;
+  st.failed = true;
+  st.stats.state = "FAILED";
+  ++st.stats.errors;
+  st.stats.last_error = what;
+  spdlog::error("producer {} failed: {}", st.spec.name, what);
+}
+
+/// Writes the offsets the transaction's batches reach into the offsets topic, then
+/// commits: records and offsets become visible together, or neither does.
+void commit_transaction(producer_actor* self) {
+  auto& st = self->state;
+  if (!st.in_transaction)
+    return;
+  const auto& txn = st.spec.transactions;
+  try {
+    if (!st.transaction_batches.empty()) {
+      Batch offsets;
+      for (const auto& [partition, offset] : st.spec.offsets->through(st.transaction_batches.back()))
+        offsets.append(txn.offsets_topic, 0, -1, -1,
+                       runtime::pipeline::offset_record_key(txn.connector, partition), offset);
+      st.producer->produce(offsets, offsets_token | st.next_token++);
+    }
+    st.producer->commit_transaction(txn.timeout);
+  } catch (const std::exception& e) {
+    st.in_transaction = false;
+    return fail(self, std::string{"exactly-once: transaction not committed: "} + e.what());
+  }
+  st.in_transaction = false;
+  for (auto seq : st.transaction_batches)
+    st.spec.offsets->delivered(seq);
+  st.transaction_batches.clear();
+}
+
 void finish_if_drained(producer_actor* self) {
   auto& st = self->state;
-  if (!st.upstream_done || !st.arrival_bytes.empty())
+  if (!st.upstream_done || !st.in_flight.empty() || st.failed)
     return;
-  st.stats.state = st.stats.errors == 0 ? "FINISHED" : "FAILED";
+  commit_transaction(self);
+  st.stats.state = st.failed ? "FAILED" : "FINISHED";
   if (st.spec.observer)
     self->send(st.spec.observer, done_atom::value, st.stats);
   self->quit();
@@ -46,7 +102,7 @@ void finish_if_drained(producer_actor* self) {
 
 void schedule_tick(producer_actor* self) {
   auto& st = self->state;
-  if (st.tick_pending || st.arrival_bytes.empty())
+  if (st.tick_pending || (st.in_flight.empty() && !st.in_transaction))
     return;
   st.tick_pending = true;
   self->delayed_send(self, 2ms, tick_atom::value);
@@ -55,21 +111,56 @@ void schedule_tick(producer_actor* self) {
 void on_delivery(producer_actor* self, uint64_t token, size_t delivered, size_t failed,
                  const std::string& first_error) {
   auto& st = self->state;
-  auto it = st.arrival_bytes.find(token);
-  if (it == st.arrival_bytes.end())
+  if (failed > 0) {
+    // Never a silent drop: the failure fails the task, is logged and shown in the tree.
+    st.stats.errors += failed;
+    fail(self, std::to_string(failed) + " record(s) not delivered: " + first_error);
+  }
+  if (token & offsets_token)
+    return;
+  auto it = st.in_flight.find(token);
+  if (it == st.in_flight.end())
     return;
   st.stats.records_out += delivered;
-  if (failed > 0) {
-    // Never a silent drop: the failure is counted, logged and shown in the tree.
-    st.stats.errors += failed;
-    st.stats.last_error = first_error;
-    spdlog::error("producer {}: {} record(s) of a batch failed: {}", st.spec.name, failed,
-                  first_error);
-  }
-  auto credit = st.ledger.on_release(it->second);
-  st.arrival_bytes.erase(it);
+  auto [charged, sequence] = it->second;
+  st.in_flight.erase(it);
+  if (st.failed)
+    return;
+  // Without transactions a delivered batch is durable; with them, only its commit is.
+  if (sequence != 0 && st.spec.offsets && !st.spec.transactions.enabled)
+    st.spec.offsets->delivered(sequence);
+  auto credit = st.ledger.on_release(charged);
   if (st.upstream)
     self->send(st.upstream, credit_atom::value, credit);
+}
+
+void produce(producer_actor* self, const Batch& batch, uint64_t charged) {
+  auto& st = self->state;
+  auto token = st.next_token++;
+  st.in_flight.emplace(token, InFlight{charged, batch.sequence});
+  try {
+    if (st.spec.transactions.enabled && !st.in_transaction) {
+      st.producer->begin_transaction();
+      st.in_transaction = true;
+      st.transaction_start = Clock::now();
+    }
+    if (st.spec.transactions.enabled && batch.sequence != 0)
+      st.transaction_batches.push_back(batch.sequence);
+    st.producer->produce(batch, token);
+    if (st.spec.transactions.enabled && st.spec.transactions.interval.count() == 0)
+      commit_transaction(self);
+  } catch (const std::exception& e) {
+    fail(self, e.what());
+  }
+  schedule_tick(self);
+}
+
+void on_arrival(producer_actor* self, uint64_t records, uint64_t bytes) {
+  auto& st = self->state;
+  st.ledger.on_receive(bytes);
+  ++st.stats.batches_in;
+  st.stats.records_in += records;
+  st.stats.bytes_in += bytes;
 }
 
 caf::behavior producer_behavior(producer_actor* self, ProducerSpec spec) {
@@ -84,6 +175,13 @@ caf::behavior producer_behavior(producer_actor* self, ProducerSpec spec) {
     st.spec.props, [self](uint64_t token, size_t ok, size_t failed, const std::string& err) {
       on_delivery(self, token, ok, failed, err);
     });
+  if (st.spec.transactions.enabled) {
+    try {
+      st.producer->init_transactions(st.spec.transactions.timeout);
+    } catch (const std::exception& e) {
+      fail(self, e.what());
+    }
+  }
   return {
     [=](attach_atom) {
       auto& st = self->state;
@@ -91,20 +189,35 @@ caf::behavior producer_behavior(producer_actor* self, ProducerSpec spec) {
       self->send(st.upstream, credit_atom::value, st.ledger.initial_grant());
     },
     [=](batch_atom, const Batch& batch, uint64_t bytes) {
+      on_arrival(self, batch.size(), bytes);
+      if (!self->state.failed)
+        produce(self, batch, bytes);
+    },
+    [=](batch_atom, DecodedBatchMsg& msg, uint64_t bytes) {
       auto& st = self->state;
-      st.ledger.on_receive(bytes);
-      ++st.stats.batches_in;
-      st.stats.records_in += batch.size();
-      st.stats.bytes_in += bytes;
-      auto token = st.next_token++;
-      st.arrival_bytes.emplace(token, bytes);
-      st.producer->produce(batch, token);
-      schedule_tick(self);
+      on_arrival(self, msg.batch->size(), bytes);
+      if (st.failed)
+        return;
+      try {
+        st.spec.encoder->encode(*msg.batch, st.encoded);
+      } catch (const std::exception& e) {
+        return fail(self, e.what());
+      }
+      msg.batch.reset(); // the decoded form is no longer needed: free it before the send
+      produce(self, st.encoded, bytes);
     },
     [=](tick_atom) {
       auto& st = self->state;
       st.tick_pending = false;
-      st.producer->poll(0ms);
+      try {
+        st.producer->poll(0ms);
+      } catch (const std::exception& e) {
+        fail(self, e.what());
+      }
+      const auto& txn = st.spec.transactions;
+      if (st.in_transaction && !st.failed && txn.interval.count() > 0
+          && Clock::now() - st.transaction_start >= txn.interval)
+        commit_transaction(self);
       schedule_tick(self);
       finish_if_drained(self);
     },

@@ -2,8 +2,16 @@
 // loader). It receives batches under credit, hands them to librdkafka, and returns
 // a batch's credit only when every record of it has a delivery report, so memory
 // stays bounded by the credit even when the broker is slow.
+//
+// In a source pipeline it also runs the converters (SourceEncoder: decoded batch
+// in, bytes out, once) and reports each delivered batch to SourceOffsets, which
+// is what makes a source offset committable. With exactly-once it is transactional:
+// each transaction carries its batches and the offsets they reach (written to the
+// offsets topic), and only a committed transaction advances the offsets.
 #pragma once
 
+#include <chrono>
+#include <memory>
 #include <string>
 
 #include <caf/actor.hpp>
@@ -12,13 +20,32 @@
 #include "runtime/kafka/client_config.hpp"
 #include "weir/credit.hpp"
 
+namespace weir::runtime::pipeline {
+class SourceEncoder;
+class SourceOffsets;
+} // namespace weir::runtime::pipeline
+
 namespace weir::actors {
+
+/// Exactly-once delivery for a source task (KIP-618).
+struct ProducerTransactions {
+  bool enabled = false;      ///< props must then carry `transactional.id`
+  std::string offsets_topic; ///< where each transaction writes its offsets
+  std::string connector;     ///< the offsets' key names it
+  /// 0: one transaction per batch (transaction.boundary=poll); else the period.
+  std::chrono::milliseconds interval{0};
+  std::chrono::milliseconds timeout{60000}; ///< for commit and init
+};
 
 struct ProducerSpec {
   std::string name;
   runtime::kafka::Properties props; ///< librdkafka producer properties
   Credit capacity{8, 8u << 20};
   caf::actor observer; ///< receives (done, StageStats) once everything is delivered
+  /// Source pipelines: converters for decoded batches, and the offsets to advance.
+  std::shared_ptr<runtime::pipeline::SourceEncoder> encoder = nullptr;
+  std::shared_ptr<runtime::pipeline::SourceOffsets> offsets = nullptr;
+  ProducerTransactions transactions = {};
 };
 
 /// Spawns the producer on its own thread (librdkafka may block while its queue is full).

@@ -1,6 +1,6 @@
-// `weir standalone WORKER.properties CONNECTOR...`: connectors in one process, the
-// way connect-standalone runs them. State (connector configs and status) lives in
-// the SQLite file named by offset.storage.file.filename.
+// `weir standalone WORKER.properties CONNECTOR...`: sink and source connectors in one
+// process, the way connect-standalone runs them. State (connector configs, status
+// and source offsets) lives in the SQLite file named by offset.storage.file.filename.
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -19,13 +19,17 @@
 
 #include "actors/messages.hpp"
 #include "actors/sink_task.hpp"
+#include "actors/source_task.hpp"
 #include "cli/commands.hpp"
 #include "connectors/registry.hpp"
 #include "runtime/config/connector_json.hpp"
 #include "runtime/config/properties.hpp"
 #include "runtime/config/providers.hpp"
 #include "runtime/kafka/admin.hpp"
+#include "runtime/kafka/producer.hpp"
 #include "runtime/pipeline/connector_config.hpp"
+#include "runtime/pipeline/source_config.hpp"
+#include "runtime/pipeline/source_offsets_topic.hpp"
 #include "runtime/state/standalone_store.hpp"
 
 namespace weir::cli {
@@ -61,8 +65,20 @@ const ConfigDef& worker_def() {
              "database in weir.");
     d.define("offset.flush.interval.ms", ConfigType::Long, "10000", Importance::Low,
              "Interval at which to try committing offsets for tasks. weir commits sink "
-             "offsets as soon as each batch is durable; this bounds source offset flushes.",
+             "offsets as soon as each batch is durable; source offsets are written to the "
+             "state file this often, and at shutdown.",
              validators::range(0, std::nullopt));
+    d.define("exactly.once.source.support", ConfigType::String, "disabled", Importance::High,
+             "Whether to enable exactly-once support for source connectors by using "
+             "transactions to write source records and their source offsets (enabled), or "
+             "not (disabled). preparing is accepted and means disabled in standalone mode.",
+             validators::one_of({"disabled", "preparing", "enabled"}, true));
+    d.define("group.id", ConfigType::String, "connect-standalone", Importance::Medium,
+             "Names this worker's cluster: exactly-once source tasks use the transactional "
+             "id GROUP-CONNECTOR-TASK, as Kafka Connect does.");
+    d.define("offset.storage.topic", ConfigType::String, "connect-offsets", Importance::Medium,
+             "With exactly-once source support: the topic each transaction writes its "
+             "source offsets to (a connector's offsets.storage.topic overrides it).");
     d.define("plugin.path", ConfigType::List, "", Importance::Low,
              "Directories with plugin shared libraries.");
     d.define("listeners", ConfigType::List, "http://127.0.0.1:8083", Importance::Low,
@@ -72,19 +88,62 @@ const ConfigDef& worker_def() {
   return def;
 }
 
+/// One task's actors, poller/consumer first; a source task also has its offsets.
+struct Task {
+  std::vector<caf::actor> stages; ///< empty when the task could not start
+  std::shared_ptr<runtime::pipeline::SourceOffsets> offsets;
+  std::string failure; ///< why it could not start
+  std::string last_stage; ///< name of the stage that reports done (producer or sink)
+  bool done = false;      ///< that stage finished (a source ran to its end, or drained)
+  uint64_t final_out = 0; ///< its records_out when it finished
+  caf::actor source() const { return stages.front(); }
+  caf::actor sink() const { return stages.back(); }
+};
+
 struct Connector {
   std::string name;
   std::map<std::string, std::string> config;
   const connectors::SinkPlugin* plugin = nullptr;
+  const connectors::SourcePlugin* source_plugin = nullptr;
   int tasks_max = 1;
-  std::vector<actors::SinkTask> tasks;
-  std::vector<actors::StageStats> source_stats, sink_stats;
+  bool exactly_once = false; ///< a source whose tasks are transactional
+  std::string offsets_topic;
+  std::vector<Task> tasks;
   uint64_t last_written = 0;
   int32_t partitions = -1; ///< of its topics, when known at start (not for topics.regex)
 };
 
+bool lower_equals(std::string v, std::string_view want) {
+  for (auto& ch : v)
+    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return v == want;
+}
+
+/// The source half of load_connector: common keys, the plugin's, exactly-once.
+void load_source(Connector& c, const std::map<std::string, std::string>& worker) {
+  auto settings = runtime::pipeline::parse_source_settings(c.config, c.source_plugin->definition());
+  for (const auto& issue : c.source_plugin->validate(c.config))
+    throw ConfigError(issue.name, issue.errors.front());
+  c.tasks_max = settings.tasks_max;
+  c.exactly_once = lower_equals(worker.at("exactly.once.source.support"), "enabled");
+  c.offsets_topic = settings.offsets_topic.empty() ? worker.at("offset.storage.topic")
+                                                   : settings.offsets_topic;
+  if (!settings.exactly_once_required)
+    return;
+  if (!c.exactly_once)
+    throw ConfigError("exactly.once.support",
+                      "Invalid value required for configuration exactly.once.support: this "
+                      "worker has exactly.once.source.support="
+                        + worker.at("exactly.once.source.support") + " (set it to enabled)");
+  if (!c.source_plugin->exactly_once)
+    throw ConfigError("exactly.once.support",
+                      "Invalid value required for configuration exactly.once.support: the "
+                      "connector " + std::string{c.source_plugin->class_name}
+                        + " does not support exactly-once semantics");
+}
+
 /// Loads, resolves and validates one connector file; every problem names its key.
-Connector load_connector(const std::string& path) {
+Connector load_connector(const std::string& path, const std::map<std::string, std::string>& worker) {
   auto loaded = runtime::load_connector_file(path);
   auto resolved = runtime::resolve_providers(loaded.config);
   Connector c;
@@ -92,13 +151,18 @@ Connector load_connector(const std::string& path) {
   c.config = resolved.values;
   auto cls = c.config.count("connector.class") ? c.config.at("connector.class") : "";
   c.plugin = connectors::find_sink(cls);
+  c.source_plugin = c.plugin ? nullptr : connectors::find_source(cls);
+  if (c.source_plugin) {
+    load_source(c, worker);
+    return c;
+  }
   if (!c.plugin)
     throw ConfigError("connector.class",
                       cls.empty() ? "Missing required configuration \"connector.class\" which "
                                     "has no default value."
                                   : "Invalid value " + cls
-                                      + " for configuration connector.class: no sink connector "
-                                        "of that class or alias is available");
+                                      + " for configuration connector.class: no sink or source "
+                                        "connector of that class or alias is available");
   auto settings = runtime::pipeline::parse_sink_settings(c.config, c.plugin->definition());
   for (const auto& issue : c.plugin->validate(c.config))
     throw ConfigError(issue.name, issue.errors.front());
@@ -135,46 +199,161 @@ actors::StageStats ask(caf::scoped_actor& self, const caf::actor& who) {
   return s;
 }
 
+/// A task's state from its stages: FAILED (with the failing stage's error) when any
+/// failed, FINISHED when a source ran to its end, else RUNNING.
+std::string task_state(caf::scoped_actor& self, const Task& task, std::string& trace,
+                       uint64_t& errors) {
+  if (task.stages.empty()) {
+    trace = task.failure;
+    return "FAILED";
+  }
+  std::string state = "RUNNING";
+  bool stopped = true;
+  for (const auto& stage : task.stages) {
+    auto s = ask(self, stage);
+    errors += s.errors;
+    stopped = stopped && (s.state == "STOPPED" || s.state == "FINISHED");
+    if (s.state == "FAILED" && state != "FAILED") {
+      state = "FAILED";
+      trace = s.last_error;
+    }
+  }
+  if (state == "RUNNING" && stopped)
+    state = "FINISHED";
+  return state;
+}
+
 /// Polls every task's stages, records status, prints the progress line.
-void report(caf::scoped_actor& self, Connector& c, runtime::state::StandaloneStore& state, double interval, bool quiet) {
+void report(caf::scoped_actor& self, Connector& c, runtime::state::StandaloneStore& state,
+            double interval, bool quiet) {
   uint64_t written = 0, errors = 0;
   int64_t lag = 0;
-  int idle = 0, failed = 0;
+  int idle = 0, failed = 0, finished = 0;
   for (size_t t = 0; t < c.tasks.size(); ++t) {
-    auto src = ask(self, c.tasks[t].source());
-    auto snk = ask(self, c.tasks[t].sink());
-    written += snk.records_out;
-    errors += src.errors + snk.errors;
-    if (src.lag > 0)
-      lag += src.lag;
-    std::string task_state = "RUNNING", trace;
-    for (const auto& stage : c.tasks[t].stages) {
-      auto s = ask(self, stage);
-      if (s.state == "FAILED") {
-        task_state = "FAILED";
-        trace = s.last_error;
+    std::string trace;
+    auto task_status = task_state(self, c.tasks[t], trace, errors);
+    if (c.tasks[t].stages.empty()) {
+    } else if (c.source_plugin) {
+      // A finished producer no longer answers: its final count came with its done.
+      written += c.tasks[t].done ? c.tasks[t].final_out : ask(self, c.tasks[t].sink()).records_out;
+    } else {
+      auto src = ask(self, c.tasks[t].source());
+      written += ask(self, c.tasks[t].sink()).records_out;
+      if (src.lag > 0)
+        lag += src.lag;
+      if (task_status != "FAILED" && src.partitions == 0) {
+        ++idle;
+        trace = c.partitions >= 0
+                  ? "idle: no partition assigned (tasks.max=" + std::to_string(c.tasks_max)
+                      + " but the topics have " + std::to_string(c.partitions) + " partition(s))"
+                  : "idle: no partition assigned (tasks.max is above the topics' partition count)";
       }
     }
-    if (task_state == "FAILED")
+    if (task_status == "FAILED")
       ++failed;
-    else if (src.partitions == 0) {
-      ++idle;
-      trace = c.partitions >= 0
-                ? "idle: no partition assigned (tasks.max=" + std::to_string(c.tasks_max)
-                    + " but the topics have " + std::to_string(c.partitions) + " partition(s))"
-                : "idle: no partition assigned (tasks.max is above the topics' partition count)";
-    }
-    state.set_task_status(c.name, static_cast<int>(t), task_state, trace);
+    if (task_status == "FINISHED")
+      ++finished;
+    state.set_task_status(c.name, static_cast<int>(t), task_status, trace);
   }
+  written = std::max(written, c.last_written);
   double rate = (written - c.last_written) / (interval > 0 ? interval : 1);
   c.last_written = written;
-  if (!quiet)
+  if (quiet) {
+  } else if (c.source_plugin) {
+    std::printf("[%s] %.0f records/s | records produced %llu | errors %llu | tasks %zu "
+                "(%d finished, %d failed)\n",
+                c.name.c_str(), rate, static_cast<unsigned long long>(written),
+                static_cast<unsigned long long>(errors), c.tasks.size(), finished, failed);
+  } else {
     std::printf("[%s] %.0f records/s | consumer lag %lld | records written %llu | errors %llu | "
                 "tasks %zu (%d idle, %d failed)\n",
                 c.name.c_str(), rate, static_cast<long long>(lag),
                 static_cast<unsigned long long>(written), static_cast<unsigned long long>(errors),
                 c.tasks.size(), idle, failed);
+  }
   std::fflush(stdout);
+}
+
+/// Marks the task whose last stage sent `stats` (with its done) as finished.
+void on_done(std::vector<Connector>& connectors, const actors::StageStats& stats) {
+  for (auto& c : connectors)
+    for (auto& t : c.tasks)
+      if (!t.done && t.last_stage == stats.name) {
+        t.done = true;
+        t.final_out = stats.records_out;
+        return;
+      }
+}
+
+/// Takes the done reports that arrived (sources that ran to their end).
+void take_done(caf::scoped_actor& self, std::vector<Connector>& connectors) {
+  bool more = true;
+  while (more)
+    self->receive([&](actors::done_atom, const actors::StageStats& s) { on_done(connectors, s); },
+                  caf::after(std::chrono::seconds{0}) >> [&] { more = false; });
+}
+
+/// Writes every source offset that became committable since the last flush.
+void flush_offsets(std::vector<Connector>& connectors, runtime::state::StandaloneStore& state) {
+  for (auto& c : connectors)
+    for (auto& t : c.tasks)
+      if (t.offsets)
+        state.put_source_offsets(c.name, t.offsets->take_changes());
+}
+
+/// The offsets a source connector resumes from. With exactly-once, each task's
+/// transactional id is fenced first (which aborts a dead predecessor's open
+/// transaction), then the offsets topic, read committed, is the truth: it holds
+/// exactly the offsets of the records that were committed. The state file only
+/// fills in partitions the topic has never seen.
+runtime::pipeline::OffsetMap resume_offsets(const Connector& c,
+                                            const std::map<std::string, std::string>& worker,
+                                            runtime::state::StandaloneStore& state,
+                                            const std::vector<std::string>& transactional_ids) {
+  auto stored = state.source_offsets(c.name);
+  if (!c.exactly_once)
+    return stored;
+  auto props = runtime::pipeline::task_client_props(c.config, worker, "producer");
+  runtime::kafka::create_topics(props, {{c.offsets_topic, 1, -1}});
+  for (const auto& id : transactional_ids) {
+    auto p = props;
+    p["transactional.id"] = id;
+    runtime::kafka::Producer fence{p, {}};
+    fence.init_transactions(60s);
+  }
+  auto committed = runtime::pipeline::read_offsets_topic(props, c.offsets_topic, c.name);
+  for (auto& [partition, offset] : committed)
+    stored.insert_or_assign(partition, offset);
+  return stored;
+}
+
+void start_source(caf::actor_system& sys, caf::scoped_actor& self, Connector& c,
+                  const std::map<std::string, std::string>& worker,
+                  runtime::state::StandaloneStore& state) {
+  auto configs = c.source_plugin->task_configs(c.config, c.tasks_max);
+  std::vector<std::string> ids;
+  for (size_t t = 0; t < configs.size(); ++t)
+    if (c.exactly_once) // Kafka Connect's naming: ${group.id}-${connector}-${task}
+      ids.push_back(worker.at("group.id") + "-" + c.name + "-" + std::to_string(t));
+  auto stored = resume_offsets(c, worker, state, ids);
+  for (size_t t = 0; t < configs.size(); ++t) {
+    actors::SourceTaskSpec spec{c.name, static_cast<int>(t), c.source_plugin, configs[t], worker,
+                                stored, {4, 8u << 20}, self,
+                                c.exactly_once ? ids[t] : std::string{},
+                                c.exactly_once ? c.offsets_topic : std::string{}};
+    // A task that cannot start (a missing table, an unreadable file) fails alone,
+    // with the reason in its status; the process and the other tasks run on.
+    try {
+      auto task = actors::spawn_source_task(sys, spec);
+      auto last_stage = c.name + "-" + std::to_string(t) + "/producer";
+      c.tasks.push_back({std::move(task.stages), task.offsets, {}, last_stage});
+      state.set_task_status(c.name, static_cast<int>(t), "RUNNING", "");
+    } catch (const std::exception& e) {
+      spdlog::error("connector {} task {} failed to start: {}", c.name, t, e.what());
+      c.tasks.push_back({{}, nullptr, e.what(), {}});
+      state.set_task_status(c.name, static_cast<int>(t), "FAILED", e.what());
+    }
+  }
 }
 
 int run_standalone(const Options& opt) {
@@ -188,7 +367,7 @@ int run_standalone(const Options& opt) {
 
   std::vector<Connector> connectors;
   for (const auto& path : opt.connectors)
-    connectors.push_back(load_connector(path));
+    connectors.push_back(load_connector(path, worker));
 
   runtime::state::StandaloneStore state{worker_config.get_string("offset.storage.file.filename")};
   std::signal(SIGTERM, on_signal);
@@ -201,20 +380,32 @@ int run_standalone(const Options& opt) {
 
   for (auto& c : connectors) {
     state.put_connector(c.name, c.config);
-    warn_about_idle_tasks(c, worker);
-    for (int t = 0; t < c.tasks_max; ++t) {
-      actors::SinkTaskSpec spec{c.name, t, c.plugin, c.config, worker, {4, 8u << 20}, self};
-      c.tasks.push_back(actors::spawn_sink_task(sys, spec));
-      state.set_task_status(c.name, t, "RUNNING", "");
+    if (c.source_plugin) {
+      start_source(sys, self, c, worker, state);
+    } else {
+      warn_about_idle_tasks(c, worker);
+      for (int t = 0; t < c.tasks_max; ++t) {
+        actors::SinkTaskSpec spec{c.name, t, c.plugin, c.config, worker, {4, 8u << 20}, self};
+        auto task = actors::spawn_sink_task(sys, spec);
+        c.tasks.push_back({std::move(task.stages), nullptr, {}, c.name + "-" + std::to_string(t) + "/sink"});
+        state.set_task_status(c.name, t, "RUNNING", "");
+      }
     }
     state.set_connector_status(c.name, "RUNNING");
-    spdlog::info("connector {} started with {} task(s)", c.name, c.tasks_max);
+    spdlog::info("connector {} started with {} task(s)", c.name, c.tasks.size());
   }
 
+  const auto flush_interval = std::chrono::milliseconds{worker_config.get_long("offset.flush.interval.ms")};
   auto last = Clock::now();
+  auto last_flush = last;
   while (!stop_requested) {
     std::this_thread::sleep_for(100ms);
+    take_done(self, connectors);
     auto now = Clock::now();
+    if (now - last_flush >= flush_interval) {
+      last_flush = now;
+      flush_offsets(connectors, state);
+    }
     if (now - last >= std::chrono::seconds{opt.progress_seconds}) {
       double interval = std::chrono::duration<double>(now - last).count();
       last = now;
@@ -232,18 +423,25 @@ int run_standalone(const Options& opt) {
   size_t running = 0;
   for (auto& c : connectors)
     for (auto& t : c.tasks) {
-      bool failed = false;
+      // Nothing to drain: never started, already finished, or failed.
+      bool skip = t.stages.empty() || t.done;
       for (const auto& stage : t.stages)
-        failed = failed || ask(self, stage).state == "FAILED";
-      if (failed)
+        skip = skip || ask(self, stage).state == "FAILED";
+      if (skip)
         continue;
       self->send(t.source(), actors::stop_atom::value);
       ++running;
     }
   auto deadline = Clock::now() + 30s;
   while (running > 0 && Clock::now() < deadline)
-    self->receive([&](actors::done_atom, const actors::StageStats&) { --running; },
-                  caf::after(500ms) >> [] {});
+    self->receive(
+      [&](actors::done_atom, const actors::StageStats& s) {
+        on_done(connectors, s);
+        --running;
+      },
+      caf::after(500ms) >> [] {});
+  // Every drained source task reported its last delivery before its done.
+  flush_offsets(connectors, state);
   for (auto& c : connectors) {
     for (size_t t = 0; t < c.tasks.size(); ++t) {
       state.set_task_status(c.name, static_cast<int>(t), "UNASSIGNED", "");

@@ -1,9 +1,13 @@
 #include "connectors/registry.hpp"
 
+#include "connectors/datagen/datagen.hpp"
 #include "connectors/file/file_stream_sink.hpp"
+#include "connectors/file/file_stream_source.hpp"
 #include "connectors/jdbc/jdbc_sink_config.hpp"
+#include "connectors/jdbc/jdbc_source.hpp"
 #include "connectors/jdbc/sqlite_sink_writer.hpp"
 #include "runtime/pipeline/connector_config.hpp"
+#include "runtime/pipeline/source_config.hpp"
 
 namespace weir::connectors {
 
@@ -74,15 +78,105 @@ SinkPlugin jdbc_sink() {
   };
 }
 
-} // namespace
-
-const std::vector<SinkPlugin>& sink_plugins() {
-  static const std::vector<SinkPlugin> all{file_stream_sink(), jdbc_sink()};
-  return all;
+/// A definition built once from a `define_*` function.
+template <void (*Define)(ConfigDef&)>
+const ConfigDef& def_of() {
+  static const ConfigDef def = [] {
+    ConfigDef d;
+    Define(d);
+    return d;
+  }();
+  return def;
 }
 
-const SinkPlugin* find_sink(std::string_view name) noexcept {
-  for (const auto& p : sink_plugins()) {
+template <void (*Define)(ConfigDef&)>
+std::vector<ConfigIssue> validate_with(const StringMap& config) {
+  return def_of<Define>().validate(config, runtime::pipeline::source_plugin_passthrough());
+}
+
+template <void (*Define)(ConfigDef&)>
+Config parse_with(const StringMap& config) {
+  return def_of<Define>().parse(config, runtime::pipeline::source_plugin_passthrough());
+}
+
+SourcePlugin file_stream_source() {
+  return {
+    "org.apache.kafka.connect.file.FileStreamSourceConnector",
+    {"FileStreamSource", "FileStreamSourceConnector"},
+    WEIR_VERSION,
+    def_of<file::define_file_stream_source>,
+    validate_with<file::define_file_stream_source>,
+    // One file, one reader: Kafka Connect's FileStreamSource has a single task.
+    [](const StringMap& config, int) { return std::vector<StringMap>{config}; },
+    [](const StringMap& config, const std::string&, int)
+      -> std::unique_ptr<runtime::pipeline::SourceTask> {
+      return std::make_unique<file::FileStreamSourceTask>(
+        parse_with<file::define_file_stream_source>(config));
+    },
+    true, // its offset is the byte position after each line
+  };
+}
+
+SourcePlugin datagen_source() {
+  return {
+    "io.confluent.kafka.connect.datagen.DatagenConnector",
+    {"DatagenConnector", "Datagen"},
+    WEIR_VERSION,
+    def_of<datagen::define_datagen>,
+    validate_with<datagen::define_datagen>,
+    // Every task generates its own `iterations` records, as Confluent's does.
+    [](const StringMap& config, int max_tasks) {
+      return std::vector<StringMap>(static_cast<size_t>(max_tasks), config);
+    },
+    [](const StringMap& config, const std::string&, int task)
+      -> std::unique_ptr<runtime::pipeline::SourceTask> {
+      return std::make_unique<datagen::DatagenTask>(parse_with<datagen::define_datagen>(config),
+                                                    task);
+    },
+    true, // record n of a task is a function of the seed and n
+  };
+}
+
+/// Tables are dealt to tasks round robin (Confluent groups them the same way).
+std::vector<StringMap> jdbc_task_configs(const StringMap& config, int max_tasks) {
+  std::vector<std::string> tables;
+  try {
+    tables = jdbc::select_tables(parse_with<jdbc::define_jdbc_source>(config));
+  } catch (const std::exception&) {
+    return {config}; // one task, whose start reports the problem in its status
+  }
+  size_t n = std::max<size_t>(1, std::min<size_t>(tables.size(), static_cast<size_t>(max_tasks)));
+  std::vector<StringMap> out(n, config);
+  std::vector<std::string> lists(n);
+  for (size_t i = 0; i < tables.size(); ++i)
+    lists[i % n] += (lists[i % n].empty() ? "" : ",") + tables[i];
+  for (size_t i = 0; i < n; ++i)
+    out[i]["tables"] = lists[i];
+  return out;
+}
+
+SourcePlugin jdbc_source() {
+  return {
+    "io.confluent.connect.jdbc.JdbcSourceConnector",
+    {"JdbcSourceConnector", "JdbcSource"},
+    WEIR_VERSION,
+    def_of<jdbc::define_jdbc_source>,
+    validate_with<jdbc::define_jdbc_source>,
+    jdbc_task_configs,
+    [](const StringMap& config, const std::string&, int)
+      -> std::unique_ptr<runtime::pipeline::SourceTask> {
+      return std::make_unique<jdbc::JdbcSourceTask>(parse_with<jdbc::define_jdbc_source>(config));
+    },
+    // Only with a strictly increasing column does an offset name one row exactly;
+    // Kafka Connect's JDBC source does not declare exactly-once support either.
+    false,
+  };
+}
+
+/// By class name or alias.
+template <class Plugin>
+const Plugin* find_plugin(const std::vector<Plugin>& plugins, std::string_view name) noexcept {
+  for (const auto& p : plugins) {
     if (p.class_name == name)
       return &p;
     for (auto a : p.aliases)
@@ -90,6 +184,27 @@ const SinkPlugin* find_sink(std::string_view name) noexcept {
         return &p;
   }
   return nullptr;
+}
+
+} // namespace
+
+const std::vector<SourcePlugin>& source_plugins() {
+  static const std::vector<SourcePlugin> all{file_stream_source(), datagen_source(),
+                                             jdbc_source()};
+  return all;
+}
+
+const SourcePlugin* find_source(std::string_view name) noexcept {
+  return find_plugin(source_plugins(), name);
+}
+
+const std::vector<SinkPlugin>& sink_plugins() {
+  static const std::vector<SinkPlugin> all{file_stream_sink(), jdbc_sink()};
+  return all;
+}
+
+const SinkPlugin* find_sink(std::string_view name) noexcept {
+  return find_plugin(sink_plugins(), name);
 }
 
 } // namespace weir::connectors

@@ -188,4 +188,55 @@ bool Producer::flush(std::chrono::milliseconds timeout) {
   return err == RD_KAFKA_RESP_ERR_NO_ERROR && in_flight_ == 0;
 }
 
+namespace {
+
+/// Takes a librdkafka error object; throws KafkaError with `what` and its text.
+void throw_error(rd_kafka_error_t* error, const std::string& what) {
+  std::string text = what + ": " + rd_kafka_error_string(error);
+  auto code = rd_kafka_error_code(error);
+  rd_kafka_error_destroy(error);
+  throw KafkaError(text, code);
+}
+
+} // namespace
+
+void Producer::init_transactions(std::chrono::milliseconds timeout) {
+  if (auto* error = rd_kafka_init_transactions(rk_.get(), clamp_ms(timeout)))
+    throw_error(error, "kafka producer: init_transactions");
+}
+
+void Producer::begin_transaction() {
+  throw_if_fatal();
+  if (auto* error = rd_kafka_begin_transaction(rk_.get()))
+    throw_error(error, "kafka producer: begin_transaction");
+}
+
+void Producer::commit_transaction(std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      deadline - std::chrono::steady_clock::now());
+    auto* error = rd_kafka_commit_transaction(rk_.get(), clamp_ms(left));
+    if (!error)
+      break;
+    if (rd_kafka_error_is_retriable(error) && std::chrono::steady_clock::now() < deadline) {
+      rd_kafka_error_destroy(error);
+      continue;
+    }
+    if (rd_kafka_error_txn_requires_abort(error)) {
+      std::string why = rd_kafka_error_string(error);
+      rd_kafka_error_destroy(error);
+      abort_transaction(timeout);
+      throw KafkaError("kafka producer: transaction aborted: " + why);
+    }
+    throw_error(error, "kafka producer: commit_transaction");
+  }
+  throw_if_fatal();
+}
+
+void Producer::abort_transaction(std::chrono::milliseconds timeout) {
+  if (auto* error = rd_kafka_abort_transaction(rk_.get(), clamp_ms(timeout)))
+    throw_error(error, "kafka producer: abort_transaction");
+}
+
 } // namespace weir::runtime::kafka

@@ -55,6 +55,15 @@ public:
   /// Sends and waits for everything outstanding; true when nothing is in flight.
   bool flush(std::chrono::milliseconds timeout);
 
+  /// Transactions (needs `transactional.id`), librdkafka's API with its error
+  /// handling folded in: a retriable error is retried until `timeout`; an error
+  /// that requires an abort aborts the transaction; each then throws KafkaError
+  /// (a commit that throws did not commit). Delivery reports are served inside.
+  void init_transactions(std::chrono::milliseconds timeout);
+  void begin_transaction();
+  void commit_transaction(std::chrono::milliseconds timeout);
+  void abort_transaction(std::chrono::milliseconds timeout);
+
   /// Records enqueued whose delivery report has not arrived yet.
   size_t in_flight() const noexcept { return in_flight_; }
 

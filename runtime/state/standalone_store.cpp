@@ -57,6 +57,8 @@ StandaloneStore::StandaloneStore(const std::string& path) : path_(path) {
        "state TEXT NOT NULL DEFAULT 'UNASSIGNED')");
   exec("CREATE TABLE IF NOT EXISTS task_status (connector TEXT NOT NULL, task INTEGER NOT NULL, "
        "state TEXT NOT NULL, trace TEXT NOT NULL, PRIMARY KEY (connector, task))");
+  exec("CREATE TABLE IF NOT EXISTS source_offsets (connector TEXT NOT NULL, "
+       "partition TEXT NOT NULL, offset TEXT NOT NULL, PRIMARY KEY (connector, partition))");
 }
 
 StandaloneStore::~StandaloneStore() { sqlite3_close(db_); }
@@ -101,6 +103,35 @@ void StandaloneStore::set_task_status(const std::string& connector, int task,
     .bind(state)
     .bind(trace)
     .step();
+}
+
+void StandaloneStore::put_source_offsets(const std::string& connector,
+                                         const std::map<std::string, std::string>& offsets) {
+  if (offsets.empty())
+    return;
+  exec("BEGIN IMMEDIATE");
+  try {
+    for (const auto& [partition, offset] : offsets)
+      Statement{db_, "INSERT INTO source_offsets VALUES (?, ?, ?) ON CONFLICT(connector, "
+                     "partition) DO UPDATE SET offset = excluded.offset"}
+        .bind(connector)
+        .bind(partition)
+        .bind(offset)
+        .step();
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+std::map<std::string, std::string> StandaloneStore::source_offsets(const std::string& connector) {
+  Statement s{db_, "SELECT partition, offset FROM source_offsets WHERE connector = ?"};
+  s.bind(connector);
+  std::map<std::string, std::string> out;
+  while (s.step())
+    out.emplace(s.text(0), s.text(1));
+  return out;
 }
 
 std::string StandaloneStore::task_state(const std::string& connector, int task,

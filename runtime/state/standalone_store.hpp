@@ -1,6 +1,9 @@
-// Standalone mode's state: connector configs and status in one SQLite file (the
-// worker's offset.storage.file.filename), so a restarted process and the admin
-// tools see what ran and how it ended.
+// Standalone mode's state: connector configs, status and source offsets in one
+// SQLite file (the worker's offset.storage.file.filename), so a restarted process
+// resumes where it stopped and the admin tools see what ran and how it ended.
+//
+// Source offsets are Kafka Connect's: per connector, source partition (JSON text)
+// -> source offset (JSON text). A flush writes a set of them in one transaction.
 #pragma once
 
 #include <map>
@@ -23,6 +26,12 @@ public:
   /// `trace` is the failure reason for FAILED, a note (e.g. idle) otherwise.
   void set_task_status(const std::string& connector, int task, const std::string& state,
                        const std::string& trace);
+
+  /// Stores `offsets` (partition JSON -> offset JSON) of `connector` atomically.
+  void put_source_offsets(const std::string& connector,
+                          const std::map<std::string, std::string>& offsets);
+  /// Every stored source offset of `connector`.
+  std::map<std::string, std::string> source_offsets(const std::string& connector);
 
   /// "RUNNING", "FAILED", ... or "" when unknown (for tests and tools).
   std::string task_state(const std::string& connector, int task, std::string* trace = nullptr);

@@ -1,0 +1,67 @@
+#include "actors/source_task.hpp"
+
+#include "actors/producer.hpp"
+#include "actors/stage.hpp"
+#include "runtime/pipeline/sink_pipeline.hpp"
+#include "runtime/pipeline/source_config.hpp"
+#include "runtime/pipeline/source_pipeline.hpp"
+#include "transforms/chain.hpp"
+
+namespace weir::actors {
+
+using namespace runtime;
+
+SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec) {
+  auto settings = pipeline::parse_source_settings(spec.config, spec.plugin->definition());
+  auto producer_props = pipeline::task_client_props(spec.config, spec.worker_config, "producer");
+  producer_props.try_emplace("client.id", "connector-producer-" + spec.connector + "-"
+                                            + std::to_string(spec.task));
+  auto policy = std::make_shared<pipeline::ErrorPolicy>(settings.config, spec.connector, spec.task,
+                                                        producer_props);
+  auto chain = transforms::Chain::from_config(spec.config);
+  auto encoder = std::make_shared<pipeline::SourceEncoder>(
+    convert::RecordCodec{pipeline::task_converter(spec.config, spec.worker_config, true),
+                         pipeline::task_converter(spec.config, spec.worker_config, false)},
+    policy);
+  auto task = spec.plugin->make_task(spec.config, spec.connector, spec.task);
+  task->start(spec.stored_offsets);
+  auto offsets = std::make_shared<pipeline::SourceOffsets>(spec.stored_offsets);
+
+  ProducerSpec producer{spec.connector + "-" + std::to_string(spec.task) + "/producer",
+                        producer_props, spec.capacity, spec.observer, encoder, offsets, {}};
+  if (!spec.transactional_id.empty()) {
+    producer.props["transactional.id"] = spec.transactional_id;
+    producer.props["enable.idempotence"] = "true";
+    producer.transactions.enabled = true;
+    producer.transactions.offsets_topic = spec.offsets_topic;
+    producer.transactions.connector = spec.connector;
+    if (settings.boundary == pipeline::TransactionBoundary::Interval)
+      producer.transactions.interval = settings.boundary_interval;
+  }
+
+  // Spawned back to front: each stage needs its downstream.
+  SourceTask out;
+  out.offsets = offsets;
+  std::string prefix = spec.connector + "-" + std::to_string(spec.task) + "/";
+  out.stages.push_back(spawn_producer(sys, std::move(producer)));
+  out.names.push_back("producer");
+  for (size_t i = chain.size(); i-- > 0;) {
+    DecodedStageSpec smt{prefix + chain.name(i),
+                         std::make_shared<pipeline::TransformLogic>(chain.stage(i), policy),
+                         out.stages.back(), spec.capacity, {}};
+    out.stages.push_back(spawn_stage(sys, std::move(smt)));
+    out.names.push_back(chain.name(i));
+  }
+  auto kind = std::string{task->kind()};
+  DecodedSourceSpec source{prefix + kind,
+                           std::make_shared<pipeline::SourcePoller>(std::move(task), offsets, policy),
+                           out.stages.back(), spec.capacity.bytes / 2};
+  source.detached = true; // file reads and database queries block
+  out.stages.push_back(spawn_source(sys, std::move(source)));
+  out.names.push_back(kind);
+  std::reverse(out.stages.begin(), out.stages.end());
+  std::reverse(out.names.begin(), out.names.end());
+  return out;
+}
+
+} // namespace weir::actors

@@ -1,0 +1,50 @@
+// A source task's pipeline as actors:
+//   poller (the connector's SourceTask, own thread) -> one stage per SMT
+//     -> producer (converters + librdkafka, own thread)
+// linked together, so the task lives and dies as one. The poller polls only while
+// it holds credit; the producer returns credit on delivery, so a slow broker
+// stops the poller instead of growing memory.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "connectors/registry.hpp"
+#include "weir/credit.hpp"
+
+namespace weir::actors {
+
+struct SourceTaskSpec {
+  std::string connector;
+  int task = 0;
+  const connectors::SourcePlugin* plugin = nullptr;
+  std::map<std::string, std::string> config;        ///< this task's config, resolved
+  std::map<std::string, std::string> worker_config; ///< the worker's, for converters and clients
+  runtime::pipeline::OffsetMap stored_offsets;       ///< the connector's, from the state store
+  Credit capacity{4, 8u << 20};                      ///< per hop
+  caf::actor observer; ///< gets (done, StageStats) from the producer after a clean stop
+  /// Exactly-once: a transactional producer (this id), offsets written to this topic.
+  std::string transactional_id = {};
+  std::string offsets_topic = {};
+};
+
+/// The actors of one task, poller first; names are the stage names in the tree.
+struct SourceTask {
+  std::vector<caf::actor> stages;
+  std::vector<std::string> names;
+  std::shared_ptr<runtime::pipeline::SourceOffsets> offsets; ///< what may be stored
+  caf::actor source() const { return stages.front(); }
+  caf::actor sink() const { return stages.back(); }
+};
+
+/// Starts the connector's task (start() with the stored offsets), builds every
+/// stage and spawns the actors. Throws ConfigError or std::exception naming what
+/// is wrong when the task cannot start (nothing is left running then).
+SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec);
+
+} // namespace weir::actors

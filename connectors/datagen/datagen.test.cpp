@@ -1,0 +1,133 @@
+#include "connectors/datagen/datagen.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <set>
+#include <thread>
+
+#include "connectors/registry.hpp"
+#include "runtime/convert/json_fast_decode.hpp"
+#include "runtime/pipeline/source_config.hpp"
+
+using namespace weir;
+using namespace weir::connectors;
+using namespace weir::runtime::pipeline;
+
+namespace {
+
+std::unique_ptr<SourceTask> task_of(std::map<std::string, std::string> config, int task = 0) {
+  config.try_emplace("name", "dg");
+  config.try_emplace("connector.class", "DatagenConnector");
+  const auto* plugin = find_source("DatagenConnector");
+  BOOST_REQUIRE(plugin);
+  return plugin->make_task(config, "dg", task);
+}
+
+/// Polls until `n` records (or the end), returning their values.
+std::vector<std::string> drain(SourceTask& t, size_t n, SourceTask::Status* last = nullptr) {
+  std::vector<std::string> values;
+  for (int polls = 0; values.size() < n && polls < 10000; ++polls) {
+    Batch raw;
+    SourceRecords out{raw, 1 << 20, 1000};
+    auto s = t.poll(out);
+    for (const auto& r : raw.records())
+      values.emplace_back(raw.bytes(r.value));
+    if (last)
+      *last = s;
+    if (s == SourceTask::Status::end)
+      break;
+    if (s == SourceTask::Status::idle)
+      std::this_thread::sleep_for(std::chrono::milliseconds{1}); // as the poller waits
+  }
+  return values;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(datagen_source)
+
+BOOST_AUTO_TEST_CASE(every_quickstart_gives_valid_json_of_realistic_size) {
+  runtime::data::Arena arena;
+  runtime::convert::FastJsonDecoder json;
+  for (auto q : {datagen::Quickstart::Users, datagen::Quickstart::Pageviews,
+                 datagen::Quickstart::Orders, datagen::Quickstart::UserEvents}) {
+    std::string key, value;
+    size_t total = 0;
+    for (uint64_t n = 0; n < 1000; ++n) {
+      datagen::render(q, 42, 0, n, key, value);
+      BOOST_TEST(!key.empty());
+      auto v = json.decode(value, arena);
+      BOOST_TEST((v.kind() == runtime::data::Kind::Map));
+      total += value.size();
+    }
+    auto average = total / 1000;
+    BOOST_TEST_MESSAGE("quickstart " << int(q) << ": " << average << " bytes per value");
+    BOOST_TEST(average >= 150u);
+    BOOST_TEST(average <= 250u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(iterations_end_the_task_and_the_seed_decides_the_records) {
+  auto a = task_of({{"kafka.topic", "t"}, {"quickstart", "orders"}, {"iterations", "250"},
+                    {"max.interval", "0"}, {"random.seed", "7"}});
+  a->start({});
+  SourceTask::Status last{};
+  auto first = drain(*a, 1000, &last);
+  BOOST_TEST(first.size() == 250u);
+  BOOST_TEST((last == SourceTask::Status::end));
+
+  auto b = task_of({{"kafka.topic", "t"}, {"quickstart", "orders"}, {"iterations", "250"},
+                    {"max.interval", "0"}, {"random.seed", "7"}});
+  b->start({});
+  BOOST_TEST(drain(*b, 1000) == first, boost::test_tools::per_element());
+
+  auto c = task_of({{"kafka.topic", "t"}, {"quickstart", "orders"}, {"iterations", "250"},
+                    {"max.interval", "0"}, {"random.seed", "8"}});
+  c->start({});
+  BOOST_TEST(drain(*c, 1000) != first);
+}
+
+BOOST_AUTO_TEST_CASE(a_restart_continues_the_same_sequence) {
+  std::map<std::string, std::string> config{{"kafka.topic", "t"}, {"quickstart", "users"},
+                                            {"iterations", "100"}, {"max.interval", "0"},
+                                            {"random.seed", "1"}};
+  auto whole = task_of(config);
+  whole->start({});
+  auto all = drain(*whole, 100);
+  auto resumed = task_of(config);
+  resumed->start({{R"({"task.id":0})", R"({"current.iteration":60})"}});
+  auto rest = drain(*resumed, 100);
+  BOOST_REQUIRE(rest.size() == 40u);
+  BOOST_TEST(rest.front() == all[60]);
+  BOOST_TEST(rest.back() == all[99]);
+}
+
+BOOST_AUTO_TEST_CASE(max_interval_paces_the_records) {
+  auto t = task_of({{"kafka.topic", "t"}, {"quickstart", "pageviews"}, {"max.interval", "50"},
+                    {"random.seed", "3"}});
+  t->start({});
+  auto start = std::chrono::steady_clock::now();
+  auto values = drain(*t, 20);
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now()
+                                                                  - start).count();
+  BOOST_TEST_MESSAGE("20 records with max.interval=50 took " << ms << " ms");
+  BOOST_TEST(values.size() == 20u);
+  BOOST_TEST(ms >= 100); // 19 pauses of 0..50 ms: about 475 ms expected, never near 0
+  BOOST_TEST(ms <= 20 * 50 + 500);
+}
+
+BOOST_AUTO_TEST_CASE(bad_config_names_the_key) {
+  const auto* plugin = find_source("io.confluent.kafka.connect.datagen.DatagenConnector");
+  BOOST_REQUIRE(plugin);
+  auto issues = plugin->validate({{"name", "x"}, {"connector.class", "DatagenConnector"},
+                                  {"kafka.topic", "t"}, {"quickstart", "stocks"}});
+  BOOST_REQUIRE(issues.size() == 1u);
+  BOOST_TEST(issues[0].name == "quickstart");
+  issues = plugin->validate({{"name", "x"}, {"kafka.topic", "t"}, {"quickstart", "users"},
+                             {"max.intervall", "5"}});
+  BOOST_REQUIRE(issues.size() == 1u);
+  BOOST_TEST(issues[0].errors[0].find("max.interval") != std::string::npos);
+  BOOST_TEST(plugin->task_configs({{"kafka.topic", "t"}}, 3).size() == 3u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

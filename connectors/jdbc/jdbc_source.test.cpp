@@ -1,0 +1,179 @@
+#include "connectors/jdbc/jdbc_source.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <sqlite3.h>
+
+#include <filesystem>
+
+#include "connectors/registry.hpp"
+#include "runtime/convert/json_converter.hpp"
+
+using namespace weir;
+using namespace weir::runtime::pipeline;
+
+namespace {
+
+struct Db {
+  std::string path = (std::filesystem::temp_directory_path()
+                      / ("weir-jdbc-source-" + std::to_string(::getpid()) + ".db"))
+                       .string();
+  sqlite3* db = nullptr;
+  Db() {
+    std::filesystem::remove(path);
+    sqlite3_open(path.c_str(), &db);
+    exec("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT NOT NULL, score REAL, "
+         "active BOOLEAN, updated TEXT)");
+  }
+  ~Db() {
+    sqlite3_close(db);
+    std::filesystem::remove(path);
+  }
+  void exec(const std::string& sql) {
+    char* err = nullptr;
+    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+      std::string why = err ? err : "?";
+      sqlite3_free(err);
+      BOOST_FAIL("sql: " << why);
+    }
+  }
+  std::map<std::string, std::string> config(std::map<std::string, std::string> extra) const {
+    std::map<std::string, std::string> c{{"name", "jdbc"},
+                                         {"connector.class", "JdbcSourceConnector"},
+                                         {"connection.url", "jdbc:sqlite:" + path},
+                                         {"topic.prefix", "db-"},
+                                         {"poll.interval.ms", "1"}};
+    for (auto& [k, v] : extra)
+      c[k] = v;
+    return c;
+  }
+};
+
+const connectors::SourcePlugin& plugin() {
+  const auto* p = connectors::find_source("io.confluent.connect.jdbc.JdbcSourceConnector");
+  BOOST_REQUIRE(p);
+  return *p;
+}
+
+/// Polls until idle, decodes every record and renders it with the schemaless JsonConverter.
+std::vector<std::string> rows(SourceTask& t, OffsetMap* offsets = nullptr) {
+  runtime::convert::JsonConverter json{runtime::convert::JsonConverter::Options{false}};
+  std::vector<std::string> out;
+  for (int i = 0; i < 100; ++i) {
+    Batch raw;
+    SourceRecords recs{raw, 1 << 20, 1000};
+    auto status = t.poll(recs);
+    if (offsets)
+      for (auto& [p, o] : recs.offsets())
+        (*offsets)[p] = o;
+    runtime::data::DecodedBatch batch{std::move(raw)};
+    for (uint32_t r = 0; r < batch.size(); ++r) {
+      t.decode(batch, r);
+      std::string text;
+      json.from_connect(batch[r].value, batch[r].value_schema, text);
+      out.push_back(std::string{batch.raw().topic(batch.raw()[r])} + " " + text);
+    }
+    if (status == SourceTask::Status::idle && batch.size() == 0)
+      break;
+  }
+  return out;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(jdbc_source)
+
+BOOST_AUTO_TEST_CASE(incrementing_mode_sends_new_rows_once_and_resumes) {
+  Db db;
+  db.exec("INSERT INTO users VALUES (1, 'ada', 1.5, 1, '2026-01-01 00:00:00'), "
+          "(2, 'grace', NULL, 0, NULL)");
+  auto config = db.config({{"mode", "incrementing"}, {"incrementing.column.name", "id"}});
+  auto tasks = plugin().task_configs(config, 4);
+  BOOST_REQUIRE(tasks.size() == 1u); // one table
+  auto t = plugin().make_task(tasks[0], "jdbc", 0);
+  t->start({});
+  OffsetMap offsets;
+  auto first = rows(*t, &offsets);
+  BOOST_REQUIRE(first.size() == 2u);
+  BOOST_TEST(first[0] == R"(db-users {"id":1,"name":"ada","score":1.5,"active":true,"updated":"2026-01-01 00:00:00"})");
+  BOOST_TEST(first[1] == R"(db-users {"id":2,"name":"grace","score":null,"active":false,"updated":null})");
+  BOOST_TEST(offsets.at(R"({"protocol":"1","table":"users"})") == R"({"incrementing":2})");
+  BOOST_TEST(rows(*t).empty());
+  db.exec("INSERT INTO users VALUES (3, 'alan', 2, 1, NULL)");
+  auto more = rows(*t);
+  BOOST_REQUIRE(more.size() == 1u);
+  BOOST_TEST(more[0].find("\"alan\"") != std::string::npos);
+
+  auto resumed = plugin().make_task(tasks[0], "jdbc", 0);
+  resumed->start(offsets);
+  auto after = rows(*resumed);
+  BOOST_REQUIRE(after.size() == 1u);
+  BOOST_TEST(after[0].find("\"id\":3") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(timestamp_modes_and_bulk) {
+  Db db;
+  db.exec("INSERT INTO users VALUES (1, 'a', 0, 1, '2026-01-01 00:00:00'), "
+          "(2, 'b', 0, 1, '2026-01-01 00:00:00'), (3, 'c', 0, 1, '2026-01-02 00:00:00')");
+  auto ts = plugin().make_task(db.config({{"mode", "timestamp+incrementing"},
+                                          {"incrementing.column.name", "id"},
+                                          {"timestamp.column.name", "updated"}}),
+                               "jdbc", 0);
+  ts->start({});
+  OffsetMap offsets;
+  BOOST_TEST(rows(*ts, &offsets).size() == 3u);
+  BOOST_TEST(offsets.begin()->second == R"({"timestamp":1767312000000,"timestamp_nanos":0,"incrementing":3})");
+  db.exec("UPDATE users SET updated = '2026-01-03 00:00:00' WHERE id = 1");
+  auto changed = rows(*ts);
+  BOOST_REQUIRE(changed.size() == 1u); // the modified row comes again
+  BOOST_TEST(changed[0].find("\"id\":1") != std::string::npos);
+
+  auto bulk = plugin().make_task(db.config({{"mode", "bulk"}, {"poll.interval.ms", "60000"}}),
+                                 "jdbc", 0);
+  bulk->start({});
+  BOOST_TEST(rows(*bulk).size() == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(schemas_follow_the_declared_column_types) {
+  Db db;
+  db.exec("INSERT INTO users VALUES (1, 'a', 0.5, 1, NULL)");
+  auto t = plugin().make_task(db.config({{"mode", "bulk"}}), "jdbc", 0);
+  t->start({});
+  Batch raw;
+  SourceRecords recs{raw, 1 << 20, 10};
+  t->poll(recs);
+  runtime::data::DecodedBatch batch{std::move(raw)};
+  t->decode(batch, 0);
+  runtime::convert::JsonConverter json{runtime::convert::JsonConverter::Options{true}};
+  std::string text;
+  json.from_connect(batch[0].value, batch[0].value_schema, text);
+  BOOST_TEST(text.find(R"({"type":"int64","optional":true,"field":"id"})") != std::string::npos);
+  BOOST_TEST(text.find(R"({"type":"string","optional":false,"field":"name"})") != std::string::npos);
+  BOOST_TEST(text.find(R"({"type":"boolean","optional":true,"field":"active"})") != std::string::npos);
+  BOOST_TEST(text.find(R"("name":"users")") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(missing_tables_and_columns_are_named) {
+  Db db;
+  auto fails_with = [&](std::map<std::string, std::string> extra, const std::string& text) {
+    auto configs = plugin().task_configs(db.config(extra), 1);
+    try {
+      auto t = plugin().make_task(configs[0], "jdbc", 0);
+      t->start({});
+      BOOST_ERROR("no error for " << text);
+    } catch (const std::exception& e) {
+      BOOST_TEST_CONTEXT(e.what()) { BOOST_TEST(std::string{e.what()}.find(text) != std::string::npos); }
+    }
+  };
+  fails_with({{"mode", "bulk"}, {"table.whitelist", "orders"}}, "table orders");
+  fails_with({{"mode", "incrementing"}, {"incrementing.column.name", "nope"}}, "column nope");
+  fails_with({{"mode", "incrementing"}}, "incrementing.column.name");
+  auto issues = plugin().validate(db.config({{"mode", "sometimes"}}));
+  BOOST_REQUIRE(issues.size() == 1u);
+  BOOST_TEST(issues[0].name == "mode");
+  issues = plugin().validate(db.config({{"mode", "bulk"}, {"connection.url", "jdbc:mysql://x"}}));
+  BOOST_REQUIRE(issues.size() == 1u);
+  BOOST_TEST(issues[0].name == "connection.url");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
