@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <memory>
 
 #include "runtime/convert/json_text.hpp"
@@ -114,6 +115,8 @@ private:
   }
 
   TaskId task_id(const RouteRequest& request) const;
+  std::map<std::string, std::string> hidden_secrets(const std::string& name,
+                                                    const std::vector<std::string>& keys, Deadline until);
 
   ConnectHerder& herder_;
   ConnectApiOptions options_;
@@ -150,7 +153,9 @@ HttpResponse ConnectApi::health(const RouteRequest&) {
 }
 
 HttpResponse ConnectApi::list_connectors(const RouteRequest& request) {
-  auto names = herder_.connectors(deadline());
+  // One deadline for the whole listing, however many connectors it asks about.
+  Deadline until = deadline();
+  auto names = herder_.connectors(until);
   auto expand = request.query.all("expand");
   std::string body;
   if (!request.query.get("expand")) {
@@ -169,11 +174,11 @@ HttpResponse ConnectApi::list_connectors(const RouteRequest& request) {
       entry += ":{";
       if (status) {
         entry += "\"status\":";
-        append_connector_status(herder_.connector_status(name, deadline()), entry);
+        append_connector_status(herder_.connector_status(name, until), entry);
       }
       if (info) {
         entry += status ? ",\"info\":" : "\"info\":";
-        append_connector_info(herder_.connector_info(name, deadline()), entry);
+        append_connector_info(herder_.connector_info(name, until), entry);
       }
       entry += '}';
     } catch (const RestError& e) {
@@ -188,11 +193,49 @@ HttpResponse ConnectApi::list_connectors(const RouteRequest& request) {
   return ok(std::move(body));
 }
 
+// Redaction must never overwrite a secret with its placeholder: a client that read
+// a config back and sends it again (a UI's edit form) sends `[hidden]` for each
+// secret. Those keys keep their stored values (returned here, by key); a
+// placeholder with no stored secret behind it is an error.
+std::map<std::string, std::string> ConnectApi::hidden_secrets(const std::string& name,
+                                                              const std::vector<std::string>& keys,
+                                                              Deadline until) {
+  std::map<std::string, std::string> stored_values;
+  if (keys.empty()) return stored_values;
+  std::optional<ConnectorInfo> stored;
+  try {
+    stored = herder_.connector_info(name, until);
+  } catch (const RestError& e) {
+    if (e.status() != 404) throw;
+  }
+  for (const auto& key : keys) {
+    if (!is_secret_key(key, stored ? stored->secret_keys : std::set<std::string>{}))
+      continue; // an ordinary key whose value happens to read "[hidden]"
+    auto value = stored ? stored->config.find(key) : ConfigMap::const_iterator{};
+    if (!stored || value == stored->config.end())
+      throw bad_request("Configuration \"" + key + "\" is \"[hidden]\", the placeholder weir shows in place of " +
+                        "secrets; send the real value");
+    stored_values.emplace(key, value->second);
+  }
+  return stored_values;
+}
+
+template <class Config>
+std::vector<std::string> placeholder_keys(const Config& config) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : config)
+    if (value == redacted_value) keys.push_back(key);
+  return keys;
+}
+
 HttpResponse ConnectApi::create_connector(const RouteRequest& request) {
   CreateConnectorRequest create = parse_create_request(request.http.body);
   check_and_put_name(create.name, create.config);
+  Deadline until = deadline();
+  for (auto& [key, value] : hidden_secrets(create.name, placeholder_keys(create.config), until))
+    create.config[key] = value;
   Created created = herder_.put_connector_config(create.name, create.config, create.initial_state,
-                                                 false, deadline());
+                                                 false, until);
   return created_at(ok_entity(created.info, append_connector_info), request, create.name);
 }
 
@@ -211,7 +254,9 @@ HttpResponse ConnectApi::put_connector_config(const RouteRequest& request) {
   const std::string& name = request.param("connector");
   ConfigMap config = parse_config_object(request.http.body);
   check_and_put_name(name, config);
-  Created created = herder_.put_connector_config(name, config, std::nullopt, true, deadline());
+  Deadline until = deadline();
+  for (auto& [key, value] : hidden_secrets(name, placeholder_keys(config), until)) config[key] = value;
+  Created created = herder_.put_connector_config(name, config, std::nullopt, true, until);
   HttpResponse response = ok_entity(created.info, append_connector_info);
   return created.created ? created_at(std::move(response), request, name) : response;
 }
@@ -223,7 +268,9 @@ HttpResponse ConnectApi::patch_connector_config(const RouteRequest& request) {
   if (renamed != patch.end() && renamed->second != name)
     throw bad_request("Connector name configuration (" + renamed->second.value_or("null") +
                       ") doesn't match connector name in the URL (" + name + ")");
-  return ok_entity(herder_.patch_connector_config(name, patch, deadline()).info, append_connector_info);
+  Deadline until = deadline();
+  for (const auto& kept : hidden_secrets(name, placeholder_keys(patch), until)) patch.erase(kept.first);
+  return ok_entity(herder_.patch_connector_config(name, patch, until).info, append_connector_info);
 }
 
 HttpResponse ConnectApi::connector_status(const RouteRequest& request) {

@@ -196,6 +196,38 @@ BOOST_AUTO_TEST_CASE(values_from_config_providers_are_redacted) {
              R"("file":"[hidden]","name":"sink","tasks.max":"2"})");
 }
 
+BOOST_AUTO_TEST_CASE(a_config_read_back_and_sent_again_keeps_its_secrets) {
+  Api api;
+  api.herder.provider_keys = {"db.url"};
+  api.client.request("PUT", "/connectors/sink/config",
+                     R"({"connector.class":"FileStreamSink","connection.password":"pw","db.url":"${env:URL}"})");
+  auto shown = api.client.request("GET", "/connectors/sink/config");
+  BOOST_TEST(shown.body == R"({"connection.password":"[hidden]","connector.class":"FileStreamSink",)"
+                           R"("db.url":"[hidden]","name":"sink"})");
+  // What a UI's edit form does: the shown config, one value changed, sent back.
+  std::string edited = shown.body;
+  edited.replace(edited.find("FileStreamSink"), 14, "FileStreamSinkConnector");
+  BOOST_TEST(api.client.request("PUT", "/connectors/sink/config", edited).status == 200);
+  BOOST_TEST(api.client.request("PATCH", "/connectors/sink/config", R"({"db.url":"[hidden]","topic":"[hidden]"})").status == 200);
+  std::lock_guard lock{api.herder.mutex()};
+  BOOST_TEST((api.herder.stored("sink") == ConfigMap{{"connection.password", "pw"},
+                                                     {"connector.class", "FileStreamSinkConnector"},
+                                                     {"db.url", "${env:URL}"},
+                                                     {"name", "sink"},
+                                                     {"topic", "[hidden]"}}));
+}
+
+BOOST_AUTO_TEST_CASE(a_secret_placeholder_with_nothing_stored_behind_it_is_refused) {
+  Api api;
+  const std::string refused = error(400, R"(Configuration \"connection.password\" is \"[hidden]\", the )"
+                                         R"(placeholder weir shows in place of secrets; send the real value)");
+  BOOST_TEST(api.client.request("POST", "/connectors", R"({"name":"n","config":{"connector.class":"X",)"
+                                                       R"("connection.password":"[hidden]"}})").body == refused);
+  api.client.request("PUT", "/connectors/n/config", R"({"connector.class":"X"})");
+  BOOST_TEST(api.client.request("PUT", "/connectors/n/config",
+                                R"({"connector.class":"X","connection.password":"[hidden]"})").body == refused);
+}
+
 BOOST_AUTO_TEST_CASE(put_and_patch_config) {
   Api api;
   auto created = api.client.request("PUT", "/connectors/sink/config", sink_config);

@@ -196,6 +196,10 @@ public:
     loggers_[name] = {level, 1700000000001};
   }
 
+  /// For tests that look at what was stored (hold mutex() around it).
+  std::mutex& mutex() { return mutex_; }
+  const ConfigMap& stored(const std::string& name) { return get(name).config; }
+
 private:
   Connector& get(const std::string& name) {
     auto it = connectors_.find(name);

@@ -154,9 +154,10 @@ private:
   enum class Read { ok, eof, timeout, stopped, error };
   Read read_some(Clock::time_point deadline);
   bool write_all(std::string_view data);
-  // Answers with an error and closes, reading what the client still sends for a
-  // moment so the answer is not lost to a reset.
-  void fail(int status, std::string_view message);
+  // Answers and closes, reading what the client still sends for a moment so the
+  // answer is not lost to a reset.
+  void fail(const HttpResponse& response);
+  void fail(int status, std::string_view message) { fail(error_response(status, message)); }
   bool serve_one();
   bool read_body(RequestHead& head, size_t body_start, Clock::time_point deadline, size_t& consumed);
 
@@ -201,8 +202,8 @@ bool Session::write_all(std::string_view data) {
   return true;
 }
 
-void Session::fail(int status, std::string_view message) {
-  if (!write_all(format_response(error_response(status, message), false))) return;
+void Session::fail(const HttpResponse& response) {
+  if (!write_all(format_response(response, false))) return;
   ::shutdown(fd_, SHUT_WR);
   auto until = Clock::now() + milliseconds(1000);
   size_t drained = 0;
@@ -271,11 +272,13 @@ bool Session::serve_one() {
 
   if (!options.bearer_token.empty()) {
     if (auto denied = check_bearer(head.request, options.bearer_token)) {
-      // Answered before the body is read: with a body on the way, close.
-      bool keep = head.keep_alive && !has_body && !server_.stopping;
-      if (!write_all(format_response(*denied, keep)) || !keep) return false;
+      // Answered without reading the body: with a body on the way, close.
+      if (has_body || !head.keep_alive || server_.stopping) {
+        fail(*denied);
+        return false;
+      }
       buffer_.erase(0, body_start);
-      return true;
+      return write_all(format_response(*denied, true));
     }
   }
   if (head.content_length && *head.content_length > options.max_body_bytes) {
