@@ -43,14 +43,27 @@ BatchSource::Status KafkaSource::fill(Batch& out, uint64_t max_bytes) {
   return n == 0 ? Status::idle : Status::ready;
 }
 
+// Pausing drops librdkafka's prefetched messages, and resuming refetches them: a
+// stall of a few hundred milliseconds, which the pipeline's normal rhythm (a sink
+// that is simply slower than the consumer, so credit runs out and comes back all
+// the time) would pay again and again. So a stall pauses the partitions only once it
+// outlasts pause_after; until then librdkafka's own bounded prefetch queue
+// (queued.max.messages.kbytes) holds what arrives, and a rebalance waits as long.
 void KafkaSource::set_blocked(bool blocked) {
+  blocked_ = blocked;
   if (blocked)
-    consumer_.pause();
-  else
+    blocked_since_ = std::chrono::steady_clock::now();
+  else if (consumer_.paused())
     consumer_.resume();
 }
 
 void KafkaSource::serve() {
+  if (!consumer_.paused()) {
+    // Not paused yet: polling now would take records that belong to the next batch.
+    if (!blocked_ || std::chrono::steady_clock::now() - blocked_since_ < options_.pause_after)
+      return;
+    consumer_.pause();
+  }
   consumer_.poll(scratch_, options_.max_records, 1, std::chrono::milliseconds{0});
 }
 

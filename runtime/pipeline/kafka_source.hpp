@@ -1,5 +1,5 @@
 // A Kafka consumer as a pipeline source: reads while it holds credit, pauses its
-// partitions when credit runs out, commits only what the sink reported durable.
+// partitions when credit stays out (pause_after), commits only what the sink reported durable.
 #pragma once
 
 #include <chrono>
@@ -18,6 +18,8 @@ public:
     std::vector<std::string> topics;  ///< names, or one '^regex'
     size_t max_records = 2000;        ///< records per batch
     std::chrono::milliseconds poll_timeout{100};
+    /// How long credit may stay out before the partitions are paused (see set_blocked).
+    std::chrono::milliseconds pause_after{1000};
   };
 
   /// `listener` hears of every rebalance after the source's own handling: partitions
@@ -50,6 +52,8 @@ private:
   uint64_t commits_ = 0;
   kafka::Consumer consumer_;
   Batch scratch_; // serve() polls into it; always empty while paused
+  bool blocked_ = false;
+  std::chrono::steady_clock::time_point blocked_since_;
 };
 
 } // namespace weir::runtime::pipeline
