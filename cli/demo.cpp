@@ -1,8 +1,8 @@
 // `weir demo`: the quickstart on the embedded Kafka (librdkafka's mock cluster),
-// with no external service. Generated user events go through a producer actor
-// into a topic; a FileStreamSink connector's task (consumer -> one actor per SMT ->
-// sink writer, credit-linked) reads them back, transforms them and writes them to
-// a file, committing offsets as it goes.
+// with no external service. A DatagenConnector task (user-events quickstart: poller
+// -> producer actor, credit-linked) fills a topic; a FileStreamSink connector's task
+// (consumer -> one actor per SMT -> sink writer) reads them back, transforms them
+// and writes them to a file, committing offsets as it goes.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -16,10 +16,9 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/messages.hpp"
-#include "actors/producer.hpp"
-#include "actors/stage.hpp"
-#include "cli/commands.hpp"
 #include "actors/sink_task.hpp"
+#include "actors/source_task.hpp"
+#include "cli/commands.hpp"
 #include "connectors/registry.hpp"
 #include "runtime/kafka/admin.hpp"
 #include "runtime/kafka/embedded_cluster.hpp"
@@ -30,46 +29,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-
-/// Deterministic user events of realistic shape (~180 bytes of JSON).
-class UserEvents : public runtime::BatchSource {
-public:
-  UserEvents(std::string topic, uint64_t total) : topic_(std::move(topic)), total_(total) {}
-
-  Status fill(Batch& out, uint64_t max_bytes) override {
-    static constexpr const char* kinds[] = {"page_view", "click", "signup", "purchase", "logout"};
-    static constexpr const char* regions[] = {"eu-west", "us-east", "ap-south", "sa-east"};
-    char key[32];
-    char value[256];
-    while (next_ < total_ && out.size() < 1000) {
-      uint64_t n = next_;
-      uint64_t user = (n * 2654435761u) % 50000;
-      int klen = std::snprintf(key, sizeof key, "user-%05llu", static_cast<unsigned long long>(user));
-      int vlen = std::snprintf(
-        value, sizeof value,
-        R"({"event_id":%llu,"user_id":"user-%05llu","event":"%s","region":"%s",)"
-        R"("session":"s-%08llx","amount":%llu.%02llu,"ts":%llu,"email":"user%llu@example.com"})",
-        static_cast<unsigned long long>(n), static_cast<unsigned long long>(user),
-        kinds[n % 5], regions[(n / 5) % 4], static_cast<unsigned long long>(n * 7919),
-        static_cast<unsigned long long>(n % 500), static_cast<unsigned long long>(n % 100),
-        static_cast<unsigned long long>(1767225600000ull + n * 10),
-        static_cast<unsigned long long>(user));
-      // Credit is counted in bytes: stop before a record would overflow it.
-      if (!out.empty() && out.byte_size() + klen + vlen + sizeof(RecordRef) > max_bytes)
-        break;
-      out.append(topic_, -1, -1, -1, std::string_view{key, size_t(klen)},
-                 std::string_view{value, size_t(vlen)});
-      ++next_;
-    }
-    return next_ < total_ ? Status::ready : Status::end;
-  }
-  std::string_view kind() const noexcept override { return "generator"; }
-
-private:
-  std::string topic_;
-  uint64_t total_;
-  uint64_t next_ = 0;
-};
 
 struct Options {
   uint64_t records = 200'000;
@@ -91,7 +50,7 @@ int run_demo(const Options& opt) {
   auto output = (fs::path{opt.output_dir} / "user-events.jsonl").string();
   fs::remove(output);
 
-  std::printf("weir demo: %llu user events -> Kafka topic (%d partitions) -> consumer actor"
+  std::printf("weir demo: DatagenConnector (%llu user events) -> Kafka topic (%d partitions) -> consumer actor"
               " -> InsertField actor -> MaskField actor -> FileStreamSink actor -> %s\n",
               static_cast<unsigned long long>(opt.records), opt.partitions, output.c_str());
   const std::string topic = "user-events";
@@ -111,10 +70,28 @@ int run_demo(const Options& opt) {
   caf::actor_system sys{cfg};
   caf::scoped_actor self{sys};
 
-  // Loader: generator -> producer actor -> topic.
-  auto producer = actors::spawn_producer(sys, {"producer", client, {8, 4u << 20}, self});
-  actors::spawn_source(
-    sys, {"datagen", std::make_shared<UserEvents>(topic, opt.records), producer, 512u << 10});
+  std::map<std::string, std::string> worker{
+    {"bootstrap.servers", opt.bootstrap},
+    {"key.converter", "org.apache.kafka.connect.storage.StringConverter"},
+    {"value.converter", "org.apache.kafka.connect.json.JsonConverter"},
+    {"value.converter.schemas.enable", "false"},
+  };
+
+  // Loader: a DatagenConnector task, exactly as `weir standalone` runs one.
+  actors::SourceTaskSpec loader_spec;
+  loader_spec.connector = "demo-datagen";
+  loader_spec.plugin = connectors::find_source("DatagenConnector");
+  loader_spec.config = {{"name", "demo-datagen"},
+                        {"connector.class", "DatagenConnector"},
+                        {"kafka.topic", topic},
+                        {"quickstart", "user-events"},
+                        {"iterations", std::to_string(opt.records)},
+                        {"max.interval", "0"},
+                        {"random.seed", "42"}};
+  loader_spec.worker_config = worker;
+  loader_spec.observer = self;
+  auto loader = actors::spawn_source_task(sys, loader_spec);
+  auto producer = loader.sink();
 
   // The sink connector, exactly as `weir standalone` runs it: a FileStreamSink
   // with two SMTs; its task is consumer -> InsertField -> MaskField -> writer actors.
@@ -129,12 +106,6 @@ int run_demo(const Options& opt) {
     {"transforms.addsrc.static.value", "weir-demo"},
     {"transforms.mask.type", "org.apache.kafka.connect.transforms.MaskField$Value"},
     {"transforms.mask.fields", "email"},
-  };
-  std::map<std::string, std::string> worker{
-    {"bootstrap.servers", opt.bootstrap},
-    {"key.converter", "org.apache.kafka.connect.storage.StringConverter"},
-    {"value.converter", "org.apache.kafka.connect.json.JsonConverter"},
-    {"value.converter.schemas.enable", "false"},
   };
   actors::SinkTaskSpec spec;
   spec.connector = "demo-sink";
@@ -177,7 +148,10 @@ int run_demo(const Options& opt) {
   double secs = std::chrono::duration<double>(Clock::now() - start).count();
   for (const auto& stage : task.stages)
     self->send_exit(stage, caf::exit_reason::user_shutdown);
+  for (const auto& stage : loader.stages)
+    self->send_exit(stage, caf::exit_reason::user_shutdown);
   task.stages.clear(); // the actor system waits for detached actors' handles to go
+  loader.stages.clear();
 
   bool ok = snk.records_in == opt.records && prod.errors == 0 && snk.errors == 0;
   std::printf("\nsummary\n");
