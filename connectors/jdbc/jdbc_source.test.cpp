@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "connectors/registry.hpp"
 #include "runtime/convert/json_converter.hpp"
@@ -55,11 +56,13 @@ const connectors::SourcePlugin& plugin() {
   return *p;
 }
 
-/// Polls until idle, decodes every record and renders it with the schemaless JsonConverter.
+/// Polls until it stays idle past poll.interval.ms, decodes every record and renders
+/// it with the schemaless JsonConverter.
 std::vector<std::string> rows(SourceTask& t, OffsetMap* offsets = nullptr) {
   runtime::convert::JsonConverter json{runtime::convert::JsonConverter::Options{false}};
   std::vector<std::string> out;
-  for (int i = 0; i < 100; ++i) {
+  int idle = 0;
+  for (int i = 0; i < 100 && idle < 3; ++i) {
     Batch raw;
     SourceRecords recs{raw, 1 << 20, 1000};
     auto status = t.poll(recs);
@@ -73,8 +76,12 @@ std::vector<std::string> rows(SourceTask& t, OffsetMap* offsets = nullptr) {
       json.from_connect(batch[r].value, batch[r].value_schema, text);
       out.push_back(std::string{batch.raw().topic(batch.raw()[r])} + " " + text);
     }
-    if (status == SourceTask::Status::idle && batch.size() == 0)
-      break;
+    if (status == SourceTask::Status::idle && batch.size() == 0) {
+      ++idle;
+      std::this_thread::sleep_for(std::chrono::milliseconds{5}); // > poll.interval.ms
+    } else {
+      idle = 0;
+    }
   }
   return out;
 }
