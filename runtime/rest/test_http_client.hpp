@@ -60,6 +60,9 @@ public:
     return true;
   }
 
+  /// Half-closes: the server sees the end of the request stream.
+  void finish_sending() { ::shutdown(fd_, SHUT_WR); }
+
   /// Reads one response; status 0 if the connection ended first.
   ClientResponse read_response() {
     ClientResponse response;
