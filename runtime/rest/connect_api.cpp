@@ -1,6 +1,7 @@
 #include "runtime/rest/connect_api.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <memory>

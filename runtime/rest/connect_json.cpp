@@ -1,5 +1,7 @@
 #include "runtime/rest/connect_json.hpp"
 
+#include <cctype>
+
 #include <simdjson.h>
 
 #include "runtime/convert/json_text.hpp"
