@@ -83,7 +83,8 @@ def main():
     w(f"- records: {n:,} JSON user events (~180 bytes), topic of 8 partitions; `bench/run.sh --records {n}`")
     w(f"- machine: {meta.get('cores', '?')} cores ({meta.get('cpu', '?')}), {meta.get('memory', '?')} memory; "
       f"load average before: {meta.get('load_before', '?')}, after: {meta.get('load_after', '?')}")
-    w(f"- date: {meta.get('date', '?')}; weir {meta.get('weir', '?')} (release build)")
+    w(f"- date: {meta.get('date', '?')}; weir {meta.get('weir', '?')} (release build); "
+      f"scheduling priority of the whole run (broker included): nice {meta.get('nice', '0')}")
     w(f"- versions: Kafka broker {meta.get('kafka', '?')}, Kafka Connect {meta.get('connect', '?')} on "
       f"{meta.get('java', '?')}, librdkafka {meta.get('librdkafka', '?')}, SQLite {meta.get('sqlite', '?')}")
     w(f"- Kafka Connect JVM: `{meta.get('connect_jvm', '?')}` (connect-standalone.sh's defaults)")
@@ -138,9 +139,15 @@ def main():
         a, b = num(wsink, "rss_mb"), num(ksink, "rss_mb")
         x = ratio(a, b)
         target("peak RSS (MB)", fmt(a, 0), fmt(b, 0), f"1/{1 / x:.1f}" if x else "—", "≤ 1/10", 0 < x <= 0.1)
-        a, b = num(wsink, "first_s"), num(ksink, "first_s")
+    # Startup is compared at tasks.max=1 for both: with more tasks the first record
+    # also waits for the consumer group to settle, which is not the process starting.
+    w1 = next((r for r in runs if r["kind"] == "weir_sink" and r.get("tasks") == "1" and ok(r)), wsink)
+    k1 = next((r for r in runs if r["kind"] == "kc_sink" and r.get("tasks") == "1" and ok(r)), ksink)
+    if ok(w1) and ok(k1):
+        a, b = num(w1, "first_s"), num(k1, "first_s")
         x = ratio(b, a)
-        target("startup to first record (s)", fmt(a, 3), fmt(b, 3), f"{x:.1f}× faster", "≥ 20×", x >= 20)
+        target(f"startup to first record, s (tasks.max={w1.get('tasks')} both)", fmt(a, 3), fmt(b, 3),
+               f"{x:.1f}× faster", "≥ 20×", x >= 20)
     if ok(jdbc) and ok(raw):
         x = ratio(num(jdbc, "rate"), num(raw, "rate"))
         target("JDBC sink vs raw SQLite insert (rows/s)", fmt_rate(jdbc), fmt_rate(raw), f"{100 * x:.0f}%", "≥ 60%",
