@@ -121,13 +121,28 @@ bool lower_equals(std::string v, std::string_view want) {
 
 /// The source half of load_connector: common keys, the plugin's, exactly-once.
 void load_source(Connector& c, const std::map<std::string, std::string>& worker) {
-  auto settings = runtime::pipeline::parse_source_settings(c.config, c.source_plugin->definition());
+  // The connector's own keys first: a typo there gets its "did you mean".
   for (const auto& issue : c.source_plugin->validate(c.config))
     throw ConfigError(issue.name, issue.errors.front());
+  auto settings = runtime::pipeline::parse_source_settings(c.config, c.source_plugin->definition());
   c.tasks_max = settings.tasks_max;
   c.exactly_once = lower_equals(worker.at("exactly.once.source.support"), "enabled");
   c.offsets_topic = settings.offsets_topic.empty() ? worker.at("offset.storage.topic")
                                                    : settings.offsets_topic;
+  if (c.exactly_once) {
+    // The worker owns these when it runs the task transactionally (Kafka Connect
+    // rejects the same overrides).
+    if (c.config.count("producer.override.transactional.id"))
+      throw ConfigError("producer.override.transactional.id",
+                        "Invalid value for configuration producer.override.transactional.id: "
+                        "with exactly.once.source.support=enabled the worker sets it");
+    auto idem = c.config.find("producer.override.enable.idempotence");
+    if (idem != c.config.end() && !lower_equals(idem->second, "true"))
+      throw ConfigError("producer.override.enable.idempotence",
+                        "Invalid value " + idem->second
+                          + " for configuration producer.override.enable.idempotence: "
+                            "exactly-once source tasks need an idempotent producer");
+  }
   if (!settings.exactly_once_required)
     return;
   if (!c.exactly_once)
