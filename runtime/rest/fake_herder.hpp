@@ -3,6 +3,7 @@
 // named "stuck" never answers status requests (to test deadlines).
 #pragma once
 
+#include <atomic>
 #include <mutex>
 #include <thread>
 
@@ -19,10 +20,25 @@ public:
     std::vector<std::string> topics;
   };
 
-  bool is_ready = true;
-  bool healthy = true;
-  std::set<std::string> provider_keys; // reported as secret_keys
-  std::vector<std::string> restarted;  // what restarts were asked, in order
+  // Set by a test while the server's threads read them.
+  std::atomic<bool> is_ready{true};
+  std::atomic<bool> healthy{true};
+
+  /// Keys reported as `secret_keys` (as if their values came from config providers).
+  void set_provider_keys(std::set<std::string> keys) {
+    std::lock_guard lock{mutex_};
+    provider_keys_ = std::move(keys);
+  }
+  /// The restarts asked for, in order.
+  std::vector<std::string> restarted() {
+    std::lock_guard lock{mutex_};
+    return restarted_;
+  }
+  /// What is stored for a connector.
+  ConfigMap stored(const std::string& name) {
+    std::lock_guard lock{mutex_};
+    return get(name).config;
+  }
 
   ServerInfo server_info(Deadline) override { return {"0.1.0", "abc123", "cluster-1"}; }
   void health_check(Deadline deadline) override {
@@ -100,12 +116,12 @@ public:
   void restart_connector(const std::string& name, Deadline) override {
     std::lock_guard lock{mutex_};
     get(name);
-    restarted.push_back(name);
+    restarted_.push_back(name);
   }
   ConnectorStatus restart_connector_and_tasks(const RestartRequest& request, Deadline deadline) override {
     ConnectorStatus status = connector_status(request.connector, deadline);
     std::lock_guard lock{mutex_};
-    restarted.push_back(request.connector + (request.include_tasks ? "+tasks" : "") +
+    restarted_.push_back(request.connector + (request.include_tasks ? "+tasks" : "") +
                         (request.only_failed ? "+onlyFailed" : ""));
     if (!request.only_failed) status.connector.state = "RESTARTING";
     for (auto& task : status.tasks)
@@ -116,7 +132,7 @@ public:
   void restart_task(const TaskId& id, Deadline deadline) override {
     task_status(id, deadline);
     std::lock_guard lock{mutex_};
-    restarted.push_back(id.connector + "-" + std::to_string(id.task));
+    restarted_.push_back(id.connector + "-" + std::to_string(id.task));
   }
   void pause_connector(const std::string& name, Deadline) override { set_state(name, "PAUSED"); }
   void resume_connector(const std::string& name, Deadline) override { set_state(name, "RUNNING"); }
@@ -196,10 +212,6 @@ public:
     loggers_[name] = {level, 1700000000001};
   }
 
-  /// For tests that look at what was stored (hold mutex() around it).
-  std::mutex& mutex() { return mutex_; }
-  const ConfigMap& stored(const std::string& name) { return get(name).config; }
-
 private:
   Connector& get(const std::string& name) {
     auto it = connectors_.find(name);
@@ -240,7 +252,7 @@ private:
     return {id, {c.state, "127.0.0.1:8083", ""}};
   }
   ConnectorInfo info(const std::string& name, const Connector& c) const {
-    ConnectorInfo result{name, c.config, {}, type(c), provider_keys};
+    ConnectorInfo result{name, c.config, {}, type(c), provider_keys_};
     for (int i = 0; i < task_count(c); ++i) result.tasks.push_back({name, i});
     return result;
   }
@@ -251,6 +263,8 @@ private:
 
   std::mutex mutex_;
   std::map<std::string, Connector> connectors_;
+  std::set<std::string> provider_keys_;
+  std::vector<std::string> restarted_;
   std::map<std::string, LoggerLevel> loggers_{{"root", {"INFO", std::nullopt}}};
 };
 
