@@ -303,6 +303,8 @@ bool Session::serve_one() {
     response = error_response(500, "Unexpected error");
   }
   bool keep = head.keep_alive && !server_.stopping;
+  // HTTP/1.0 closes by default, so keeping it open must be said.
+  if (keep && head.request.minor_version == 0) response.headers.emplace_back("Connection", "keep-alive");
   return write_all(format_response(response, keep)) && keep;
 }
 

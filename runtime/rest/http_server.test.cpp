@@ -84,7 +84,9 @@ BOOST_AUTO_TEST_CASE(http_1_0_closes_unless_asked_to_keep_alive) {
   HttpServer server(local(), echo);
   TestClient kept(server.port());
   kept.send_raw("GET /a HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
-  BOOST_TEST(kept.read_response().status == 200);
+  auto first = kept.read_response();
+  BOOST_TEST(first.status == 200);
+  BOOST_TEST(*first.header("connection") == "keep-alive");
   kept.send_raw("GET /b HTTP/1.0\r\n\r\n");
   BOOST_TEST(kept.read_response().body == "GET /b []");
   BOOST_TEST(kept.closed_by_server());
