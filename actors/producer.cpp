@@ -73,8 +73,10 @@ void commit_transaction(producer_actor* self) {
   try {
     if (!st.transaction_batches.empty()) {
       Batch offsets;
+      // Partitioned by key (the Java partitioner), as Kafka Connect writes offsets, so
+      // every offset of one source partition stays in order in one topic partition.
       for (const auto& [partition, offset] : st.spec.offsets->through(st.transaction_batches.back()))
-        offsets.append(txn.offsets_topic, 0, -1, -1,
+        offsets.append(txn.offsets_topic, -1, -1, -1,
                        runtime::pipeline::offset_record_key(txn.connector, partition), offset);
       st.producer->produce(offsets, offsets_token | st.next_token++);
     }
