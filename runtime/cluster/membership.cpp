@@ -51,9 +51,13 @@ void MembershipView::heard_from(const std::string& id, Clock::time_point now) {
   unreachable_.erase(id);
 }
 
-void MembershipView::lost(const std::string& id) {
-  if (id != self_id_)
-    unreachable_.insert(id);
+void MembershipView::mark_down(const std::string& id) {
+  auto it = members_.find(id);
+  if (it == members_.end() || id == self_id_ || it->second.status == MemberStatus::down)
+    return;
+  it->second.status = MemberStatus::down;
+  ++it->second.version;
+  unreachable_.erase(id);
 }
 
 std::vector<std::string> MembershipView::detect(Clock::time_point now, Clock::duration timeout) {

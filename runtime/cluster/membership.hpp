@@ -53,10 +53,13 @@ public:
   /// Every member known, by id.
   std::vector<Member> members() const;
 
-  /// Failure detection: any message from a member counts as a heartbeat.
+  /// Failure detection: any message from a member counts as a heartbeat. (A lost
+  /// connection alone proves nothing: the membership actor redials, and the member
+  /// stays reachable as long as it is heard from.)
   void heard_from(const std::string& id, Clock::time_point now);
-  /// The connection to a member was lost (its node actor's proxy died).
-  void lost(const std::string& id);
+  /// A member is gone for good (a new incarnation at its address joined): marked
+  /// Down with a newer version, so gossip spreads the verdict.
+  void mark_down(const std::string& id);
   /// Members not heard from within `timeout` become unreachable; returns the ones
   /// that did so in this call.
   std::vector<std::string> detect(Clock::time_point now, Clock::duration timeout);

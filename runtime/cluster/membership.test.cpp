@@ -37,14 +37,17 @@ BOOST_AUTO_TEST_CASE(nobody_else_speaks_for_this_node) {
 }
 
 BOOST_AUTO_TEST_CASE(the_oldest_reachable_up_member_leads) {
+  auto t0 = MembershipView::Clock::now();
   MembershipView v{member("b", 200)};
   v.merge({member("a", 100), member("c", 300)});
   BOOST_TEST(v.leader().value_or("") == "a");
   BOOST_TEST((v.live() == std::vector<std::string>{"a", "b", "c"}));
-  v.lost("a");
+  v.heard_from("a", t0);
+  v.heard_from("c", t0 + 2s);
+  v.detect(t0 + 3s, 2s); // a went silent
   BOOST_TEST(v.leader().value_or("") == "b");
   v.merge({member("a", 100, 1, MemberStatus::leaving)});
-  v.heard_from("a", MembershipView::Clock::now());
+  v.heard_from("a", t0 + 3s);
   BOOST_TEST(v.leader().value_or("") == "b", "a leaving member does not lead");
 }
 
@@ -84,12 +87,29 @@ BOOST_AUTO_TEST_CASE(keep_majority_of_the_last_agreed_membership) {
   v.merge({member("b", 200), member("c", 300)});
   std::set<std::string> agreed{"a", "b", "c"};
   BOOST_TEST(v.has_majority(agreed));
-  v.lost("b");
+  auto t0 = MembershipView::Clock::now();
+  v.heard_from("b", t0);
+  v.heard_from("c", t0 + 2s);
+  v.detect(t0 + 3s, 2s); // b went silent
   BOOST_TEST(v.has_majority(agreed), "2 of 3");
-  v.lost("c");
+  v.detect(t0 + 5s, 2s); // and c
   BOOST_TEST(!v.has_majority(agreed), "1 of 3: stop assigning");
   BOOST_TEST(v.has_majority({}), "a first node forms the cluster");
   BOOST_TEST(!v.has_majority({"a", "x", "y"}), "unknown members are not reached");
+}
+
+BOOST_AUTO_TEST_CASE(a_member_marked_down_stays_down_and_spreads) {
+  MembershipView v{member("a", 100)};
+  v.merge({member("b", 200, 3)});
+  v.mark_down("b");
+  BOOST_TEST(v.live().size() == 1u);
+  BOOST_TEST(v.detect(MembershipView::Clock::now(), 0s).empty(), "down members are not watched");
+  BOOST_TEST(!v.merge({member("b", 200, 3)}), "older gossip does not revive it");
+  MembershipView other{member("c", 300)};
+  BOOST_TEST(other.merge(v.members()));
+  for (const auto& m : other.members())
+    if (m.id == "b")
+      BOOST_TEST(to_string(m.status) == "Down");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,69 @@
+// The membership actor: joins a cluster through its seeds, gossips the member list,
+// detects failures, and tells its subscribers who is live and who leads.
+//
+// Failure detection has two layers, because CAF 0.17 has no node-down message:
+//  - connection loss: each member monitors the others' membership actors; a proxy
+//    dies with remote_link_unreachable when the middleman's own heartbeat
+//    (middleman.heartbeat-interval / connection-timeout, set by configure_middleman)
+//    gives up or the TCP connection breaks (kill -9: within a second);
+//  - an application heartbeat: members gossip every heartbeat interval, and a member
+//    silent for `unreachable_after` is unreachable even when its process still holds
+//    the connection open (a hung or SIGSTOPped node). It becomes reachable again the
+//    moment it speaks.
+//
+// Joining is a handshake: the joiner proves it knows `cluster.secret` (an HMAC over
+// the group and its member id) and names its `group.id`; a seed refuses a mismatch,
+// and both sides log why.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/atom.hpp>
+#include <caf/fwd.hpp>
+
+#include "runtime/cluster/membership.hpp"
+
+namespace weir::actors::cluster {
+
+/// Subscribers receive (members_atom, MembershipSnapshot); asking the membership
+/// actor (members_atom) returns its std::vector<Member>.
+using members_atom = caf::atom_constant<caf::atom("members")>;
+
+struct MembershipSettings {
+  std::string group_id;               ///< group.id: the cluster's name
+  std::string secret;                 ///< cluster.secret
+  runtime::cluster::Member self;      ///< this node (address = its cluster.listen)
+  std::vector<std::string> seeds;     ///< cluster.seeds, host:port (this node's own is skipped)
+  std::chrono::milliseconds heartbeat{500};
+  std::chrono::milliseconds unreachable_after{3000};
+  caf::actor subscriber; ///< gets (members_atom, MembershipSnapshot) on every change
+};
+
+/// What subscribers and the admin shell see.
+struct MembershipSnapshot {
+  std::vector<runtime::cluster::Member> members;
+  std::vector<std::string> unreachable; ///< ids, from this node's point of view
+  std::string leader;                   ///< empty when no member is live
+  std::string refused;                  ///< set when a seed refused this node: why
+};
+
+/// Sets CAF's middleman heartbeat so a silent connection is dropped (and the proxies
+/// of the peer's actors die) after `connection_timeout`; call before the actor
+/// system is created.
+void configure_middleman(caf::actor_system_config& cfg, std::chrono::milliseconds heartbeat,
+                         std::chrono::milliseconds connection_timeout);
+
+/// Announces the membership messages (on top of announce_types()).
+void announce_membership_types(caf::actor_system_config& cfg);
+
+/// Spawns the membership actor; publish it on the listen port so others can join.
+caf::actor spawn_membership(caf::actor_system& sys, MembershipSettings settings);
+
+/// The proof a joiner sends: HMAC-SHA256(secret, group_id + '\n' + member_id), hex.
+std::string join_proof(const std::string& secret, const std::string& group_id,
+                       const std::string& member_id);
+
+} // namespace weir::actors::cluster
