@@ -76,4 +76,15 @@ ConfigInfos config_infos(std::string name, const ConfigDef& def, const ConfigMap
   return infos;
 }
 
+void throw_if_invalid(const ConfigInfos& infos) {
+  if (infos.error_count == 0) return;
+  std::string message = "Connector configuration is invalid and contains the following " +
+                        std::to_string(infos.error_count) + " error(s):";
+  for (const auto& config : infos.configs)
+    for (const auto& error : config.value.errors) message += "\n" + error;
+  message += "\nYou can also find the above list of errors at the endpoint "
+             "`/connector-plugins/{connectorType}/config/validate`";
+  throw bad_request(message);
+}
+
 } // namespace weir::runtime::rest

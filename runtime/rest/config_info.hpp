@@ -24,4 +24,9 @@ std::vector<ConfigKeyInfo> config_key_infos(const ConfigDef& def);
 ConfigInfos config_infos(std::string name, const ConfigDef& def, const ConfigMap& raw,
                          const std::vector<ConfigIssue>& issues);
 
+/// Throws Kafka Connect's 400 for a config with errors: "Connector configuration is
+/// invalid and contains the following N error(s):" then each error on its own line,
+/// then where to find them (the validate endpoint). Returns if there are none.
+void throw_if_invalid(const ConfigInfos& infos);
+
 } // namespace weir::runtime::rest

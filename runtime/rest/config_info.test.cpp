@@ -63,4 +63,23 @@ BOOST_AUTO_TEST_CASE(infos_carry_values_errors_and_unknown_keys) {
   BOOST_TEST(json(infos).find(R"("name":"FileStreamSink","error_count":2,"groups":["File"],)") == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(invalid_configs_are_refused_with_kafka_connects_message) {
+  ConfigDef def = file_sink_def();
+  ConfigMap valid{{"file", "/tmp/x"}};
+  BOOST_CHECK_NO_THROW(throw_if_invalid(config_infos("FileStreamSink", def, valid, def.validate(valid))));
+  ConfigMap raw{{"fiel", "/tmp/x"}};
+  try {
+    throw_if_invalid(config_infos("FileStreamSink", def, raw, def.validate(raw)));
+    BOOST_FAIL("no error");
+  } catch (const RestError& e) {
+    BOOST_TEST(e.status() == 400);
+    BOOST_TEST(std::string{e.what()} ==
+               "Connector configuration is invalid and contains the following 2 error(s):\n"
+               "Missing required configuration \"file\" which has no default value.\n"
+               "Unknown configuration \"fiel\"; did you mean \"file\"?\n"
+               "You can also find the above list of errors at the endpoint "
+               "`/connector-plugins/{connectorType}/config/validate`");
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
