@@ -3,6 +3,7 @@
 #include "actors/stage.hpp"
 #include "runtime/pipeline/connector_config.hpp"
 #include "runtime/pipeline/sink_pipeline.hpp"
+#include "runtime/pipeline/source_config.hpp"
 #include "transforms/chain.hpp"
 
 namespace weir::actors {
@@ -11,34 +12,12 @@ namespace {
 
 using namespace runtime;
 
-/// Connector-level converter settings override the worker's, as in Kafka Connect:
-/// when the connector names a converter class, its own prefixed options apply.
 std::unique_ptr<convert::Converter> make_converter(const SinkTaskSpec& spec, bool is_key) {
-  std::string prefix = is_key ? "key.converter" : "value.converter";
-  const auto& source = spec.config.count(prefix) && !spec.config.at(prefix).empty()
-                         ? spec.config
-                         : spec.worker_config;
-  auto cls = source.count(prefix) ? source.at(prefix)
-                                  : std::string{"org.apache.kafka.connect.json.JsonConverter"};
-  std::map<std::string, std::string> options;
-  for (const auto& [k, v] : source)
-    if (k.rfind(prefix + ".", 0) == 0)
-      options[k.substr(prefix.size() + 1)] = v;
-  return convert::make_converter(cls, options, is_key, prefix + ".");
+  return pipeline::task_converter(spec.config, spec.worker_config, is_key);
 }
 
-/// Client properties: the worker's `consumer.` / `producer.` keys, then the
-/// connector's `consumer.override.` / `producer.override.` ones.
 kafka::Properties client_props(const SinkTaskSpec& spec, const std::string& kind) {
-  kafka::Properties p{{"bootstrap.servers", spec.worker_config.at("bootstrap.servers")}};
-  auto add = [&](const std::map<std::string, std::string>& from, const std::string& prefix) {
-    for (const auto& [k, v] : from)
-      if (k.rfind(prefix, 0) == 0)
-        p[k.substr(prefix.size())] = v;
-  };
-  add(spec.worker_config, kind + ".");
-  add(spec.config, kind + ".override.");
-  return p;
+  return pipeline::task_client_props(spec.config, spec.worker_config, kind);
 }
 
 } // namespace
