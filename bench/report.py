@@ -160,6 +160,8 @@ def main():
         w(f"| source records/s vs Kafka Connect | {fmt_rate(wsrc) if ok(wsrc) else 'not available yet'} | "
           f"{fmt_rate(ksrc)} | — | (none) | |")
     w("| failover after kill -9 (3 nodes) | not measured: weir has no cluster mode yet | | | ≥ 5× | |")
+    w("")
+    w("Profile, and why the missed targets are missed: [profile.md](profile.md).")
     notes = meta.get("notes", "")
     if notes:
         w("")
