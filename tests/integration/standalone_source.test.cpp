@@ -384,4 +384,29 @@ BOOST_AUTO_TEST_CASE(bad_input_fails_the_task_with_the_reason) {
   stop_cleanly(*weir);
 }
 
+BOOST_AUTO_TEST_CASE(config_errors_name_the_key_before_anything_runs) {
+  Setup s;
+  auto expect = [&](std::map<std::string, std::string> config, const std::string& key) {
+    auto weir = start_standalone(s.worker, {s.connector(unique_name("bad-config"), config)}, s.log);
+    auto status = weir->wait(30s);
+    BOOST_REQUIRE(status.has_value());
+    BOOST_TEST(status->exited);
+    BOOST_TEST(status->code == 1);
+    BOOST_TEST(weir->output().find(key) != std::string::npos,
+               "no mention of " << key << " in: " << tail_lines(weir->output(), 5));
+  };
+  expect({{"connector.class", "FileStreamSource"}, {"file", "/tmp/x"}, {"topic", "t"},
+          {"batch.sise", "5"}},
+         "did you mean \"batch.size\"");
+  expect({{"connector.class", "DatagenConnector"}, {"kafka.topic", "t"}, {"quickstart", "stocks"}},
+         "quickstart");
+  // The JDBC source does not declare exactly-once support, and this worker has none.
+  expect({{"connector.class", "JdbcSourceConnector"}, {"connection.url", "jdbc:sqlite:/tmp/x.db"},
+          {"mode", "bulk"}, {"topic.prefix", "x-"}, {"exactly.once.support", "required"}},
+         "exactly.once.support");
+  expect({{"connector.class", "FileStreamSource"}, {"file", "/tmp/x"}, {"topic", "t"},
+          {"transaction.boundary", "connector"}},
+         "transaction.boundary");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
