@@ -274,7 +274,11 @@ void JdbcSourceTask::start(const runtime::pipeline::OffsetMap& stored) {
 }
 
 void JdbcSourceTask::prepare(Table& t) {
-  std::string sql = "SELECT *";
+  // The columns read at start, by name: a column added later neither shifts the
+  // timestamp column nor outgrows the schema.
+  std::string sql = "SELECT ";
+  for (size_t c = 0; c < t.columns.size(); ++c)
+    sql += (c ? ", " : "") + sql_name(t.columns[c]);
   std::string where, order;
   auto inc = sql_name(incrementing_column_);
   auto ts = timestamp_column_.empty() ? std::string{} : timestamp_ms(timestamp_column_);
