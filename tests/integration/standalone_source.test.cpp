@@ -13,7 +13,8 @@
 //  - a slow producer (a throttled broker connection) does not grow memory: credit
 //    stops the poller;
 //  - bad input (an unreadable file, a missing table or column) fails the task with
-//    the reason in its status, the process runs on and stops cleanly.
+//    the reason in its status, the process runs on and stops cleanly;
+//  - bad config names the key and exits 1 before anything runs.
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/process.hpp"
 
