@@ -15,12 +15,25 @@
 
 #include "runtime/data/decoded_batch.hpp"
 #include "runtime/kafka/topic_partition.hpp"
+#include "runtime/stage_stats.hpp"
 #include "weir/batch.hpp"
 #include "weir/credit.hpp"
 
 namespace caf {
 class actor_system_config;
 }
+
+namespace weir::runtime {
+
+template <class Inspector>
+auto inspect(Inspector& f, StageStats& x) {
+  return f(caf::meta::type_name("weir::StageStats"), x.name, x.kind, x.state, x.records_in,
+           x.records_out, x.batches_in, x.bytes_in, x.errors, x.last_error, x.cpu_ns, x.mailbox,
+           x.capacity, x.held, x.out_capacity, x.out_in_flight, x.out_max_in_flight, x.lag,
+           x.partitions);
+}
+
+} // namespace weir::runtime
 
 namespace weir::actors {
 
@@ -60,35 +73,7 @@ auto inspect(Inspector& f, DecodedBatchMsg& x) {
   return f(caf::meta::type_name("weir::DecodedBatch"), *x.batch);
 }
 
-/// What a stage reports about itself: the raw material of the actor tree.
-struct StageStats {
-  std::string name;
-  std::string kind;
-  std::string state;
-  uint64_t records_in = 0;
-  uint64_t records_out = 0;
-  uint64_t batches_in = 0;
-  uint64_t bytes_in = 0;
-  uint64_t errors = 0;
-  std::string last_error;
-  uint64_t cpu_ns = 0;
-  uint64_t mailbox = 0;
-  Credit capacity;          ///< credit this stage grants its upstream
-  Credit held;              ///< of which currently used
-  Credit out_capacity;      ///< credit granted to this stage by its downstream
-  Credit out_in_flight;     ///< of which in flight now
-  Credit out_max_in_flight; ///< the most ever in flight at once
-  int64_t lag = -1;         ///< consumers: records behind the high watermarks
-  int32_t partitions = -1;  ///< consumers: partitions assigned
-};
-
-template <class Inspector>
-auto inspect(Inspector& f, StageStats& x) {
-  return f(caf::meta::type_name("weir::StageStats"), x.name, x.kind, x.state, x.records_in,
-           x.records_out, x.batches_in, x.bytes_in, x.errors, x.last_error, x.cpu_ns, x.mailbox,
-           x.capacity, x.held, x.out_capacity, x.out_in_flight, x.out_max_in_flight, x.lag,
-           x.partitions);
-}
+using StageStats = runtime::StageStats;
 
 /// Loads the middleman and announces every message type; call it on every
 /// actor_system_config weir creates.

@@ -38,6 +38,11 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
   consumer.topics = settings.topics;
   auto kafka = std::make_shared<pipeline::KafkaSource>(consumer);
 
+  using runtime::metrics::StageRole;
+  auto cell = [&](const std::string& stage, StageRole role) {
+    return spec.metrics ? spec.metrics->cell({spec.connector, spec.task, stage}, role) : nullptr;
+  };
+
   // Spawned back to front: each stage needs its downstream.
   SinkTask task;
   std::string prefix = spec.connector + "-" + std::to_string(spec.task) + "/";
@@ -45,12 +50,14 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
                         std::make_shared<pipeline::SinkWriterLogic>(std::move(writer), policy),
                         {}, spec.capacity, spec.observer};
   sink.detached = true; // database and file writes block
+  sink.cell = cell("sink", StageRole::sink_writer);
   task.stages.push_back(spawn_stage(sys, std::move(sink)));
   task.names.push_back("sink");
   for (size_t i = chain.size(); i-- > 0;) {
     DecodedStageSpec smt{prefix + chain.name(i),
                          std::make_shared<pipeline::TransformLogic>(chain.stage(i), policy),
                          task.stages.back(), spec.capacity, {}};
+    smt.cell = cell(chain.name(i), StageRole::transform);
     task.stages.push_back(spawn_stage(sys, std::move(smt)));
     task.names.push_back(chain.name(i));
   }
@@ -60,6 +67,7 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
                            task.stages.back(), spec.capacity.bytes / 2};
   source.idle_delay = std::chrono::milliseconds{1};
   source.detached = true;
+  source.cell = cell("consumer", StageRole::sink_reader);
   task.stages.push_back(spawn_source(sys, std::move(source)));
   task.names.push_back("consumer");
   std::reverse(task.stages.begin(), task.stages.end());

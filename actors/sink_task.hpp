@@ -11,6 +11,7 @@
 #include <caf/fwd.hpp>
 
 #include "connectors/registry.hpp"
+#include "runtime/metrics/registry.hpp"
 #include "weir/credit.hpp"
 
 namespace weir::actors {
@@ -23,6 +24,8 @@ struct SinkTaskSpec {
   std::map<std::string, std::string> worker_config; ///< the worker's, for converters and clients
   Credit capacity{4, 8u << 20};                     ///< per hop
   caf::actor observer; ///< gets (done, StageStats) from the sink after a clean stop
+  /// Where the stages publish their statistics (none when null).
+  runtime::metrics::MetricsRegistry* metrics = nullptr;
 };
 
 /// The actors of one task, source first; names are the stage names in the tree.

@@ -103,6 +103,19 @@ struct StageState {
 template <class Payload>
 using stage_actor = caf::stateful_actor<StageState<Payload>>;
 
+/// Brings the stage's figures up to date; publishes them to its cell, if any, so
+/// readers see them without asking this actor (which may be busy for a while).
+template <class Payload>
+StageStats& observe(stage_actor<Payload>* self) {
+  auto& st = self->state;
+  st.stats.mailbox = self->mailbox().size();
+  st.stats.held = {st.ledger.held_batches(), st.ledger.held_bytes()};
+  st.out.fill_stats(st.stats);
+  if (st.spec.cell)
+    st.spec.cell->publish(st.stats);
+  return st.stats;
+}
+
 template <class Payload>
 void release(stage_actor<Payload>* self, uint64_t charged) {
   auto& st = self->state;
@@ -119,6 +132,7 @@ void finish_if_drained(stage_actor<Payload>* self) {
   if (!st.upstream_done || !st.pending.empty() || st.out.window.in_flight_batches() > 0)
     return;
   st.stats.state = "FINISHED";
+  observe(self);
   if (st.out.downstream)
     self->send(st.out.downstream, eos_atom::value);
   if (st.spec.observer)
@@ -164,8 +178,10 @@ void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
   }
   // A failed stage holds its input: nothing past the failure moves on, and the
   // upstream, out of credit, stops reading.
-  if (st.failed)
+  if (st.failed) {
+    observe(self);
     return;
+  }
   if (!st.out.downstream) {
     // A sink's output is what it wrote; records that failed (and were tolerated)
     // count as errors, so the progress line shows them instead of hiding them.
@@ -174,10 +190,12 @@ void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
     if (st.upstream && !batch.empty())
       self->send(st.upstream, durable_atom::value, runtime::durable_offsets(batch));
     release(self, charged);
+    observe(self);
     return;
   }
   st.pending.push_back({std::move(batch), charged});
   drain(self);
+  observe(self);
 }
 
 template <class Payload>
@@ -218,13 +236,7 @@ caf::behavior stage_behavior(stage_actor<Payload>* self, StageSpecOf<Payload> sp
       if (!self->state.failed)
         finish_if_drained(self);
     },
-    [=](stats_atom) {
-      auto& st = self->state;
-      st.stats.mailbox = self->mailbox().size();
-      st.stats.held = {st.ledger.held_batches(), st.ledger.held_bytes()};
-      st.out.fill_stats(st.stats);
-      return st.stats;
-    },
+    [=](stats_atom) { return observe(self); },
   };
 }
 
@@ -240,11 +252,30 @@ struct SourceState {
   bool ended = false;
   bool eos_sent = false;
   StageStats stats;
+  std::chrono::steady_clock::time_point observed; // last observe()
   static inline const char* name = "weir.source";
 };
 
 template <class Payload>
 using source_actor = caf::stateful_actor<SourceState<Payload>>;
+
+/// As for stages; a source's lag asks the Kafka client for watermarks, so unless
+/// `now` is asked for, it is refreshed at most five times a second.
+template <class Payload>
+StageStats& observe(source_actor<Payload>* self, bool now = false) {
+  auto& st = self->state;
+  auto t = std::chrono::steady_clock::now();
+  if (!now && t - st.observed < std::chrono::milliseconds{200})
+    return st.stats;
+  st.observed = t;
+  st.stats.mailbox = self->mailbox().size();
+  st.out.fill_stats(st.stats);
+  st.stats.lag = st.spec.source->lag();
+  st.stats.partitions = st.spec.source->assigned_partitions();
+  if (st.spec.cell)
+    st.spec.cell->publish(st.stats);
+  return st.stats;
+}
 
 template <class Payload>
 void schedule_tick(source_actor<Payload>* self, std::chrono::milliseconds delay) {
@@ -284,6 +315,7 @@ void end_stream(source_actor<Payload>* self) {
   if (!st.eos_sent) {
     st.eos_sent = true;
     st.stats.state = "FINISHED";
+    observe(self, true);
     self->send(st.out.downstream, eos_atom::value);
   }
   if (st.out.window.in_flight_batches() == 0)
@@ -317,6 +349,7 @@ void pump(source_actor<Payload>* self) {
       st.stats.state = "FAILED";
       spdlog::error("source {} failed: {}", st.spec.name, e.what());
       st.ended = true;
+      observe(self, true);
       return;
     }
     st.ended = status == runtime::SourceOf<Payload>::Status::end;
@@ -346,10 +379,12 @@ caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload>
   return {
     [=](credit_atom, Credit c) {
       self->state.out.window.grant(c);
-      if (self->state.eos_sent)
+      if (self->state.eos_sent) {
         end_stream(self);
-      else
+      } else {
         pump(self);
+        observe(self);
+      }
     },
     [=](stop_atom) {
       auto& st = self->state;
@@ -379,15 +414,9 @@ caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload>
         st.spec.source->serve();
       }
       pump(self);
+      observe(self);
     },
-    [=](stats_atom) {
-      auto& st = self->state;
-      st.stats.mailbox = self->mailbox().size();
-      st.out.fill_stats(st.stats);
-      st.stats.lag = st.spec.source->lag();
-      st.stats.partitions = st.spec.source->assigned_partitions();
-      return st.stats;
-    },
+    [=](stats_atom) { return observe(self, true); },
   };
 }
 

@@ -11,6 +11,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/messages.hpp"
+#include "runtime/metrics/registry.hpp"
 #include "runtime/stage_logic.hpp"
 #include "weir/credit.hpp"
 
@@ -29,6 +30,7 @@ struct StageSpecOf {
   Credit capacity{4, 4u << 20};
   caf::actor observer; ///< receives (done, StageStats) at end of stream (sinks)
   bool detached = false; ///< own thread, for logic that blocks (database writes)
+  std::shared_ptr<runtime::metrics::StatsCell> cell = nullptr; ///< where it publishes its stats
 };
 
 /// A stage that produces batches while it holds credit from `downstream`.
@@ -40,6 +42,7 @@ struct SourceSpecOf {
   uint64_t max_batch_bytes = 1u << 20;
   std::chrono::milliseconds idle_delay{10}; ///< wait after an idle fill
   bool detached = false; ///< own thread, for sources whose fill() blocks
+  std::shared_ptr<runtime::metrics::StatsCell> cell = nullptr; ///< where it publishes its stats
 };
 
 using StageSpec = StageSpecOf<Batch>;

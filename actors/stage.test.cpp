@@ -6,6 +6,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/stage.hpp"
+#include "tests/support/process.hpp"
 #include "tests/support/test_stages.hpp"
 
 using namespace weir;
@@ -120,6 +121,34 @@ BOOST_AUTO_TEST_CASE(a_failing_stage_stops_the_flow) {
   BOOST_TEST(s.records_in <= 40u); // at most its credit more arrived, and stopped there
   self->send_exit(failing, caf::exit_reason::user_shutdown);
   self->send_exit(sink_actor, caf::exit_reason::user_shutdown);
+}
+
+BOOST_AUTO_TEST_CASE(a_busy_sink_s_figures_are_readable_without_asking_it) {
+  // The sink takes 200 ms per batch: a stats request would queue behind batches,
+  // while its cell shows what it wrote so far at any moment.
+  runtime::metrics::MetricsRegistry registry;
+  using runtime::metrics::StageRole;
+  auto sink = std::make_shared<testing::CheckingSink>(200ms);
+  caf::scoped_actor self{*sys};
+  StageSpec sink_spec{"sink", sink, {}, {2, 64u << 10}, self};
+  sink_spec.cell = registry.cell({"c", 0, "sink"}, StageRole::sink_writer);
+  auto sink_actor = spawn_stage(*sys, std::move(sink_spec));
+  SourceSpec gen{"gen", std::make_shared<testing::Generator>(1000, 50), sink_actor};
+  gen.cell = registry.cell({"c", 0, "gen"}, StageRole::sink_reader);
+  spawn_source(*sys, std::move(gen));
+  bool seen_progress = testing::wait_until(10s, 10ms, [&] {
+    for (const auto& s : registry.snapshot())
+      if (s.key.stage == "sink" && s.stats.records_out > 0 && s.stats.records_out < 1000)
+        return true;
+    return false;
+  });
+  BOOST_TEST(seen_progress, "the sink's cell never showed partial progress");
+  self->receive([&](done_atom, const StageStats&) {}, caf::after(60s) >> [] {});
+  auto final = registry.snapshot();
+  BOOST_REQUIRE(final.size() == 2u);
+  BOOST_TEST(final[1].stats.records_out == 1000u); // "sink" sorts after "gen"
+  BOOST_TEST(final[1].stats.state == "FINISHED");
+  BOOST_TEST(final[0].stats.records_out == 1000u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,247 @@
+#include "runtime/metrics/registry.hpp"
+
+#include <charconv>
+#include <cmath>
+
+namespace weir::runtime::metrics {
+
+void StatsCell::publish(const StageStats& stats) {
+  std::lock_guard lock{mutex_};
+  stats_ = stats;
+}
+
+StageStats StatsCell::read() const {
+  std::lock_guard lock{mutex_};
+  return stats_;
+}
+
+std::shared_ptr<StatsCell> MetricsRegistry::cell(const StageKey& key, StageRole role) {
+  std::lock_guard lock{mutex_};
+  auto& slot = cells_[key];
+  slot.role = role;
+  if (!slot.cell)
+    slot.cell = std::make_shared<StatsCell>();
+  return slot.cell;
+}
+
+void MetricsRegistry::remove_connector(const std::string& connector) {
+  std::lock_guard lock{mutex_};
+  std::erase_if(cells_, [&](const auto& e) { return e.first.connector == connector; });
+}
+
+std::vector<StageSnapshot> MetricsRegistry::snapshot(const std::string& connector) const {
+  std::vector<std::pair<StageKey, Entry>> cells;
+  {
+    std::lock_guard lock{mutex_};
+    for (const auto& [key, entry] : cells_)
+      if (connector.empty() || key.connector == connector)
+        cells.emplace_back(key, entry);
+  }
+  std::vector<StageSnapshot> out;
+  out.reserve(cells.size());
+  for (const auto& [key, entry] : cells)
+    out.push_back({key, entry.role, entry.cell->read()});
+  return out;
+}
+
+namespace {
+
+/// Label values escape backslash, double quote and newline (the text format's rule).
+void append_label_value(std::string_view v, std::string& out) {
+  for (char c : v) {
+    if (c == '\\' || c == '"')
+      out += '\\', out += c;
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+}
+
+/// Counters print as integers; other values in the shortest form that round-trips.
+void append_number(double v, std::string& out) {
+  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
+    out += std::to_string(static_cast<int64_t>(v));
+    return;
+  }
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, end);
+}
+
+struct Family {
+  const char* name;
+  const char* type; // counter | gauge
+  const char* help;
+};
+
+class Writer {
+public:
+  explicit Writer(std::string& out) : out_(out) {}
+
+  void family(const Family& f) {
+    out_ += "# HELP ";
+    out_ += f.name;
+    out_ += ' ';
+    out_ += f.help;
+    out_ += "\n# TYPE ";
+    out_ += f.name;
+    out_ += ' ';
+    out_ += f.type;
+    out_ += '\n';
+  }
+
+  void sample(const Family& f, const StageKey& key, bool with_stage, double value,
+              std::string_view extra_label = {}, std::string_view extra_value = {}) {
+    out_ += f.name;
+    out_ += "{connector=\"";
+    append_label_value(key.connector, out_);
+    out_ += "\",task=\"";
+    out_ += std::to_string(key.task);
+    out_ += '"';
+    if (with_stage) {
+      out_ += ",stage=\"";
+      append_label_value(key.stage, out_);
+      out_ += '"';
+    }
+    if (!extra_label.empty()) {
+      out_ += ',';
+      out_ += extra_label;
+      out_ += "=\"";
+      append_label_value(extra_value, out_);
+      out_ += '"';
+    }
+    out_ += "} ";
+    append_number(value, out_);
+    out_ += '\n';
+  }
+
+private:
+  std::string& out_;
+};
+
+using Getter = double (*)(const StageStats&);
+
+struct StageSeries {
+  Family family;
+  Getter get;
+  bool consumers_only;
+};
+
+const StageSeries stage_series[] = {
+  {{"weir_stage_records_in_total", "counter", "Records received by the stage."},
+   [](const StageStats& s) { return double(s.records_in); }, false},
+  {{"weir_stage_records_out_total", "counter",
+    "Records the stage passed on (a sink: wrote; a source: produced)."},
+   [](const StageStats& s) { return double(s.records_out); }, false},
+  {{"weir_stage_bytes_in_total", "counter", "Bytes of the batches received by the stage."},
+   [](const StageStats& s) { return double(s.bytes_in); }, false},
+  {{"weir_stage_errors_total", "counter", "Record and stage errors seen by the stage."},
+   [](const StageStats& s) { return double(s.errors); }, false},
+  {{"weir_stage_cpu_seconds_total", "counter", "CPU time the stage spent processing."},
+   [](const StageStats& s) { return double(s.cpu_ns) / 1e9; }, false},
+  {{"weir_stage_mailbox_messages", "gauge", "Messages waiting in the stage actor's mailbox."},
+   [](const StageStats& s) { return double(s.mailbox); }, false},
+  {{"weir_stage_credit_held_batches", "gauge",
+    "Batches of the credit this stage granted upstream that are in use."},
+   [](const StageStats& s) { return double(s.held.batches); }, false},
+  {{"weir_stage_credit_held_bytes", "gauge",
+    "Bytes of the credit this stage granted upstream that are in use."},
+   [](const StageStats& s) { return double(s.held.bytes); }, false},
+  {{"weir_stage_in_flight_batches", "gauge", "Batches sent downstream and not yet credited back."},
+   [](const StageStats& s) { return double(s.out_in_flight.batches); }, false},
+  {{"weir_stage_in_flight_bytes", "gauge", "Bytes sent downstream and not yet credited back."},
+   [](const StageStats& s) { return double(s.out_in_flight.bytes); }, false},
+  {{"weir_consumer_lag_records", "gauge", "Records behind the high watermarks (consumers)."},
+   [](const StageStats& s) { return double(s.lag); }, true},
+  {{"weir_consumer_assigned_partitions", "gauge", "Partitions assigned (consumers)."},
+   [](const StageStats& s) { return double(s.partitions); }, true},
+};
+
+/// A task's figures, in Kafka Connect's terms, from its stages.
+struct TaskTotals {
+  StageKey key;
+  bool sink = false, source = false;
+  double read = 0, sent = 0, polled = 0, written = 0, errors = 0;
+  double put_batches = 0, put_cpu_ns = 0;
+};
+
+} // namespace
+
+std::string render_prometheus(const std::vector<StageSnapshot>& stages) {
+  std::string out;
+  Writer w{out};
+  for (const auto& series : stage_series) {
+    w.family(series.family);
+    for (const auto& s : stages)
+      if (!series.consumers_only || s.stats.lag >= 0 || s.stats.partitions >= 0)
+        w.sample(series.family, s.key, true, series.get(s.stats));
+  }
+  const Family state{"weir_stage_state", "gauge",
+                     "1 for the stage's current state (RUNNING, FINISHED, FAILED, ...)."};
+  w.family(state);
+  for (const auto& s : stages)
+    w.sample(state, s.key, true, 1, "state", s.stats.state.empty() ? "UNKNOWN" : s.stats.state);
+
+  std::vector<TaskTotals> tasks;
+  for (const auto& s : stages) {
+    StageKey task_key{s.key.connector, s.key.task, {}};
+    if (tasks.empty() || tasks.back().key != task_key)
+      tasks.push_back({task_key});
+    auto& t = tasks.back();
+    const auto& st = s.stats;
+    t.errors += double(st.errors);
+    switch (s.role) {
+      case StageRole::sink_reader:
+        t.sink = true;
+        t.read += double(st.records_out);
+        break;
+      case StageRole::sink_writer:
+        t.sent += double(st.records_in);
+        t.put_batches += double(st.batches_in);
+        t.put_cpu_ns += double(st.cpu_ns);
+        break;
+      case StageRole::source_reader:
+        t.source = true;
+        t.polled += double(st.records_out);
+        break;
+      case StageRole::source_writer:
+        t.written += double(st.records_out);
+        break;
+      case StageRole::transform:
+        break;
+    }
+  }
+  auto task_family = [&](const Family& f, bool (*applies)(const TaskTotals&),
+                         double (*get)(const TaskTotals&)) {
+    w.family(f);
+    for (const auto& t : tasks)
+      if (applies(t))
+        w.sample(f, t.key, false, get(t));
+  };
+  auto is_sink = [](const TaskTotals& t) { return t.sink; };
+  auto is_source = [](const TaskTotals& t) { return t.source; };
+  task_family({"kafka_connect_sink_task_sink_record_read_total", "counter",
+               "Records read from Kafka by the sink task (Kafka Connect: sink-record-read-total)."},
+              is_sink, [](const TaskTotals& t) { return t.read; });
+  task_family({"kafka_connect_sink_task_sink_record_send_total", "counter",
+               "Records handed to the sink writer after transformation (sink-record-send-total)."},
+              is_sink, [](const TaskTotals& t) { return t.sent; });
+  task_family({"kafka_connect_sink_task_put_batch_avg_time_ms", "gauge",
+               "Average CPU time of a put into the sink writer, ms (put-batch-avg-time-ms)."},
+              is_sink, [](const TaskTotals& t) {
+                return t.put_batches > 0 ? t.put_cpu_ns / t.put_batches / 1e6 : 0.0;
+              });
+  task_family({"kafka_connect_source_task_source_record_poll_total", "counter",
+               "Records polled by the source task (source-record-poll-total)."},
+              is_source, [](const TaskTotals& t) { return t.polled; });
+  task_family({"kafka_connect_source_task_source_record_write_total", "counter",
+               "Records written to Kafka by the source task (source-record-write-total)."},
+              is_source, [](const TaskTotals& t) { return t.written; });
+  task_family({"kafka_connect_task_error_total_record_errors", "counter",
+               "Record errors of the task (task-error-metrics total-record-errors)."},
+              [](const TaskTotals&) { return true; }, [](const TaskTotals& t) { return t.errors; });
+  return out;
+}
+
+} // namespace weir::runtime::metrics

@@ -1,0 +1,81 @@
+// Live statistics of every stage, readable without asking the stage's actor.
+//
+// Each stage actor publishes its StageStats into its own StatsCell after every
+// batch and state change. Readers (the progress line, the REST status, /metrics,
+// the admin shell's tree) take snapshots from the registry: a stage that is busy
+// or blocked (a sink writing into a stalled database) still shows its last
+// figures, and asking never waits on it.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "runtime/stage_stats.hpp"
+
+namespace weir::runtime::metrics {
+
+/// One stage's latest statistics. publish() and read() may race freely.
+class StatsCell {
+public:
+  void publish(const StageStats& stats);
+  StageStats read() const;
+
+private:
+  mutable std::mutex mutex_;
+  StageStats stats_;
+};
+
+/// Where a stage sits: its connector, task and stage name ("consumer", an SMT's
+/// alias, "sink", "poller", "producer").
+struct StageKey {
+  std::string connector;
+  int task = 0;
+  std::string stage;
+  auto operator<=>(const StageKey&) const = default;
+};
+
+/// What a stage does in its task, for Kafka Connect's task metrics.
+enum class StageRole : uint8_t {
+  transform,
+  sink_reader,   ///< a sink task's Kafka consumer
+  sink_writer,   ///< a sink task's writer
+  source_reader, ///< a source task's poller
+  source_writer, ///< a source task's Kafka producer
+};
+
+struct StageSnapshot {
+  StageKey key;
+  StageRole role = StageRole::transform;
+  StageStats stats;
+};
+
+class MetricsRegistry {
+public:
+  /// The cell for `key`, created on first use; the same cell afterwards, so a
+  /// restarted task continues its counters.
+  std::shared_ptr<StatsCell> cell(const StageKey& key, StageRole role);
+  /// Forgets a deleted connector's stages.
+  void remove_connector(const std::string& connector);
+  /// Every stage (of one connector, when given), in key order.
+  std::vector<StageSnapshot> snapshot(const std::string& connector = {}) const;
+
+private:
+  mutable std::mutex mutex_;
+  struct Entry {
+    StageRole role;
+    std::shared_ptr<StatsCell> cell;
+  };
+  std::map<StageKey, Entry> cells_;
+};
+
+/// The Prometheus text exposition (version 0.0.4) of `stages`: per stage
+/// `weir_stage_*` series, and per task Kafka Connect's task metrics under their
+/// Prometheus names (see docs/metrics.md).
+std::string render_prometheus(const std::vector<StageSnapshot>& stages);
+
+} // namespace weir::runtime::metrics

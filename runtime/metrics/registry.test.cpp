@@ -1,0 +1,96 @@
+#include <boost/test/unit_test.hpp>
+
+#include <thread>
+
+#include "runtime/metrics/registry.hpp"
+
+using namespace weir::runtime;
+using namespace weir::runtime::metrics;
+
+namespace {
+
+StageStats stats(uint64_t in, uint64_t out, const char* state = "RUNNING") {
+  StageStats s;
+  s.records_in = in;
+  s.records_out = out;
+  s.state = state;
+  return s;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+  return text.find(line + "\n") != std::string::npos;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(metrics_registry)
+
+BOOST_AUTO_TEST_CASE(cells_are_shared_and_snapshots_are_ordered) {
+  MetricsRegistry reg;
+  auto sink = reg.cell({"b", 0, "sink"}, StageRole::sink_writer);
+  auto consumer = reg.cell({"a", 1, "consumer"}, StageRole::sink_reader);
+  BOOST_TEST(reg.cell({"b", 0, "sink"}, StageRole::sink_writer) == sink, "same key, same cell");
+  sink->publish(stats(10, 9));
+  consumer->publish(stats(0, 12));
+  auto all = reg.snapshot();
+  BOOST_REQUIRE(all.size() == 2u);
+  BOOST_TEST(all[0].key.connector == "a");
+  BOOST_TEST(all[1].stats.records_out == 9u);
+  BOOST_TEST(reg.snapshot("b").size() == 1u);
+  reg.remove_connector("a");
+  BOOST_TEST(reg.snapshot().size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(readers_never_wait_for_the_writer_to_finish_a_batch) {
+  MetricsRegistry reg;
+  auto cell = reg.cell({"c", 0, "sink"}, StageRole::sink_writer);
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (uint64_t i = 0; !stop; ++i)
+      cell->publish(stats(i, i));
+  });
+  for (int i = 0; i < 10000; ++i) {
+    auto s = reg.snapshot()[0].stats;
+    BOOST_REQUIRE(s.records_in == s.records_out); // never half-written
+  }
+  stop = true;
+  writer.join();
+}
+
+BOOST_AUTO_TEST_CASE(prometheus_text_has_stage_and_task_series) {
+  MetricsRegistry reg;
+  auto consumer = stats(0, 1000);
+  consumer.lag = 42;
+  consumer.partitions = 3;
+  reg.cell({"orders", 0, "consumer"}, StageRole::sink_reader)->publish(consumer);
+  auto mask = stats(1000, 990);
+  mask.errors = 10;
+  reg.cell({"orders", 0, "mask"}, StageRole::transform)->publish(mask);
+  auto sink = stats(990, 990);
+  sink.batches_in = 2;
+  sink.cpu_ns = 3'000'000;
+  reg.cell({"orders", 0, "sink"}, StageRole::sink_writer)->publish(sink);
+  reg.cell({"we\"ird", 1, "poller"}, StageRole::source_reader)->publish(stats(0, 5, "FAILED"));
+
+  auto text = render_prometheus(reg.snapshot());
+  BOOST_TEST(has_line(text, "# TYPE weir_stage_records_in_total counter"));
+  BOOST_TEST(has_line(text, R"(weir_stage_records_out_total{connector="orders",task="0",stage="mask"} 990)"));
+  BOOST_TEST(has_line(text, R"(weir_consumer_lag_records{connector="orders",task="0",stage="consumer"} 42)"));
+  BOOST_TEST(text.find(R"(weir_consumer_lag_records{connector="orders",task="0",stage="mask"})") == std::string::npos,
+             "lag only for consumers");
+  BOOST_TEST(has_line(text, R"(weir_stage_state{connector="we\"ird",task="1",stage="poller",state="FAILED"} 1)"));
+  BOOST_TEST(has_line(text, R"(kafka_connect_sink_task_sink_record_read_total{connector="orders",task="0"} 1000)"));
+  BOOST_TEST(has_line(text, R"(kafka_connect_sink_task_sink_record_send_total{connector="orders",task="0"} 990)"));
+  BOOST_TEST(has_line(text, R"(kafka_connect_sink_task_put_batch_avg_time_ms{connector="orders",task="0"} 1.5)"));
+  BOOST_TEST(has_line(text, R"(kafka_connect_task_error_total_record_errors{connector="orders",task="0"} 10)"));
+  BOOST_TEST(has_line(text, R"(kafka_connect_source_task_source_record_poll_total{connector="we\"ird",task="1"} 5)"));
+  BOOST_TEST(text.find(R"(kafka_connect_sink_task_sink_record_read_total{connector="we\"ird")") == std::string::npos,
+             "a source task has no sink metrics");
+  size_t helps = 0;
+  for (size_t at = text.find("# HELP weir_stage_records_in_total"); at != std::string::npos;
+       at = text.find("# HELP weir_stage_records_in_total", at + 1))
+    ++helps;
+  BOOST_TEST(helps == 1u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,35 @@
+// What a pipeline stage reports about itself: the raw material of the actor tree,
+// the progress line, the REST status and /metrics. Plain data, CAF-free; the
+// actors send it in messages (actors/messages.hpp) and publish it to a StatsCell
+// (runtime/metrics/registry.hpp) that readers see without asking the actor.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "weir/credit.hpp"
+
+namespace weir::runtime {
+
+struct StageStats {
+  std::string name;
+  std::string kind;
+  std::string state;
+  uint64_t records_in = 0;
+  uint64_t records_out = 0;
+  uint64_t batches_in = 0;
+  uint64_t bytes_in = 0;
+  uint64_t errors = 0;
+  std::string last_error;
+  uint64_t cpu_ns = 0;
+  uint64_t mailbox = 0;
+  Credit capacity;          ///< credit this stage grants its upstream
+  Credit held;              ///< of which currently used
+  Credit out_capacity;      ///< credit granted to this stage by its downstream
+  Credit out_in_flight;     ///< of which in flight now
+  Credit out_max_in_flight; ///< the most ever in flight at once
+  int64_t lag = -1;         ///< consumers: records behind the high watermarks
+  int32_t partitions = -1;  ///< consumers: partitions assigned
+};
+
+} // namespace weir::runtime
