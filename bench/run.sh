@@ -81,12 +81,13 @@ run_id="$(date +%s)"
 broker_started=0
 cleanup() {
   local rc=$?
+  # bench_run kills its subject's process group when it is signalled itself.
+  jobs -p | xargs -r kill 2>/dev/null || true
+  wait 2>/dev/null || true
   if ((broker_started)); then
     weir::log "bench: stopping the bench broker"
     "$WEIR_REPO/scripts/kafka.sh" stop || true
   fi
-  # bench_run kills its subject's process group when it is signalled itself.
-  jobs -p | xargs -r kill 2>/dev/null || true
   if ((!keep)) && [[ -d "$work/run" ]]; then
     find "$work/run" -maxdepth 1 \( -name '*.txt' -o -name '*.db*' \) -delete 2>/dev/null || true
   fi
@@ -224,8 +225,12 @@ measure() {
   shift
   log="$work/run/$kind-$(printf '%s' "$subject" | tr -c 'A-Za-z0-9' '_').log"
   weir::log "bench: $subject"
-  line="$("$tools/bench_run" --records "$records" --target "$target" --timeout "$run_timeout" \
-    --log "$log" -- "$@")"
+  # In the background, so that a signal to this script is handled at once: cleanup
+  # kills bench_run, which kills its subject's process group.
+  "$tools/bench_run" --records "$records" --target "$target" --timeout "$run_timeout" \
+    --log "$log" -- "$@" >"$log.result" &
+  wait "$!"
+  line="$(<"$log.result")"
   weir::log "bench:   $line"
   printf '%s\t%s\t%s %s\n' "$kind" "$subject" "$line" "${extra[*]}" >>"$results"
   LAST_LINE="$line"
