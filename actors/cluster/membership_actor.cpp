@@ -3,6 +3,7 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <charconv>
 #include <map>
 #include <set>
 
@@ -151,10 +152,15 @@ void dial(membership_actor* self, const std::string& address) {
     return;
   last = now;
   auto colon = address.rfind(':');
-  if (colon == std::string::npos)
+  uint16_t port = 0;
+  auto digits = colon == std::string::npos ? std::string_view{}
+                                           : std::string_view{address}.substr(colon + 1);
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+  if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size()) {
+    spdlog::error("cluster: cannot dial '{}': expected host:port", address);
     return;
+  }
   auto host = address.substr(0, colon);
-  auto port = static_cast<uint16_t>(std::stoi(address.substr(colon + 1)));
   auto mm = self->system().middleman().actor_handle();
   self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, host, port)
     .then(
