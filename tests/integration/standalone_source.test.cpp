@@ -322,23 +322,28 @@ BOOST_AUTO_TEST_CASE(a_slow_producer_does_not_grow_memory) {
                                                              {"producer.override.batch.size", "1"},
                                                              {"producer.override.max.in.flight.requests.per.connection", "1"}})},
                                s.log);
-  long peak = 0, first = 0;
+  // Bounded memory reaches its plateau early and stays there; unbounded buffering
+  // (a poller running ahead of the producer) would climb the whole time.
+  long peak = 0, early = 0, late = 0;
   auto t0 = Clock::now();
   while (seconds_since(t0) < 25) {
     auto kib = weir->rss_kib();
     BOOST_REQUIRE_MESSAGE(kib > 0, "weir ended: " << tail_lines(weir->output()));
-    if (seconds_since(t0) > 3 && first == 0)
-      first = kib;
     peak = std::max(peak, kib);
+    if (seconds_since(t0) < 10)
+      early = std::max(early, kib);
+    else if (seconds_since(t0) > 15)
+      late = std::max(late, kib);
     std::this_thread::sleep_for(100ms);
   }
   auto p = source_progress(weir->output(), name);
   BOOST_REQUIRE(!p.empty());
-  BOOST_TEST_MESSAGE("slow producer: " << p.back().produced << " records in 25 s; RSS after 3 s "
-                                       << first / 1024 << " MiB, peak " << peak / 1024 << " MiB");
+  BOOST_TEST_MESSAGE("slow producer: " << p.back().produced << " records in 25 s; RSS peak in "
+                                       << "0-10 s " << early / 1024 << " MiB, in 15-25 s "
+                                       << late / 1024 << " MiB, overall " << peak / 1024 << " MiB");
   BOOST_TEST(p.back().produced < 500'000u); // it really was slow
   BOOST_TEST(peak < 200 * 1024, "RSS peak " << peak / 1024 << " MiB");
-  BOOST_TEST(peak - first < 64 * 1024, "RSS grew from " << first / 1024 << " to " << peak / 1024 << " MiB");
+  BOOST_TEST(late < early + 32 * 1024, "RSS grew from " << early / 1024 << " to " << late / 1024 << " MiB");
   stop_cleanly(*weir, 60s);
 }
 
