@@ -52,6 +52,15 @@ struct ProducerState {
 
 using producer_actor = caf::stateful_actor<ProducerState>;
 
+/// Publishes the current figures to the stage's metrics cell, if any.
+void publish(producer_actor* self) {
+  auto& st = self->state;
+  if (!st.spec.cell)
+    return;
+  st.stats.held = {st.ledger.held_batches(), st.ledger.held_bytes()};
+  st.spec.cell->publish(st.stats);
+}
+
 /// A failed producer holds what it has: no credit goes back, so the task stops,
 /// and no offset advances past what was delivered (or committed).
 void fail(producer_actor* self, const std::string& what) {
@@ -61,6 +70,7 @@ void fail(producer_actor* self, const std::string& what) {
   ++st.stats.errors;
   st.stats.last_error = what;
   spdlog::error("producer {} failed: {}", st.spec.name, what);
+  publish(self);
 }
 
 /// Writes the offsets the transaction's batches reach into the offsets topic, then
@@ -97,6 +107,7 @@ void finish_if_drained(producer_actor* self) {
     return;
   commit_transaction(self);
   st.stats.state = st.failed ? "FAILED" : "FINISHED";
+  publish(self);
   if (st.spec.observer)
     self->send(st.spec.observer, done_atom::value, st.stats);
   self->quit();
@@ -134,6 +145,7 @@ void on_delivery(producer_actor* self, uint64_t token, size_t delivered, size_t 
   auto credit = st.ledger.on_release(charged);
   if (st.upstream)
     self->send(st.upstream, credit_atom::value, credit);
+  publish(self);
 }
 
 void produce(producer_actor* self, const Batch& batch, uint64_t charged) {

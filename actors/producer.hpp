@@ -18,6 +18,7 @@
 #include <caf/fwd.hpp>
 
 #include "runtime/kafka/client_config.hpp"
+#include "runtime/metrics/registry.hpp"
 #include "weir/credit.hpp"
 
 namespace weir::runtime::pipeline {
@@ -46,6 +47,7 @@ struct ProducerSpec {
   std::shared_ptr<runtime::pipeline::SourceEncoder> encoder = nullptr;
   std::shared_ptr<runtime::pipeline::SourceOffsets> offsets = nullptr;
   ProducerTransactions transactions = {};
+  std::shared_ptr<runtime::metrics::StatsCell> cell = nullptr; ///< where it publishes its stats
 };
 
 /// Spawns the producer on its own thread (librdkafka may block while its queue is full).

@@ -39,6 +39,12 @@ SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec)
       producer.transactions.interval = settings.boundary_interval;
   }
 
+  using runtime::metrics::StageRole;
+  auto cell = [&](const std::string& stage, StageRole role) {
+    return spec.metrics ? spec.metrics->cell({spec.connector, spec.task, stage}, role) : nullptr;
+  };
+  producer.cell = cell("producer", StageRole::source_writer);
+
   // Spawned back to front: each stage needs its downstream.
   SourceTask out;
   out.offsets = offsets;
@@ -49,6 +55,7 @@ SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec)
     DecodedStageSpec smt{prefix + chain.name(i),
                          std::make_shared<pipeline::TransformLogic>(chain.stage(i), policy),
                          out.stages.back(), spec.capacity, {}};
+    smt.cell = cell(chain.name(i), StageRole::transform);
     out.stages.push_back(spawn_stage(sys, std::move(smt)));
     out.names.push_back(chain.name(i));
   }
@@ -57,6 +64,7 @@ SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec)
                            std::make_shared<pipeline::SourcePoller>(std::move(task), offsets, policy),
                            out.stages.back(), spec.capacity.bytes / 2};
   source.detached = true; // file reads and database queries block
+  source.cell = cell("poller", StageRole::source_reader);
   out.stages.push_back(spawn_source(sys, std::move(source)));
   out.names.push_back(kind);
   std::reverse(out.stages.begin(), out.stages.end());

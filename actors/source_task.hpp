@@ -15,6 +15,7 @@
 #include <caf/fwd.hpp>
 
 #include "connectors/registry.hpp"
+#include "runtime/metrics/registry.hpp"
 #include "weir/credit.hpp"
 
 namespace weir::actors {
@@ -31,6 +32,8 @@ struct SourceTaskSpec {
   /// Exactly-once: a transactional producer (this id), offsets written to this topic.
   std::string transactional_id = {};
   std::string offsets_topic = {};
+  /// Where the stages publish their statistics (none when null).
+  runtime::metrics::MetricsRegistry* metrics = nullptr;
 };
 
 /// The actors of one task, poller first; names are the stage names in the tree.

@@ -78,11 +78,20 @@ BOOST_AUTO_TEST_CASE(records_arrive_transformed_and_offsets_follow_delivery) {
   runtime::kafka::EmbeddedCluster::instance().create_topic(topic, 1);
 
   runtime::pipeline::OffsetMap offsets;
-  auto first = run(*s.sys, datagen(topic, 3000), offsets);
+  runtime::metrics::MetricsRegistry metrics;
+  auto spec1 = datagen(topic, 3000);
+  spec1.metrics = &metrics;
+  auto first = run(*s.sys, spec1, offsets);
   BOOST_TEST(first.records_out == 3000u);
   BOOST_TEST(first.errors == 0u);
   BOOST_TEST(first.batches_in > 2u); // the credit split it into several batches
   BOOST_TEST(offsets.at(R"({"task.id":0})") == R"({"current.iteration":3000})");
+  // Every stage published its figures: poller, the SMT, producer.
+  auto stages = metrics.snapshot("dg");
+  BOOST_REQUIRE(stages.size() == 3u);
+  for (const auto& st : stages) {
+    BOOST_TEST_CONTEXT(st.key.stage) { BOOST_TEST(st.stats.records_out == 3000u); }
+  }
 
   // Resumed from its offsets with a higher limit, it sends only the rest.
   auto spec = datagen(topic, 4000);
