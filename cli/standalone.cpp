@@ -26,6 +26,7 @@
 #include "runtime/config/properties.hpp"
 #include "runtime/config/providers.hpp"
 #include "runtime/kafka/admin.hpp"
+#include "runtime/metrics/registry.hpp"
 #include "runtime/kafka/producer.hpp"
 #include "runtime/pipeline/connector_config.hpp"
 #include "runtime/pipeline/source_config.hpp"
@@ -206,69 +207,72 @@ void warn_about_idle_tasks(Connector& c, const std::map<std::string, std::string
                  c.name, c.tasks_max, partitions, c.tasks_max - partitions, partitions);
 }
 
-actors::StageStats ask(caf::scoped_actor& self, const caf::actor& who) {
-  actors::StageStats s;
-  self->request(who, 2s, actors::stats_atom::value)
-    .receive([&](const actors::StageStats& x) { s = x; },
-             [&](const caf::error&) { s.state = "STOPPED"; });
-  return s;
-}
+/// A task's figures from its stages' published statistics, never from the actors
+/// themselves: a stage that is busy or blocked (a sink writing into a stalled
+/// database) must not stall the progress line, and still shows its last figures.
+struct TaskFigures {
+  std::string state = "RUNNING"; ///< FAILED when a stage failed, FINISHED when all did
+  std::string trace;
+  uint64_t written = 0; ///< by the sink writer, or produced by a source task
+  uint64_t errors = 0;
+  int64_t lag = -1;
+  int32_t partitions = -1;
+};
 
-/// A task's state from its stages: FAILED (with the failing stage's error) when any
-/// failed, FINISHED when a source ran to its end, else RUNNING.
-std::string task_state(caf::scoped_actor& self, const Task& task, std::string& trace,
-                       uint64_t& errors) {
+TaskFigures task_figures(const Task& task, int id,
+                         const std::vector<runtime::metrics::StageSnapshot>& stages) {
+  using runtime::metrics::StageRole;
+  TaskFigures f;
   if (task.stages.empty()) {
-    trace = task.failure;
-    return "FAILED";
+    f.state = "FAILED";
+    f.trace = task.failure;
+    return f;
   }
-  std::string state = "RUNNING";
-  bool stopped = true;
-  for (const auto& stage : task.stages) {
-    auto s = ask(self, stage);
-    errors += s.errors;
-    stopped = stopped && (s.state == "STOPPED" || s.state == "FINISHED");
-    if (s.state == "FAILED" && state != "FAILED") {
-      state = "FAILED";
-      trace = s.last_error;
+  bool finished = true;
+  for (const auto& s : stages) {
+    if (s.key.task != id)
+      continue;
+    f.errors += s.stats.errors;
+    finished = finished && s.stats.state == "FINISHED";
+    if (s.stats.state == "FAILED" && f.state != "FAILED") {
+      f.state = "FAILED";
+      f.trace = s.stats.last_error;
+    }
+    if (s.role == StageRole::sink_writer || s.role == StageRole::source_writer)
+      f.written = s.stats.records_out;
+    if (s.role == StageRole::sink_reader) {
+      f.lag = s.stats.lag;
+      f.partitions = s.stats.partitions;
     }
   }
-  if (state == "RUNNING" && stopped)
-    state = "FINISHED";
-  return state;
+  if (f.state == "RUNNING" && finished)
+    f.state = "FINISHED";
+  return f;
 }
 
-/// Polls every task's stages, records status, prints the progress line.
-void report(caf::scoped_actor& self, Connector& c, runtime::state::StandaloneStore& state,
-            double interval, bool quiet) {
+/// Records every task's status and prints the connector's progress line.
+void report(const runtime::metrics::MetricsRegistry& metrics, Connector& c,
+            runtime::state::StandaloneStore& state, double interval, bool quiet) {
   uint64_t written = 0, errors = 0;
   int64_t lag = 0;
   int idle = 0, failed = 0, finished = 0;
+  auto stages = metrics.snapshot(c.name);
   for (size_t t = 0; t < c.tasks.size(); ++t) {
-    std::string trace;
-    auto task_status = task_state(self, c.tasks[t], trace, errors);
-    if (c.tasks[t].stages.empty()) {
-    } else if (c.source_plugin) {
-      // A finished producer no longer answers: its final count came with its done.
-      written += c.tasks[t].done ? c.tasks[t].final_out : ask(self, c.tasks[t].sink()).records_out;
-    } else {
-      auto src = ask(self, c.tasks[t].source());
-      written += ask(self, c.tasks[t].sink()).records_out;
-      if (src.lag > 0)
-        lag += src.lag;
-      if (task_status != "FAILED" && src.partitions == 0) {
-        ++idle;
-        trace = c.partitions >= 0
+    auto f = task_figures(c.tasks[t], static_cast<int>(t), stages);
+    written += f.written;
+    errors += f.errors;
+    if (f.lag > 0)
+      lag += f.lag;
+    if (!c.source_plugin && f.state == "RUNNING" && f.partitions == 0) {
+      ++idle;
+      f.trace = c.partitions >= 0
                   ? "idle: no partition assigned (tasks.max=" + std::to_string(c.tasks_max)
                       + " but the topics have " + std::to_string(c.partitions) + " partition(s))"
                   : "idle: no partition assigned (tasks.max is above the topics' partition count)";
-      }
     }
-    if (task_status == "FAILED")
-      ++failed;
-    if (task_status == "FINISHED")
-      ++finished;
-    state.set_task_status(c.name, static_cast<int>(t), task_status, trace);
+    failed += f.state == "FAILED";
+    finished += f.state == "FINISHED";
+    state.set_task_status(c.name, static_cast<int>(t), f.state, f.trace);
   }
   written = std::max(written, c.last_written);
   double rate = (written - c.last_written) / (interval > 0 ? interval : 1);
@@ -344,7 +348,8 @@ runtime::pipeline::OffsetMap resume_offsets(const Connector& c,
 
 void start_source(caf::actor_system& sys, caf::scoped_actor& self, Connector& c,
                   const std::map<std::string, std::string>& worker,
-                  runtime::state::StandaloneStore& state) {
+                  runtime::state::StandaloneStore& state,
+                  runtime::metrics::MetricsRegistry& metrics) {
   auto configs = c.source_plugin->task_configs(c.config, c.tasks_max);
   std::vector<std::string> ids;
   for (size_t t = 0; t < configs.size(); ++t)
@@ -356,6 +361,7 @@ void start_source(caf::actor_system& sys, caf::scoped_actor& self, Connector& c,
                                 stored, {4, 8u << 20}, self,
                                 c.exactly_once ? ids[t] : std::string{},
                                 c.exactly_once ? c.offsets_topic : std::string{}};
+    spec.metrics = &metrics;
     // A task that cannot start (a missing table, an unreadable file) fails alone,
     // with the reason in its status; the process and the other tasks run on.
     try {
@@ -388,6 +394,8 @@ int run_standalone(const Options& opt) {
   std::signal(SIGTERM, on_signal);
   std::signal(SIGINT, on_signal);
 
+  // Stages publish their statistics here; it outlives the actors.
+  runtime::metrics::MetricsRegistry metrics;
   caf::actor_system_config cfg;
   actors::announce_types(cfg);
   caf::actor_system sys{cfg};
@@ -396,11 +404,12 @@ int run_standalone(const Options& opt) {
   for (auto& c : connectors) {
     state.put_connector(c.name, c.config);
     if (c.source_plugin) {
-      start_source(sys, self, c, worker, state);
+      start_source(sys, self, c, worker, state, metrics);
     } else {
       warn_about_idle_tasks(c, worker);
       for (int t = 0; t < c.tasks_max; ++t) {
         actors::SinkTaskSpec spec{c.name, t, c.plugin, c.config, worker, {4, 8u << 20}, self};
+        spec.metrics = &metrics;
         auto task = actors::spawn_sink_task(sys, spec);
         c.tasks.push_back({std::move(task.stages), nullptr, {}, c.name + "-" + std::to_string(t) + "/sink"});
         state.set_task_status(c.name, t, "RUNNING", "");
@@ -425,7 +434,7 @@ int run_standalone(const Options& opt) {
       double interval = std::chrono::duration<double>(now - last).count();
       last = now;
       for (auto& c : connectors)
-        report(self, c, state, interval, opt.quiet);
+        report(metrics, c, state, interval, opt.quiet);
     }
   }
 
@@ -436,17 +445,18 @@ int run_standalone(const Options& opt) {
   // on (nothing past it may be committed), so it would never report done. Its
   // actors just exit below; the consumer then commits what was durable.
   size_t running = 0;
-  for (auto& c : connectors)
-    for (auto& t : c.tasks) {
+  for (auto& c : connectors) {
+    auto stages = metrics.snapshot(c.name);
+    for (size_t i = 0; i < c.tasks.size(); ++i) {
+      auto& t = c.tasks[i];
       // Nothing to drain: never started, already finished, or failed.
-      bool skip = t.stages.empty() || t.done;
-      for (const auto& stage : t.stages)
-        skip = skip || ask(self, stage).state == "FAILED";
-      if (skip)
+      if (t.stages.empty() || t.done
+          || task_figures(t, static_cast<int>(i), stages).state == "FAILED")
         continue;
       self->send(t.source(), actors::stop_atom::value);
       ++running;
     }
+  }
   auto deadline = Clock::now() + 30s;
   while (running > 0 && Clock::now() < deadline)
     self->receive(
