@@ -127,7 +127,7 @@ bool number(std::string_view t, std::pair<Value, SchemaPtr>& out, bool& decimal)
   if (integral) {
     std::string whole = significant;
     if (significant.empty())
-      whole.assign(1, '0'); // not = "0": GCC 12 -O3 reports a false -Wrestrict on that
+      whole = "0";
     else if (scale > 0)
       whole.resize(significant.size() - static_cast<size_t>(scale));
     else if (scale < 0 && -scale <= 19)
