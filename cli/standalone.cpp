@@ -96,9 +96,7 @@ struct Task {
   std::string failure; ///< why it could not start
   std::string last_stage; ///< name of the stage that reports done (producer or sink)
   bool done = false;      ///< that stage finished (a source ran to its end, or drained)
-  uint64_t final_out = 0; ///< its records_out when it finished
   caf::actor source() const { return stages.front(); }
-  caf::actor sink() const { return stages.back(); }
 };
 
 struct Connector {
@@ -299,7 +297,6 @@ void on_done(std::vector<Connector>& connectors, const actors::StageStats& stats
     for (auto& t : c.tasks)
       if (!t.done && t.last_stage == stats.name) {
         t.done = true;
-        t.final_out = stats.records_out;
         return;
       }
 }
