@@ -191,12 +191,13 @@ void dial(membership_actor* self, const std::string& address) {
               notify(self);
               gossip_to_all(self);
             },
+            // Debug only: a member that is down is redialled every second.
             [=](const caf::error& e) {
-              spdlog::info("cluster: join through {} failed: {}", address, self->system().render(e));
+              spdlog::debug("cluster: join through {} failed: {}", address, self->system().render(e));
             }); // retried on a later tick
       },
       [=](const caf::error& e) {
-        spdlog::info("cluster: cannot reach {}: {}", address, self->system().render(e));
+        spdlog::debug("cluster: cannot reach {}: {}", address, self->system().render(e));
       }); // not up yet: retried on a later tick
 }
 
