@@ -101,7 +101,8 @@ void notify(membership_actor* self) {
   self->send(st.settings.subscriber, members_atom::value, std::move(snap));
 }
 
-/// Remembers a member's handle and watches it (the first layer of failure detection).
+/// Remembers a member's handle and watches it: when the route to it breaks, the
+/// handle is forgotten and the member is dialled again.
 void add_peer(membership_actor* self, const std::string& id, const caf::actor& handle) {
   auto& st = self->state;
   if (!handle || id == st.settings.self.id)

@@ -1,15 +1,18 @@
 // The membership actor: joins a cluster through its seeds, gossips the member list,
 // detects failures, and tells its subscribers who is live and who leads.
 //
-// Failure detection has two layers, because CAF 0.17 has no node-down message:
-//  - connection loss: each member monitors the others' membership actors; a proxy
-//    dies with remote_link_unreachable when the middleman's own heartbeat
-//    (middleman.heartbeat-interval / connection-timeout, set by configure_middleman)
-//    gives up or the TCP connection breaks (kill -9: within a second);
-//  - an application heartbeat: members gossip every heartbeat interval, and a member
-//    silent for `unreachable_after` is unreachable even when its process still holds
-//    the connection open (a hung or SIGSTOPped node). It becomes reachable again the
-//    moment it speaks.
+// Failure detection, given that CAF 0.17 has no node-down message:
+//  - the application heartbeat decides: members gossip every heartbeat interval, and
+//    a member silent for `unreachable_after` is unreachable, whether it died (kill -9)
+//    or hangs with its connection open (SIGSTOP). It is reachable again the moment
+//    it speaks;
+//  - connections are kept alive: each member monitors the others' membership
+//    actors, and when a proxy dies (remote_link_unreachable, also after the
+//    middleman's own heartbeat set by configure_middleman gives up) the member is
+//    dialled again. A lost connection alone does not mark a member unreachable: a
+//    proxy's down message can arrive after a reconnect already produced a new one;
+//  - a node whose own timer fired far too late knows it was frozen, drops every
+//    route it holds and dials everyone afresh.
 //
 // Joining is a handshake: the joiner proves it knows `cluster.secret` (an HMAC over
 // the group and its member id) and names its `group.id`; a seed refuses a mismatch,
