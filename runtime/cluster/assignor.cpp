@@ -75,6 +75,13 @@ void balance(const AssignmentInput& in, bool connectors, AssignmentPlan& plan) {
 
 } // namespace
 
+std::set<Work> work_of(const std::string& connector, int tasks) {
+  std::set<Work> out{{connector, Work::connector_instance}};
+  for (int t = 0; t < tasks; ++t)
+    out.insert({connector, t});
+  return out;
+}
+
 AssignmentPlan assign(const AssignmentInput& input) {
   AssignmentPlan plan;
   balance(input, true, plan);

@@ -31,6 +31,9 @@ struct Work {
 /// Work → node.
 using Assignment = std::map<Work, std::string>;
 
+/// A connector's work: its instance and its tasks 0..tasks-1.
+std::set<Work> work_of(const std::string& connector, int tasks);
+
 struct AssignmentInput {
   Assignment previous;             ///< what runs where now (may name departed nodes)
   std::set<Work> wanted;           ///< everything that should run

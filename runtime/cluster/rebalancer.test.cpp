@@ -1,25 +1,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include "runtime/cluster/rebalancer.hpp"
+#include "runtime/cluster/test_helpers.hpp"
 
 using namespace weir::runtime::cluster;
 using namespace std::chrono_literals;
 
 namespace {
-
-std::set<Work> connector(const std::string& name, int tasks) {
-  std::set<Work> out{{name, Work::connector_instance}};
-  for (int t = 0; t < tasks; ++t)
-    out.insert({name, t});
-  return out;
-}
-
-std::map<std::string, int> tasks_per_node(const Assignment& a) {
-  std::map<std::string, int> out;
-  for (const auto& [w, n] : a)
-    out[n] += w.is_connector() ? 0 : 1;
-  return out;
-}
 
 size_t count(const Rebalancer::WorkByNode& m) {
   size_t n = 0;
@@ -31,7 +18,7 @@ size_t count(const Rebalancer::WorkByNode& m) {
 /// A cluster of three nodes running one connector with six tasks, settled.
 Rebalancer settled(std::chrono::milliseconds delay, Rebalancer::Clock::time_point t0) {
   Rebalancer r{delay};
-  r.set_wanted(connector("sink", 6));
+  r.set_wanted(work_of("sink", 6));
   r.set_live({"a", "b", "c"}, t0);
   auto first = r.poll(t0);
   BOOST_REQUIRE(first.has_value());
@@ -49,7 +36,7 @@ BOOST_AUTO_TEST_CASE(first_round_assigns_everything_balanced) {
   auto t0 = Rebalancer::Clock::now();
   auto r = settled(0ms, t0);
   BOOST_TEST(r.generation() == 1u);
-  BOOST_TEST((tasks_per_node(r.assignment()) == std::map<std::string, int>{{"a", 2}, {"b", 2}, {"c", 2}}));
+  BOOST_TEST((test::tasks_per_node(r.assignment()) == std::map<std::string, int>{{"a", 2}, {"b", 2}, {"c", 2}}));
 }
 
 BOOST_AUTO_TEST_CASE(without_delay_a_departed_nodes_work_moves_at_once) {
@@ -63,7 +50,7 @@ BOOST_AUTO_TEST_CASE(without_delay_a_departed_nodes_work_moves_at_once) {
   for (const auto& [node, works] : round->assign)
     for (const auto& w : works)
       BOOST_TEST(before.at(w) == "c", "only c's work moves");
-  BOOST_TEST((tasks_per_node(r.assignment()) == std::map<std::string, int>{{"a", 3}, {"b", 3}}));
+  BOOST_TEST((test::tasks_per_node(r.assignment()) == std::map<std::string, int>{{"a", 3}, {"b", 3}}));
   BOOST_TEST(r.generation() == 2u);
 }
 
@@ -76,7 +63,7 @@ BOOST_AUTO_TEST_CASE(with_a_delay_the_work_waits_for_the_node) {
   BOOST_TEST(!r.poll(t0 + 5s).has_value());
   auto round = r.poll(t0 + 6s);
   BOOST_REQUIRE(round.has_value());
-  BOOST_TEST((tasks_per_node(r.assignment()) == std::map<std::string, int>{{"a", 3}, {"b", 3}}));
+  BOOST_TEST((test::tasks_per_node(r.assignment()) == std::map<std::string, int>{{"a", 3}, {"b", 3}}));
   BOOST_TEST(!r.deadline().has_value());
 }
 
@@ -112,7 +99,7 @@ BOOST_AUTO_TEST_CASE(a_returning_node_gets_two_tasks_after_two_revocations) {
   BOOST_TEST(assign->generation == revoke->generation);
   BOOST_TEST(count(assign->assign) == 2u);
   BOOST_TEST(assign->assign.count("c") == 1u);
-  BOOST_TEST((tasks_per_node(r.assignment()) == std::map<std::string, int>{{"a", 2}, {"b", 2}, {"c", 2}}));
+  BOOST_TEST((test::tasks_per_node(r.assignment()) == std::map<std::string, int>{{"a", 2}, {"b", 2}, {"c", 2}}));
 }
 
 BOOST_AUTO_TEST_CASE(a_node_that_dies_with_a_revocation_pending_does_not_block_the_round) {
