@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "runtime/rest/http_message.hpp"
+#include "runtime/stage_stats.hpp"
 
 namespace weir::runtime::rest {
 
@@ -168,6 +169,43 @@ struct ServerInfo {
   std::string kafka_cluster_id;
 };
 
+/// One stage actor in the live actor tree (GET /weir/tree): its latest published
+/// statistics and what they mean per second, measured by the worker over its last
+/// sampling interval (about a second).
+struct TreeStage {
+  std::string name; ///< the stage's name in its task: "consumer", an SMT alias, "sink"...
+  std::string role; ///< transform, sink_reader, sink_writer, source_reader, source_writer
+  runtime::StageStats stats;
+  double records_in_per_sec = 0;
+  double records_out_per_sec = 0;
+  double bytes_in_per_sec = 0;
+  double cpu_per_sec = 0; ///< CPU seconds per second: 1.0 is one whole core
+};
+
+struct TreeTask {
+  int id = 0;
+  StateInfo state;
+  std::vector<TreeStage> stages; ///< in pipeline order, reader first
+};
+
+struct TreeConnector {
+  std::string name;
+  ConnectorType type = ConnectorType::unknown;
+  StateInfo state;
+  std::vector<TreeTask> tasks;
+};
+
+struct TreeNode {
+  std::string id; ///< the worker id (host:port of its REST listener)
+  bool leader = true;
+  std::vector<TreeConnector> connectors;
+};
+
+/// Every node, its connectors, their tasks and their stage actors.
+struct ActorTree {
+  std::vector<TreeNode> nodes;
+};
+
 /// Thrown by a herder that could not answer by the deadline. The REST answer is
 /// Kafka Connect's: 500 "Request timed out. The worker is currently <doing>".
 class RequestTimeout : public RestError {
@@ -266,6 +304,18 @@ public:
   /// The same on every worker of the cluster (answered 204 at once).
   virtual void set_cluster_logger_level(const std::string& name, const std::string& level,
                                         Deadline deadline) = 0;
+
+  // --- weir's own: what is running inside (see docs/rest.md)
+  /// The live actor tree, of one connector when `connector` is given (404 if unknown).
+  virtual ActorTree actor_tree(const std::optional<std::string>& connector, Deadline deadline) = 0;
+  /// GET /metrics: the Prometheus text exposition of every stage and task.
+  virtual std::string metrics_text(Deadline deadline) = 0;
+  /// Copies of the next `count` records that pass stage `stage` of task `id`, each
+  /// as one JSON object {"topic","partition","offset","timestamp","key","value",
+  /// "headers"} (weir transform's output form). Returns when `count` have passed or
+  /// at the deadline with those seen so far. Unknown task or stage: 404.
+  virtual std::vector<std::string> tap(const TaskId& id, const std::string& stage, int count,
+                                       Deadline deadline) = 0;
 };
 
 /// Kafka Connect's PATCH semantics: values from `patch` override, nulls remove.

@@ -212,6 +212,13 @@ public:
     loggers_[name] = {level, 1700000000001};
   }
 
+  // Filled in by the REST tests of the weir endpoints.
+  ActorTree actor_tree(const std::optional<std::string>&, Deadline) override { return {}; }
+  std::string metrics_text(Deadline) override { return {}; }
+  std::vector<std::string> tap(const TaskId& id, const std::string&, int, Deadline) override {
+    throw not_found("Task " + id.connector + "-" + std::to_string(id.task) + " not found");
+  }
+
 private:
   Connector& get(const std::string& name) {
     auto it = connectors_.find(name);
