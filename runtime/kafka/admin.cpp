@@ -31,6 +31,41 @@ using Owned = std::unique_ptr<T, Deleter<T, Destroy>>;
 
 void destroy_new_topics(rd_kafka_NewTopic_t* t) { rd_kafka_NewTopic_destroy(t); }
 
+void destroy_partitions(rd_kafka_topic_partition_list_t* l) { rd_kafka_topic_partition_list_destroy(l); }
+using PartitionList = Owned<rd_kafka_topic_partition_list_t, destroy_partitions>;
+
+/// Runs one admin request (`call` starts it on the queue) and returns its result
+/// event; throws KafkaError naming `what` when it fails or never answers.
+template <class Call>
+Owned<rd_kafka_event_t, rd_kafka_event_destroy> admin_request(rd_kafka_t* rk, rd_kafka_admin_op_t op,
+                                                              std::chrono::milliseconds timeout,
+                                                              const std::string& what, Call call) {
+  char errstr[512];
+  Owned<rd_kafka_queue_t, rd_kafka_queue_destroy> queue{rd_kafka_queue_new(rk)};
+  Owned<rd_kafka_AdminOptions_t, rd_kafka_AdminOptions_destroy> options{rd_kafka_AdminOptions_new(rk, op)};
+  rd_kafka_AdminOptions_set_request_timeout(options.get(), clamp_ms(timeout), errstr, sizeof errstr);
+  call(options.get(), queue.get());
+  Owned<rd_kafka_event_t, rd_kafka_event_destroy> event{
+    rd_kafka_queue_poll(queue.get(), clamp_ms(timeout + std::chrono::seconds{5}))};
+  if (!event)
+    throw KafkaError(what + ": no answer from the cluster", RD_KAFKA_RESP_ERR__TIMED_OUT);
+  if (auto err = rd_kafka_event_error(event.get()))
+    throw KafkaError(what + ": " + rd_kafka_event_error_string(event.get()), err);
+  return event;
+}
+
+/// The first error of a group result: the group's, then any partition's.
+void throw_if_failed(const rd_kafka_group_result_t* group, const std::string& what) {
+  if (const auto* error = rd_kafka_group_result_error(group))
+    throw KafkaError(what + ": " + rd_kafka_error_string(error), rd_kafka_error_code(error));
+  const auto* parts = rd_kafka_group_result_partitions(group);
+  for (int i = 0; parts && i < parts->cnt; ++i)
+    if (auto err = parts->elems[i].err)
+      throw KafkaError(what + ": partition " + parts->elems[i].topic + "-"
+                         + std::to_string(parts->elems[i].partition) + ": " + rd_kafka_err2str(err),
+                       err);
+}
+
 } // namespace
 
 void create_topics(const Properties& props, const std::vector<NewTopic>& topics,
@@ -112,6 +147,76 @@ std::optional<int32_t> partition_count(const Properties& props, const std::strin
     return t.partition_cnt;
   }
   return std::nullopt;
+}
+
+std::vector<TopicPartitionOffset> group_offsets(const Properties& props, const std::string& group,
+                                                std::chrono::milliseconds timeout) {
+  auto rk = admin_client(props);
+  const std::string what = "committed offsets of group '" + group + "'";
+  auto event = admin_request(rk.get(), RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS, timeout, what,
+                             [&](rd_kafka_AdminOptions_t* options, rd_kafka_queue_t* queue) {
+                               auto* request = rd_kafka_ListConsumerGroupOffsets_new(group.c_str(), nullptr);
+                               rd_kafka_ListConsumerGroupOffsets(rk.get(), &request, 1, options, queue);
+                               rd_kafka_ListConsumerGroupOffsets_destroy(request);
+                             });
+  size_t count = 0;
+  const auto** groups = rd_kafka_ListConsumerGroupOffsets_result_groups(
+    rd_kafka_event_ListConsumerGroupOffsets_result(event.get()), &count);
+  std::vector<TopicPartitionOffset> out;
+  for (size_t g = 0; g < count; ++g) {
+    throw_if_failed(groups[g], what);
+    const auto* parts = rd_kafka_group_result_partitions(groups[g]);
+    for (int i = 0; parts && i < parts->cnt; ++i)
+      if (parts->elems[i].offset >= 0)
+        out.push_back({parts->elems[i].topic, parts->elems[i].partition, parts->elems[i].offset});
+  }
+  return out;
+}
+
+void alter_group_offsets(const Properties& props, const std::string& group,
+                         const std::vector<TopicPartitionOffset>& offsets,
+                         std::chrono::milliseconds timeout) {
+  if (offsets.empty())
+    return;
+  auto rk = admin_client(props);
+  PartitionList list{rd_kafka_topic_partition_list_new(static_cast<int>(offsets.size()))};
+  for (const auto& o : offsets)
+    rd_kafka_topic_partition_list_add(list.get(), o.topic.c_str(), o.partition)->offset = o.offset;
+  const std::string what = "alter the offsets of group '" + group + "'";
+  auto event = admin_request(rk.get(), RD_KAFKA_ADMIN_OP_ALTERCONSUMERGROUPOFFSETS, timeout, what,
+                             [&](rd_kafka_AdminOptions_t* options, rd_kafka_queue_t* queue) {
+                               auto* request = rd_kafka_AlterConsumerGroupOffsets_new(group.c_str(), list.get());
+                               rd_kafka_AlterConsumerGroupOffsets(rk.get(), &request, 1, options, queue);
+                               rd_kafka_AlterConsumerGroupOffsets_destroy(request);
+                             });
+  size_t count = 0;
+  const auto** groups = rd_kafka_AlterConsumerGroupOffsets_result_groups(
+    rd_kafka_event_AlterConsumerGroupOffsets_result(event.get()), &count);
+  for (size_t g = 0; g < count; ++g)
+    throw_if_failed(groups[g], what);
+}
+
+void delete_group_offsets(const Properties& props, const std::string& group,
+                          const std::vector<TopicPartition>& partitions,
+                          std::chrono::milliseconds timeout) {
+  if (partitions.empty())
+    return;
+  auto rk = admin_client(props);
+  PartitionList list{rd_kafka_topic_partition_list_new(static_cast<int>(partitions.size()))};
+  for (const auto& p : partitions)
+    rd_kafka_topic_partition_list_add(list.get(), p.topic.c_str(), p.partition);
+  const std::string what = "delete the offsets of group '" + group + "'";
+  auto event = admin_request(rk.get(), RD_KAFKA_ADMIN_OP_DELETECONSUMERGROUPOFFSETS, timeout, what,
+                             [&](rd_kafka_AdminOptions_t* options, rd_kafka_queue_t* queue) {
+                               auto* request = rd_kafka_DeleteConsumerGroupOffsets_new(group.c_str(), list.get());
+                               rd_kafka_DeleteConsumerGroupOffsets(rk.get(), &request, 1, options, queue);
+                               rd_kafka_DeleteConsumerGroupOffsets_destroy(request);
+                             });
+  size_t count = 0;
+  const auto** groups = rd_kafka_DeleteConsumerGroupOffsets_result_groups(
+    rd_kafka_event_DeleteConsumerGroupOffsets_result(event.get()), &count);
+  for (size_t g = 0; g < count; ++g)
+    throw_if_failed(groups[g], what);
 }
 
 } // namespace weir::runtime::kafka

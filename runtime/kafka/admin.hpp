@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/kafka/topic_partition.hpp"
+
 namespace weir::runtime::kafka {
 
 /// A topic to create. -1 for partitions or replication means the broker's default.
@@ -24,6 +26,21 @@ struct NewTopic {
 /// directly. Throws KafkaError naming each topic that failed.
 void create_topics(const Properties& props, const std::vector<NewTopic>& topics,
                    std::chrono::milliseconds timeout = std::chrono::seconds{30});
+
+/// The offsets `group` has committed, every partition of it (a sink connector's are
+/// the group connect-NAME's). Throws KafkaError when the cluster does not answer.
+std::vector<TopicPartitionOffset> group_offsets(const Properties& props, const std::string& group,
+                                                std::chrono::milliseconds timeout);
+/// Commits `offsets` for `group`, which must have no active member (Kafka refuses
+/// otherwise: the KafkaError says so).
+void alter_group_offsets(const Properties& props, const std::string& group,
+                         const std::vector<TopicPartitionOffset>& offsets,
+                         std::chrono::milliseconds timeout);
+/// Forgets the committed offsets of `partitions` for `group` (a consumer of it then
+/// starts at auto.offset.reset).
+void delete_group_offsets(const Properties& props, const std::string& group,
+                          const std::vector<TopicPartition>& partitions,
+                          std::chrono::milliseconds timeout);
 
 /// The topic's partition count from cluster metadata; std::nullopt when the topic
 /// does not exist. Throws KafkaError when the metadata cannot be fetched.

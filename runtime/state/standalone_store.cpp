@@ -94,6 +94,11 @@ void StandaloneStore::set_connector_status(const std::string& name, const std::s
   Statement{db_, "UPDATE connectors SET state = ? WHERE name = ?"}.bind(state).bind(name).step();
 }
 
+void StandaloneStore::delete_connector(const std::string& name) {
+  Statement{db_, "DELETE FROM connectors WHERE name = ?"}.bind(name).step();
+  Statement{db_, "DELETE FROM task_status WHERE connector = ?"}.bind(name).step();
+}
+
 void StandaloneStore::set_task_status(const std::string& connector, int task,
                                       const std::string& state, const std::string& trace) {
   Statement{db_, "INSERT INTO task_status VALUES (?, ?, ?, ?) ON CONFLICT(connector, task) "
@@ -123,6 +128,19 @@ void StandaloneStore::put_source_offsets(const std::string& connector,
     sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
     throw;
   }
+}
+
+void StandaloneStore::delete_source_offsets(const std::string& connector,
+                                            const std::vector<std::string>& partitions) {
+  if (partitions.empty()) {
+    Statement{db_, "DELETE FROM source_offsets WHERE connector = ?"}.bind(connector).step();
+    return;
+  }
+  for (const auto& partition : partitions)
+    Statement{db_, "DELETE FROM source_offsets WHERE connector = ? AND partition = ?"}
+      .bind(connector)
+      .bind(partition)
+      .step();
 }
 
 std::map<std::string, std::string> StandaloneStore::source_offsets(const std::string& connector) {

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 struct sqlite3;
 
@@ -23,6 +24,9 @@ public:
 
   void put_connector(const std::string& name, const std::map<std::string, std::string>& config);
   void set_connector_status(const std::string& name, const std::string& state);
+  /// Forgets a deleted connector's config and statuses (its source offsets stay, as
+  /// in Kafka Connect: a connector created again under the name resumes from them).
+  void delete_connector(const std::string& name);
   /// `trace` is the failure reason for FAILED, a note (e.g. idle) otherwise.
   void set_task_status(const std::string& connector, int task, const std::string& state,
                        const std::string& trace);
@@ -30,6 +34,9 @@ public:
   /// Stores `offsets` (partition JSON -> offset JSON) of `connector` atomically.
   void put_source_offsets(const std::string& connector,
                           const std::map<std::string, std::string>& offsets);
+  /// Forgets `partitions` (partition JSON texts) of `connector`, or all of them.
+  void delete_source_offsets(const std::string& connector,
+                             const std::vector<std::string>& partitions = {});
   /// Every stored source offset of `connector`.
   std::map<std::string, std::string> source_offsets(const std::string& connector);
 

@@ -188,8 +188,10 @@ inline void write_properties(const std::string& path, const std::map<std::string
 /// A worker with string keys and schemaless JSON values, state in `state_db`. Its
 /// consumers' session timeout is 10 s (librdkafka's default is 45 s), so that after a
 /// kill -9 the dead process's group members expire sooner and a restart gets going.
+/// Its REST API listens on a free port, so workers of concurrent tests never collide.
 inline std::map<std::string, std::string> worker_config(const std::string& state_db) {
   return {{"bootstrap.servers", kafka_bootstrap()},
+          {"listeners", "http://127.0.0.1:0"},
           {"consumer.session.timeout.ms", "10000"},
           {"consumer.heartbeat.interval.ms", "1000"},
           {"key.converter", "org.apache.kafka.connect.storage.StringConverter"},

@@ -1,0 +1,1083 @@
+#include "actors/worker.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <set>
+#include <thread>
+
+#include <simdjson.h>
+
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/messages.hpp"
+#include "actors/sink_task.hpp"
+#include "actors/source_task.hpp"
+#include "runtime/convert/json_text.hpp"
+#include "runtime/kafka/admin.hpp"
+#include "runtime/kafka/producer.hpp"
+#include "runtime/pipeline/connector_config.hpp"
+#include "runtime/pipeline/source_config.hpp"
+#include "runtime/pipeline/source_offsets_topic.hpp"
+#include "runtime/rest/config_info.hpp"
+
+namespace weir::actors {
+
+namespace rest = runtime::rest;
+using runtime::metrics::StageRole;
+using runtime::metrics::StageSnapshot;
+using runtime::worker::StringMap;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// One task's actors and its history of automatic restarts.
+struct Task {
+  std::vector<caf::actor> stages; ///< reader first; empty when it could not start
+  std::vector<std::string> names; ///< the stages' names, in the same order
+  std::shared_ptr<runtime::pipeline::SourceOffsets> offsets; ///< a source task's
+  std::string failure;    ///< why it could not start
+  std::string last_stage; ///< the StageStats name of the stage that reports done
+  int restarts = 0;       ///< automatic restarts in a row
+  std::optional<Clock::time_point> restart_at;
+  bool gave_up = false;
+};
+
+/// A task's figures from its stages' published statistics.
+struct TaskFigures {
+  std::string state = "RUNNING"; ///< FAILED when a stage failed, FINISHED when all did
+  std::string trace;
+  uint64_t written = 0; ///< by the sink writer, or produced by a source task
+  uint64_t errors = 0;
+  int64_t lag = -1;
+  int32_t partitions = -1;
+};
+
+TaskFigures task_figures(const Task& task, int id, const std::vector<StageSnapshot>& stages) {
+  TaskFigures f;
+  if (task.stages.empty()) {
+    f.state = "FAILED";
+    f.trace = task.failure;
+    return f;
+  }
+  bool finished = true;
+  for (const auto& s : stages) {
+    if (s.key.task != id)
+      continue;
+    f.errors += s.stats.errors;
+    finished = finished && s.stats.state == "FINISHED";
+    if (s.stats.state == "FAILED" && f.state != "FAILED") {
+      f.state = "FAILED";
+      f.trace = s.stats.last_error;
+    }
+    if (s.role == StageRole::sink_writer || s.role == StageRole::source_writer)
+      f.written = s.stats.records_out;
+    if (s.role == StageRole::sink_reader) {
+      f.lag = s.stats.lag;
+      f.partitions = s.stats.partitions;
+    }
+  }
+  if (f.state == "RUNNING" && finished)
+    f.state = "FINISHED";
+  return f;
+}
+
+std::string role_name(StageRole role) {
+  switch (role) {
+  case StageRole::transform: return "transform";
+  case StageRole::sink_reader: return "sink_reader";
+  case StageRole::sink_writer: return "sink_writer";
+  case StageRole::source_reader: return "source_reader";
+  case StageRole::source_writer: return "source_writer";
+  }
+  return "transform";
+}
+
+std::string task_name(const std::string& connector, size_t task) {
+  return connector + "-" + std::to_string(task);
+}
+
+} // namespace
+
+struct Worker::Connector {
+  runtime::worker::ConnectorPlan plan;
+  std::string target = "RUNNING"; ///< RUNNING, PAUSED or STOPPED
+  std::vector<Task> tasks;        ///< while RUNNING
+  size_t task_count = 0;          ///< tasks of its last start (shown PAUSED while paused)
+  std::vector<StringMap> task_configs;
+  std::string failure; ///< why its tasks could not be made (connector FAILED)
+  int32_t partitions = -1;
+  uint64_t last_written = 0;
+  bool topics_reset = false;
+};
+
+/// The drained tasks' done reports, from the observer actor to whoever waits.
+struct Worker::DoneBoard {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::set<std::string> done;
+
+  void mark(const std::string& stage) {
+    {
+      std::lock_guard lock{mutex};
+      done.insert(stage);
+    }
+    changed.notify_all();
+  }
+  void forget(const std::string& stage) {
+    std::lock_guard lock{mutex};
+    done.erase(stage);
+  }
+  bool has(const std::string& stage) {
+    std::lock_guard lock{mutex};
+    return done.count(stage) > 0;
+  }
+  /// Waits until every one of `stages` reported done, or `until`; returns those
+  /// that did not.
+  std::vector<std::string> wait(const std::vector<std::string>& stages, Clock::time_point until) {
+    std::unique_lock lock{mutex};
+    auto missing = [&] {
+      std::vector<std::string> out;
+      for (const auto& s : stages)
+        if (!done.count(s))
+          out.push_back(s);
+      return out;
+    };
+    changed.wait_until(lock, until, [&] { return missing().empty(); });
+    return missing();
+  }
+};
+
+Worker::Worker(caf::actor_system& sys, runtime::state::StandaloneStore& state,
+               runtime::metrics::MetricsRegistry& metrics, WorkerOptions options)
+    : sys_(sys), state_(state), metrics_(metrics), options_(std::move(options)),
+      done_(std::make_shared<DoneBoard>()), last_flush_(Clock::now()) {
+  observer_ = sys_.spawn([board = done_](caf::event_based_actor*) -> caf::behavior {
+    return {[board](done_atom, const StageStats& stats) { board->mark(stats.name); }};
+  });
+}
+
+Worker::~Worker() {
+  for (auto& [name, c] : connectors_)
+    for (auto& t : c->tasks)
+      for (auto& stage : t.stages)
+        caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
+  connectors_.clear();
+  caf::anon_send_exit(observer_, caf::exit_reason::user_shutdown);
+}
+
+template <class F>
+auto Worker::serialized(const std::string& doing, Deadline deadline, F change) {
+  std::unique_lock changes{changes_, std::defer_lock};
+  if (!changes.try_lock_until(deadline)) {
+    std::lock_guard lock{mutex_};
+    throw rest::RequestTimeout(doing_);
+  }
+  {
+    std::lock_guard lock{mutex_};
+    doing_ = doing;
+  }
+  return change();
+}
+
+Worker::Connector& Worker::get(const std::string& name) {
+  auto it = connectors_.find(name);
+  if (it == connectors_.end())
+    throw rest::not_found("Connector " + name + " not found");
+  return *it->second;
+}
+
+namespace {
+
+/// The offsets a source connector resumes from. With exactly-once, each task's
+/// transactional id is fenced first (which aborts a dead predecessor's open
+/// transaction), then the offsets topic, read committed, is the truth: it holds
+/// exactly the offsets of the records that were committed. The state file only
+/// fills in partitions the topic has never seen.
+runtime::pipeline::OffsetMap resume_offsets(const runtime::worker::ConnectorPlan& plan,
+                                            const StringMap& worker,
+                                            runtime::pipeline::OffsetMap stored,
+                                            const std::vector<std::string>& transactional_ids) {
+  if (!plan.exactly_once)
+    return stored;
+  auto props = runtime::pipeline::task_client_props(plan.config, worker, "producer");
+  runtime::kafka::create_topics(props, {{plan.offsets_topic, 1, -1}});
+  for (const auto& id : transactional_ids) {
+    auto p = props;
+    p["transactional.id"] = id;
+    runtime::kafka::Producer fence{p, {}};
+    fence.init_transactions(60s);
+  }
+  auto committed = runtime::pipeline::read_offsets_topic(props, plan.offsets_topic, plan.name);
+  for (auto& [partition, offset] : committed)
+    stored.insert_or_assign(partition, offset);
+  return stored;
+}
+
+std::string transactional_id(const StringMap& worker, const std::string& connector, size_t task) {
+  // Kafka Connect's naming: ${group.id}-${connector}-${task}
+  return worker.at("group.id") + "-" + task_name(connector, task);
+}
+
+/// The partition count of a sink's topics, warning when tasks.max is above it
+/// (the seed lesson's partition bottleneck); -1 when unknown (a regex, a topic not
+/// created yet).
+int32_t check_partitions(const runtime::worker::ConnectorPlan& plan, const StringMap& worker) {
+  auto topics = runtime::pipeline::parse_sink_settings(plan.config, plan.sink->definition()).topics;
+  if (topics.size() == 1 && topics[0].starts_with("^"))
+    return -1;
+  int32_t partitions = 0;
+  for (const auto& t : topics) {
+    auto n = runtime::kafka::partition_count({{"bootstrap.servers", worker.at("bootstrap.servers")}},
+                                             t, 5s);
+    if (!n)
+      return -1;
+    partitions += *n;
+  }
+  if (plan.tasks_max > partitions)
+    spdlog::warn("connector {}: tasks.max={} but its topics have {} partition(s): {} task(s) "
+                 "will be idle. Set tasks.max <= {}.",
+                 plan.name, plan.tasks_max, partitions, plan.tasks_max - partitions, partitions);
+  return partitions;
+}
+
+} // namespace
+
+namespace {
+
+/// Spawns one task; a task that cannot start (a missing table, an unreadable
+/// file) is returned with its failure instead, and fails alone.
+Task spawn_task(caf::actor_system& sys, const runtime::worker::ConnectorPlan& plan, size_t t,
+                const StringMap& task_config, const StringMap& worker,
+                const runtime::pipeline::OffsetMap& stored, caf::actor observer,
+                runtime::metrics::MetricsRegistry& metrics) {
+  Task task;
+  auto id = static_cast<int>(t);
+  try {
+    if (plan.sink) {
+      SinkTaskSpec spec{plan.name, id, plan.sink, plan.config, worker, {4, 8u << 20}, observer};
+      spec.metrics = &metrics;
+      auto spawned = spawn_sink_task(sys, spec);
+      task.stages = std::move(spawned.stages);
+      task.names = std::move(spawned.names);
+      task.last_stage = task_name(plan.name, t) + "/sink";
+    } else {
+      SourceTaskSpec spec{plan.name, id, plan.source, task_config, worker, stored, {4, 8u << 20},
+                          observer,
+                          plan.exactly_once ? transactional_id(worker, plan.name, t) : std::string{},
+                          plan.exactly_once ? plan.offsets_topic : std::string{}};
+      spec.metrics = &metrics;
+      auto spawned = spawn_source_task(sys, spec);
+      task.stages = std::move(spawned.stages);
+      task.names = std::move(spawned.names);
+      task.offsets = spawned.offsets;
+      task.last_stage = task_name(plan.name, t) + "/producer";
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("connector {} task {} failed to start: {}", plan.name, t, e.what());
+    task.failure = e.what();
+  }
+  return task;
+}
+
+} // namespace
+
+void Worker::start_tasks(Connector& c) {
+  const auto& plan = c.plan;
+  const auto& worker = options_.config;
+  std::vector<Task> tasks;
+  std::vector<StringMap> configs;
+  int32_t partitions = -1;
+  std::string failure;
+  try {
+    runtime::pipeline::OffsetMap stored;
+    if (plan.sink) {
+      partitions = check_partitions(plan, worker);
+      configs.assign(static_cast<size_t>(plan.tasks_max), plan.config);
+    } else {
+      configs = plan.source->task_configs(plan.config, plan.tasks_max);
+      std::vector<std::string> ids;
+      for (size_t t = 0; plan.exactly_once && t < configs.size(); ++t)
+        ids.push_back(transactional_id(worker, plan.name, t));
+      {
+        std::lock_guard lock{mutex_};
+        stored = state_.source_offsets(plan.name);
+      }
+      stored = resume_offsets(plan, worker, std::move(stored), ids);
+    }
+    for (size_t t = 0; t < configs.size(); ++t) {
+      done_->forget(task_name(plan.name, t) + (plan.sink ? "/sink" : "/producer"));
+      tasks.push_back(spawn_task(sys_, plan, t, configs[t], worker, stored, observer_, metrics_));
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("connector {} failed to start its tasks: {}", plan.name, e.what());
+    failure = e.what();
+  }
+  std::lock_guard lock{mutex_};
+  c.tasks = std::move(tasks);
+  c.task_configs = std::move(configs);
+  c.task_count = c.tasks.size();
+  c.partitions = partitions;
+  c.failure = failure;
+  c.topics_reset = false;
+  for (size_t t = 0; t < c.tasks.size(); ++t)
+    state_.set_task_status(plan.name, static_cast<int>(t), c.tasks[t].stages.empty() ? "FAILED" : "RUNNING",
+                           c.tasks[t].failure);
+  state_.set_connector_status(plan.name, failure.empty() ? "RUNNING" : "FAILED");
+  spdlog::info("connector {} started with {} task(s)", plan.name, c.tasks.size());
+}
+
+void Worker::flush_offsets(Connector& c) {
+  for (auto& t : c.tasks)
+    if (t.offsets)
+      state_.put_source_offsets(c.plan.name, t.offsets->take_changes());
+}
+
+std::vector<std::string> Worker::ask_to_drain(Connector& c) {
+  std::vector<std::string> waiting;
+  auto stages = metrics_.snapshot(c.plan.name);
+  for (size_t i = 0; i < c.tasks.size(); ++i) {
+    auto& t = c.tasks[i];
+    // A task that never started, finished or failed has nothing to drain (a
+    // failed stage holds the batch it failed on: nothing past it may be
+    // committed). Its actors just end.
+    if (t.stages.empty() || done_->has(t.last_stage)
+        || task_figures(t, static_cast<int>(i), stages).state == "FAILED")
+      continue;
+    caf::anon_send(t.stages.front(), stop_atom::value);
+    waiting.push_back(t.last_stage);
+  }
+  return waiting;
+}
+
+void Worker::end_tasks(Connector& c) {
+  // Every drained source task reported its last delivery before its done.
+  flush_offsets(c);
+  for (auto& t : c.tasks)
+    for (auto& stage : t.stages)
+      caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
+  // Actor handles keep detached actors' threads alive: drop them before the
+  // actor system waits for those threads.
+  c.tasks.clear();
+}
+
+void Worker::drain_tasks(Connector& c) {
+  std::vector<std::string> waiting;
+  {
+    std::lock_guard lock{mutex_};
+    waiting = ask_to_drain(c);
+  }
+  auto late = done_->wait(waiting, Clock::now() + options_.graceful_timeout);
+  for (const auto& stage : late)
+    spdlog::warn("connector {}: {} did not drain within {} ms (task.shutdown.graceful.timeout.ms); "
+                 "ending it: records it had not committed will be delivered again",
+                 c.plan.name, stage, options_.graceful_timeout.count());
+  std::lock_guard lock{mutex_};
+  end_tasks(c);
+}
+
+void Worker::restart_one(Connector& c, size_t i) {
+  const auto& plan = c.plan;
+  std::vector<caf::actor> old;
+  runtime::pipeline::OffsetMap stored;
+  {
+    std::lock_guard lock{mutex_};
+    auto& t = c.tasks[i];
+    if (t.offsets)
+      state_.put_source_offsets(plan.name, t.offsets->take_changes());
+    old = t.stages;
+    t.stages.clear();
+    t.failure = "restarting";
+    stored = state_.source_offsets(plan.name);
+  }
+  for (auto& stage : old)
+    caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
+  old.clear();
+  Task task;
+  try {
+    if (plan.source)
+      stored = resume_offsets(plan, options_.config, std::move(stored),
+                              plan.exactly_once
+                                ? std::vector{transactional_id(options_.config, plan.name, i)}
+                                : std::vector<std::string>{});
+    // The new stages start from fresh statistics, not the failed ones.
+    for (const auto& s : metrics_.snapshot(plan.name))
+      if (s.key.task == static_cast<int>(i)) {
+        StageStats fresh;
+        fresh.name = s.stats.name;
+        fresh.kind = s.stats.kind;
+        fresh.state = "RUNNING";
+        metrics_.cell(s.key, s.role)->publish(fresh);
+      }
+    done_->forget(c.tasks[i].last_stage);
+    task = spawn_task(sys_, plan, i, c.task_configs[i], options_.config, stored, observer_, metrics_);
+  } catch (const std::exception& e) {
+    task.failure = e.what();
+  }
+  std::lock_guard lock{mutex_};
+  task.restarts = c.tasks[i].restarts;
+  c.tasks[i] = std::move(task);
+  state_.set_task_status(plan.name, static_cast<int>(i), c.tasks[i].stages.empty() ? "FAILED" : "RUNNING",
+                         c.tasks[i].failure);
+  spdlog::info("connector {} task {} restarted", plan.name, i);
+}
+
+// --- upkeep
+
+void Worker::tick() {
+  auto now = Clock::now();
+  auto flush_every = std::chrono::milliseconds{std::stoll(options_.config.at("offset.flush.interval.ms"))};
+  {
+    std::lock_guard lock{mutex_};
+    if (now - last_flush_ >= flush_every) {
+      last_flush_ = now;
+      for (auto& [name, c] : connectors_)
+        flush_offsets(*c);
+    }
+  }
+  sample_rates();
+  restart_failed_tasks();
+}
+
+void Worker::sample_rates() {
+  auto now = Clock::now();
+  std::lock_guard lock{mutex_};
+  for (const auto& s : metrics_.snapshot()) {
+    auto [it, fresh] = rates_.try_emplace(s.key, Rate{s.stats, now});
+    auto& r = it->second;
+    double dt = std::chrono::duration<double>(now - r.at).count();
+    if (fresh || dt < 1.0)
+      continue;
+    auto per_sec = [&](uint64_t now_value, uint64_t then) {
+      return now_value >= then ? static_cast<double>(now_value - then) / dt : 0.0;
+    };
+    r.in = per_sec(s.stats.records_in, r.last.records_in);
+    r.out = per_sec(s.stats.records_out, r.last.records_out);
+    r.bytes = per_sec(s.stats.bytes_in, r.last.bytes_in);
+    r.cpu = per_sec(s.stats.cpu_ns, r.last.cpu_ns) / 1e9;
+    r.last = s.stats;
+    r.at = now;
+  }
+}
+
+void Worker::restart_failed_tasks() {
+  std::unique_lock changes{changes_, std::try_to_lock};
+  if (!changes)
+    return; // a change is in progress: next tick
+  std::vector<std::pair<Connector*, size_t>> due;
+  auto now = Clock::now();
+  {
+    std::lock_guard lock{mutex_};
+    doing_ = "restarting failed tasks";
+    for (auto& [name, c] : connectors_) {
+      if (c->target != "RUNNING")
+        continue;
+      auto stages = metrics_.snapshot(name);
+      for (size_t i = 0; i < c->tasks.size(); ++i) {
+        auto& t = c->tasks[i];
+        if (t.gave_up || task_figures(t, static_cast<int>(i), stages).state != "FAILED")
+          continue;
+        if (!t.restart_at) {
+          if (t.restarts >= options_.restart_max_attempts) {
+            t.gave_up = true;
+            if (options_.restart_max_attempts > 0)
+              spdlog::error("connector {} task {}: still FAILED after {} automatic restart(s); "
+                            "restart it through the REST API once the cause is fixed",
+                            name, i, t.restarts);
+            continue;
+          }
+          auto backoff = std::min(options_.restart_backoff * (1 << std::min(t.restarts, 20)),
+                                  options_.restart_backoff_max);
+          t.restart_at = now + backoff;
+          spdlog::warn("connector {} task {} FAILED; automatic restart {} of {} in {} ms", name, i,
+                       t.restarts + 1, options_.restart_max_attempts, backoff.count());
+        } else if (now >= *t.restart_at) {
+          due.emplace_back(c.get(), i);
+        }
+      }
+    }
+  }
+  for (auto [c, i] : due) {
+    restart_one(*c, i);
+    std::lock_guard lock{mutex_};
+    c->tasks[i].restarts += 1;
+  }
+}
+
+std::vector<std::string> Worker::progress(double interval) {
+  std::vector<std::string> lines;
+  std::lock_guard lock{mutex_};
+  for (auto& [name, cp] : connectors_) {
+    auto& c = *cp;
+    if (c.target != "RUNNING") {
+      state_.set_connector_status(name, c.target);
+      continue;
+    }
+    uint64_t written = 0, errors = 0;
+    int64_t lag = 0;
+    int idle = 0, failed = 0, finished = 0;
+    auto status = status_of(c);
+    auto stages = metrics_.snapshot(name);
+    for (size_t t = 0; t < c.tasks.size(); ++t) {
+      auto f = task_figures(c.tasks[t], static_cast<int>(t), stages);
+      written += f.written;
+      errors += f.errors;
+      lag += std::max<int64_t>(f.lag, 0);
+      idle += c.plan.sink && f.state == "RUNNING" && f.partitions == 0;
+      failed += f.state == "FAILED";
+      finished += f.state == "FINISHED";
+      const auto& shown = status.tasks[t].state;
+      state_.set_task_status(name, static_cast<int>(t), shown.state, shown.trace);
+    }
+    state_.set_connector_status(name, status.connector.state);
+    written = std::max(written, c.last_written);
+    double rate = static_cast<double>(written - c.last_written) / (interval > 0 ? interval : 1);
+    c.last_written = written;
+    char line[512];
+    if (c.plan.source)
+      std::snprintf(line, sizeof line,
+                    "[%s] %.0f records/s | records produced %llu | errors %llu | tasks %zu "
+                    "(%d finished, %d failed)",
+                    name.c_str(), rate, static_cast<unsigned long long>(written),
+                    static_cast<unsigned long long>(errors), c.tasks.size(), finished, failed);
+    else
+      std::snprintf(line, sizeof line,
+                    "[%s] %.0f records/s | consumer lag %lld | records written %llu | errors %llu | "
+                    "tasks %zu (%d idle, %d failed)",
+                    name.c_str(), rate, static_cast<long long>(lag),
+                    static_cast<unsigned long long>(written), static_cast<unsigned long long>(errors),
+                    c.tasks.size(), idle, failed);
+    lines.emplace_back(line);
+  }
+  return lines;
+}
+
+size_t Worker::shutdown(std::chrono::milliseconds timeout) {
+  std::lock_guard changes{changes_};
+  std::vector<std::string> waiting;
+  {
+    std::lock_guard lock{mutex_};
+    doing_ = "stopping";
+    for (auto& [name, c] : connectors_) {
+      auto more = ask_to_drain(*c);
+      waiting.insert(waiting.end(), more.begin(), more.end());
+    }
+  }
+  auto late = done_->wait(waiting, Clock::now() + timeout);
+  std::lock_guard lock{mutex_};
+  for (auto& [name, c] : connectors_) {
+    for (size_t t = 0; t < c->tasks.size(); ++t)
+      state_.set_task_status(name, static_cast<int>(t), "UNASSIGNED", "");
+    end_tasks(*c);
+    state_.set_connector_status(name, "UNASSIGNED");
+  }
+  return late.size();
+}
+
+// --- status
+
+rest::ConnectorStatus Worker::status_of(const Connector& c) const {
+  rest::ConnectorStatus status;
+  status.name = c.plan.name;
+  status.type = c.plan.type();
+  status.connector = {c.failure.empty() ? c.target : "FAILED", options_.worker_id, c.failure};
+  if (c.target == "STOPPED")
+    return status; // Kafka Connect lists no tasks of a stopped connector
+  if (c.target == "PAUSED") {
+    for (size_t t = 0; t < c.task_count; ++t)
+      status.tasks.push_back({static_cast<int>(t), {"PAUSED", options_.worker_id, ""}});
+    return status;
+  }
+  auto stages = metrics_.snapshot(c.plan.name);
+  for (size_t t = 0; t < c.tasks.size(); ++t) {
+    const auto& task = c.tasks[t];
+    auto f = task_figures(task, static_cast<int>(t), stages);
+    if (f.state == "FAILED" && task.restart_at && !task.gave_up)
+      f.trace += "\n[weir] automatic restart " + std::to_string(task.restarts + 1) + " of "
+                 + std::to_string(options_.restart_max_attempts) + " is scheduled";
+    else if (f.state == "FAILED" && task.gave_up && task.restarts > 0)
+      f.trace += "\n[weir] gave up after " + std::to_string(task.restarts)
+                 + " automatic restart(s) (task.restart.max.attempts)";
+    else if (c.plan.sink && f.state == "RUNNING" && f.partitions == 0)
+      f.trace = c.partitions >= 0
+                  ? "idle: no partition assigned (tasks.max=" + std::to_string(c.plan.tasks_max)
+                      + " but the topics have " + std::to_string(c.partitions) + " partition(s))"
+                  : "idle: no partition assigned (tasks.max is above the topics' partition count)";
+    status.tasks.push_back({static_cast<int>(t), {f.state, options_.worker_id, f.trace}});
+  }
+  return status;
+}
+
+rest::ServerInfo Worker::server_info(Deadline) { return {WEIR_VERSION, "", ""}; }
+
+void Worker::health_check(Deadline deadline) {
+  while (!ready_) {
+    if (Clock::now() >= deadline)
+      throw rest::RequestTimeout("starting up");
+    std::this_thread::sleep_for(10ms);
+  }
+  serialized("checking health", deadline, [] {});
+}
+
+std::vector<std::string> Worker::connectors(Deadline) {
+  std::lock_guard lock{mutex_};
+  std::vector<std::string> names;
+  for (const auto& [name, c] : connectors_)
+    names.push_back(name);
+  return names;
+}
+
+rest::ConnectorInfo Worker::connector_info(const std::string& name, Deadline) {
+  std::lock_guard lock{mutex_};
+  const auto& c = get(name);
+  rest::ConnectorInfo info{name, c.plan.raw, {}, c.plan.type(), c.plan.secret_keys};
+  if (c.target != "STOPPED")
+    for (size_t t = 0; t < std::max(c.tasks.size(), c.task_count); ++t)
+      info.tasks.push_back({name, static_cast<int>(t)});
+  return info;
+}
+
+rest::ConnectorStatus Worker::connector_status(const std::string& name, Deadline) {
+  std::lock_guard lock{mutex_};
+  return status_of(get(name));
+}
+
+rest::TaskState Worker::task_status(const rest::TaskId& id, Deadline) {
+  std::lock_guard lock{mutex_};
+  auto status = status_of(get(id.connector));
+  for (const auto& t : status.tasks)
+    if (t.id == id.task)
+      return t;
+  throw rest::not_found("Task " + task_name(id.connector, static_cast<size_t>(id.task)) + " not found");
+}
+
+std::vector<rest::TaskInfo> Worker::task_configs(const std::string& name, Deadline) {
+  std::lock_guard lock{mutex_};
+  const auto& c = get(name);
+  std::vector<rest::TaskInfo> out;
+  if (c.target == "STOPPED")
+    return out;
+  for (size_t t = 0; t < c.task_configs.size(); ++t)
+    out.push_back({{name, static_cast<int>(t)}, c.task_configs[t], c.plan.secret_keys});
+  return out;
+}
+
+// --- changes
+
+rest::Created Worker::put_connector_config(const std::string& name, const rest::ConfigMap& config,
+                                           std::optional<rest::InitialState> initial_state,
+                                           bool allow_replace, Deadline deadline) {
+  return serialized("writing the config of connector " + name, deadline, [&] {
+    rest::throw_if_invalid(runtime::worker::validate_connector(config, options_.config));
+    auto plan = runtime::worker::plan_connector(name, config, options_.config);
+    Connector* c = nullptr;
+    bool created = false;
+    {
+      std::lock_guard lock{mutex_};
+      auto it = connectors_.find(name);
+      if (it != connectors_.end() && !allow_replace)
+        throw rest::already_exists("Connector " + name + " already exists");
+      if (it == connectors_.end()) {
+        auto fresh = std::make_unique<Connector>();
+        fresh->plan = plan;
+        if (initial_state == rest::InitialState::paused)
+          fresh->target = "PAUSED";
+        if (initial_state == rest::InitialState::stopped)
+          fresh->target = "STOPPED";
+        c = connectors_.emplace(name, std::move(fresh)).first->second.get();
+        created = true;
+      } else {
+        c = it->second.get();
+      }
+      state_.put_connector(name, plan.raw);
+    }
+    if (!created) {
+      drain_tasks(*c);
+      std::lock_guard lock{mutex_};
+      c->plan = std::move(plan);
+    }
+    if (c->target == "RUNNING")
+      start_tasks(*c);
+    else {
+      std::lock_guard lock{mutex_};
+      state_.set_connector_status(name, c->target);
+    }
+    spdlog::info("connector {} {} ({})", name, created ? "created" : "reconfigured", c->target);
+    return rest::Created{created, connector_info(name, deadline)};
+  });
+}
+
+rest::Created Worker::patch_connector_config(const std::string& name, const rest::ConfigPatch& patch,
+                                             Deadline deadline) {
+  rest::ConfigMap config;
+  {
+    std::lock_guard lock{mutex_};
+    config = rest::apply_config_patch(get(name).plan.raw, patch);
+  }
+  config["name"] = name;
+  return put_connector_config(name, config, std::nullopt, true, deadline);
+}
+
+void Worker::delete_connector(const std::string& name, Deadline deadline) {
+  serialized("deleting connector " + name, deadline, [&] {
+    Connector* c = nullptr;
+    {
+      std::lock_guard lock{mutex_};
+      c = &get(name);
+    }
+    drain_tasks(*c);
+    std::lock_guard lock{mutex_};
+    connectors_.erase(name);
+    metrics_.remove_connector(name);
+    std::erase_if(rates_, [&](const auto& r) { return r.first.connector == name; });
+    state_.delete_connector(name);
+    spdlog::info("connector {} deleted", name);
+  });
+}
+
+void Worker::restart_connector(const std::string& name, Deadline deadline) {
+  serialized("restarting connector " + name, deadline, [&] {
+    Connector* c = nullptr;
+    {
+      std::lock_guard lock{mutex_};
+      c = &get(name);
+    }
+    // weir's connector instance only makes task configs: restarting it makes
+    // them again, which restarts the tasks only if that failed before.
+    if (c->target == "RUNNING" && !c->failure.empty())
+      start_tasks(*c);
+  });
+}
+
+rest::ConnectorStatus Worker::restart_connector_and_tasks(const rest::RestartRequest& request,
+                                                          Deadline deadline) {
+  return serialized("restarting connector " + request.connector, deadline, [&] {
+    Connector* c = nullptr;
+    rest::ConnectorStatus status;
+    std::vector<size_t> restart;
+    {
+      std::lock_guard lock{mutex_};
+      c = &get(request.connector);
+      status = status_of(*c);
+      if (!request.only_failed || status.connector.state == "FAILED")
+        status.connector.state = "RESTARTING";
+      for (auto& t : status.tasks)
+        if (request.include_tasks && (!request.only_failed || t.state.state == "FAILED")) {
+          t.state.state = "RESTARTING";
+          t.state.trace.clear();
+          if (c->target == "RUNNING" && static_cast<size_t>(t.id) < c->tasks.size())
+            restart.push_back(static_cast<size_t>(t.id));
+        }
+    }
+    if (c->target == "RUNNING" && !c->failure.empty())
+      start_tasks(*c);
+    else
+      for (auto i : restart) {
+        restart_one(*c, i);
+        std::lock_guard lock{mutex_};
+        c->tasks[i].restarts = 0;
+      }
+    return status;
+  });
+}
+
+void Worker::restart_task(const rest::TaskId& id, Deadline deadline) {
+  serialized("restarting task " + task_name(id.connector, static_cast<size_t>(id.task)), deadline, [&] {
+    Connector* c = nullptr;
+    {
+      std::lock_guard lock{mutex_};
+      c = &get(id.connector);
+      if (id.task < 0 || static_cast<size_t>(id.task) >= c->tasks.size())
+        throw rest::not_found("Task " + task_name(id.connector, static_cast<size_t>(id.task))
+                              + " not found");
+    }
+    restart_one(*c, static_cast<size_t>(id.task));
+    std::lock_guard lock{mutex_};
+    c->tasks[static_cast<size_t>(id.task)].restarts = 0;
+  });
+}
+
+void Worker::pause_connector(const std::string& name, Deadline deadline) {
+  serialized("pausing connector " + name, deadline, [&] {
+    Connector* c = nullptr;
+    {
+      std::lock_guard lock{mutex_};
+      c = &get(name);
+    }
+    if (c->target == "PAUSED")
+      return;
+    // A paused task keeps no actors: it drains, commits and ends, and starts
+    // again from its committed offsets on resume.
+    drain_tasks(*c);
+    std::lock_guard lock{mutex_};
+    c->target = "PAUSED";
+    state_.set_connector_status(name, "PAUSED");
+    spdlog::info("connector {} paused", name);
+  });
+}
+
+void Worker::resume_connector(const std::string& name, Deadline deadline) {
+  serialized("resuming connector " + name, deadline, [&] {
+    Connector* c = nullptr;
+    {
+      std::lock_guard lock{mutex_};
+      c = &get(name);
+      if (c->target == "RUNNING")
+        return;
+      c->target = "RUNNING";
+    }
+    start_tasks(*c);
+  });
+}
+
+void Worker::stop_connector(const std::string& name, Deadline deadline) {
+  serialized("stopping connector " + name, deadline, [&] {
+    Connector* c = nullptr;
+    {
+      std::lock_guard lock{mutex_};
+      c = &get(name);
+    }
+    drain_tasks(*c);
+    std::lock_guard lock{mutex_};
+    c->target = "STOPPED";
+    c->failure.clear();
+    state_.set_connector_status(name, "STOPPED");
+    spdlog::info("connector {} stopped", name);
+  });
+}
+
+// --- offsets
+
+
+namespace {
+
+std::string sink_partition_json(const std::string& topic, int32_t partition) {
+  std::string out = "{\"kafka_topic\":";
+  runtime::convert::append_json_string(topic, out);
+  return out + ",\"kafka_partition\":" + std::to_string(partition) + "}";
+}
+
+/// A sink offset entry of a PATCH: {"kafka_topic":T,"kafka_partition":P} and
+/// {"kafka_offset":O} or null (reset that partition). Names what is wrong.
+runtime::kafka::TopicPartitionOffset parse_sink_offset(const rest::ConnectorOffset& entry) {
+  simdjson::dom::parser parser;
+  auto partition = parser.parse(entry.partition);
+  std::string_view topic;
+  int64_t number = -1;
+  if (partition.error() || partition["kafka_topic"].get(topic) || partition["kafka_partition"].get(number)
+      || number < 0 || number > INT32_MAX)
+    throw rest::bad_request("Invalid partition " + entry.partition + ": a sink connector's partition "
+                            "is {\"kafka_topic\": string, \"kafka_partition\": non-negative integer}");
+  runtime::kafka::TopicPartitionOffset out{std::string{topic}, static_cast<int32_t>(number), -1};
+  if (entry.offset == "null")
+    return out;
+  simdjson::dom::parser offset_parser;
+  auto offset = offset_parser.parse(entry.offset);
+  if (offset.error() || offset["kafka_offset"].get(out.offset) || out.offset < 0)
+    throw rest::bad_request("Invalid offset " + entry.offset + " for partition " + entry.partition
+                            + ": a sink connector's offset is {\"kafka_offset\": non-negative "
+                              "integer} or null");
+  return out;
+}
+
+} // namespace
+
+std::vector<rest::ConnectorOffset> Worker::connector_offsets(const std::string& name, Deadline deadline) {
+  runtime::worker::ConnectorPlan plan;
+  {
+    std::lock_guard lock{mutex_};
+    const auto& c = get(name);
+    if (c.plan.source) {
+      std::vector<rest::ConnectorOffset> out;
+      for (const auto& [partition, offset] : state_.source_offsets(name))
+        out.push_back({partition, offset});
+      return out;
+    }
+    plan = c.plan;
+  }
+  // A sink's offsets are its consumer group's, asked of the cluster without a lock.
+  auto props = runtime::pipeline::task_client_props(plan.config, options_.config, "admin");
+  auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  std::vector<rest::ConnectorOffset> out;
+  for (const auto& o : runtime::kafka::group_offsets(props, "connect-" + name, std::min(timeout, 30000ms)))
+    out.push_back({sink_partition_json(o.topic, o.partition),
+                   "{\"kafka_offset\":" + std::to_string(o.offset) + "}"});
+  return out;
+}
+
+namespace {
+[[noreturn]] void throw_not_stopped(const std::string& name) {
+  throw rest::bad_request("Connectors must be in the STOPPED state before their offsets can be "
+                          "modified. This can be done for the specified connector by issuing a "
+                          "'PUT' request to the '/connectors/" + name + "/stop' endpoint");
+}
+} // namespace
+
+std::string Worker::alter_connector_offsets(const std::string& name,
+                                            const std::vector<rest::ConnectorOffset>& offsets,
+                                            Deadline deadline) {
+  return serialized("altering the offsets of connector " + name, deadline, [&] {
+    const std::string done = "The offsets for this connector have been altered successfully";
+    std::map<std::string, std::string> config;
+    {
+      std::lock_guard lock{mutex_};
+      const auto& c = get(name);
+      if (c.target != "STOPPED")
+        throw_not_stopped(name);
+      if (c.plan.source) {
+        std::map<std::string, std::string> put;
+        std::vector<std::string> erase;
+        for (const auto& o : offsets)
+          if (o.offset == "null")
+            erase.push_back(o.partition);
+          else
+            put[o.partition] = o.offset;
+        state_.put_source_offsets(name, put);
+        if (!erase.empty())
+          state_.delete_source_offsets(name, erase);
+        return done;
+      }
+      config = c.plan.config;
+    }
+    // A sink's offsets are its consumer group's: changed in the cluster, unlocked.
+    std::vector<runtime::kafka::TopicPartitionOffset> commit;
+    std::vector<runtime::kafka::TopicPartition> forget;
+    for (const auto& entry : offsets) {
+      auto o = parse_sink_offset(entry);
+      if (o.offset < 0)
+        forget.push_back({o.topic, o.partition});
+      else
+        commit.push_back(o);
+    }
+    auto props = runtime::pipeline::task_client_props(config, options_.config, "admin");
+    runtime::kafka::alter_group_offsets(props, "connect-" + name, commit, 30s);
+    runtime::kafka::delete_group_offsets(props, "connect-" + name, forget, 30s);
+    return done;
+  });
+}
+
+std::string Worker::reset_connector_offsets(const std::string& name, Deadline deadline) {
+  return serialized("resetting the offsets of connector " + name, deadline, [&] {
+    const std::string done = "The offsets for this connector have been reset successfully";
+    std::map<std::string, std::string> config;
+    {
+      std::lock_guard lock{mutex_};
+      const auto& c = get(name);
+      if (c.target != "STOPPED")
+        throw_not_stopped(name);
+      if (c.plan.source) {
+        state_.delete_source_offsets(name);
+        return done;
+      }
+      config = c.plan.config;
+    }
+    auto props = runtime::pipeline::task_client_props(config, options_.config, "admin");
+    std::vector<runtime::kafka::TopicPartition> all;
+    for (const auto& o : runtime::kafka::group_offsets(props, "connect-" + name, 30s))
+      all.push_back({o.topic, o.partition});
+    runtime::kafka::delete_group_offsets(props, "connect-" + name, all, 30s);
+    return done;
+  });
+}
+
+std::vector<std::string> Worker::connector_active_topics(const std::string& name, Deadline) {
+  std::lock_guard lock{mutex_};
+  const auto& c = get(name);
+  if (c.topics_reset || c.target != "RUNNING" || !c.plan.sink)
+    return {};
+  auto topics = runtime::pipeline::parse_sink_settings(c.plan.config, c.plan.sink->definition()).topics;
+  if (topics.size() == 1 && topics[0].starts_with("^"))
+    return {};
+  return topics;
+}
+
+void Worker::reset_connector_active_topics(const std::string& name, Deadline) {
+  std::lock_guard lock{mutex_};
+  get(name).topics_reset = true;
+}
+
+// --- plugins, loggers
+
+std::vector<rest::PluginInfo> Worker::plugins(Deadline) { return runtime::worker::plugin_infos(); }
+
+std::vector<rest::ConfigKeyInfo> Worker::plugin_config(const std::string& plugin, Deadline) {
+  return runtime::worker::plugin_config(plugin);
+}
+
+rest::ConfigInfos Worker::validate_connector_config(const rest::ConfigMap& config, Deadline) {
+  return runtime::worker::validate_connector(config, options_.config);
+}
+
+std::map<std::string, rest::LoggerLevel> Worker::logger_levels(Deadline) { return loggers_.all(); }
+
+std::optional<rest::LoggerLevel> Worker::logger_level(const std::string& name, Deadline) {
+  return loggers_.get(name);
+}
+
+std::vector<std::string> Worker::set_worker_logger_level(const std::string& name,
+                                                         const std::string& level, Deadline) {
+  return loggers_.set(name, level);
+}
+
+void Worker::set_cluster_logger_level(const std::string& name, const std::string& level, Deadline) {
+  loggers_.set(name, level); // one worker is the whole cluster
+}
+
+// --- weir's own
+
+rest::ActorTree Worker::actor_tree(const std::optional<std::string>& connector, Deadline) {
+  std::lock_guard lock{mutex_};
+  rest::TreeNode node{options_.worker_id, true, {}};
+  for (const auto& [name, c] : connectors_) {
+    if (connector && name != *connector)
+      continue;
+    auto status = status_of(*c);
+    rest::TreeConnector tc{name, c->plan.type(), status.connector, {}};
+    auto stages = metrics_.snapshot(name);
+    for (const auto& ts : status.tasks) {
+      rest::TreeTask task{ts.id, ts.state, {}};
+      const Task* running = static_cast<size_t>(ts.id) < c->tasks.size() ? &c->tasks[ts.id] : nullptr;
+      for (const auto& stage_name : running ? running->names : std::vector<std::string>{})
+        for (const auto& s : stages)
+          if (s.key.task == ts.id && s.key.stage == stage_name) {
+            rest::TreeStage stage{stage_name, role_name(s.role), s.stats};
+            if (auto r = rates_.find(s.key); r != rates_.end()) {
+              stage.records_in_per_sec = r->second.in;
+              stage.records_out_per_sec = r->second.out;
+              stage.bytes_in_per_sec = r->second.bytes;
+              stage.cpu_per_sec = r->second.cpu;
+            }
+            task.stages.push_back(std::move(stage));
+          }
+      tc.tasks.push_back(std::move(task));
+    }
+    node.connectors.push_back(std::move(tc));
+  }
+  if (connector && node.connectors.empty())
+    throw rest::not_found("Connector " + *connector + " not found");
+  return {{std::move(node)}};
+}
+
+std::string Worker::metrics_text(Deadline) {
+  return runtime::metrics::render_prometheus(metrics_.snapshot());
+}
+
+std::vector<std::string> Worker::tap(const rest::TaskId& id, const std::string& stage, int, Deadline) {
+  {
+    std::lock_guard lock{mutex_};
+    const auto& c = get(id.connector);
+    if (id.task < 0 || static_cast<size_t>(id.task) >= c.tasks.size())
+      throw rest::not_found("Task " + task_name(id.connector, static_cast<size_t>(id.task)) + " not found");
+    const auto& names = c.tasks[static_cast<size_t>(id.task)].names;
+    if (std::find(names.begin(), names.end(), stage) == names.end())
+      throw rest::not_found("Stage " + stage + " not found in task "
+                            + task_name(id.connector, static_cast<size_t>(id.task)));
+  }
+  throw rest::RestError(501, "tap is not implemented yet in this version of weir");
+}
+
+} // namespace weir::actors

@@ -1,0 +1,166 @@
+// A worker: runs connectors as task actors and answers Kafka Connect's REST API
+// about them (it is the ConnectHerder of `weir standalone`). Connectors come and go
+// at run time: created, reconfigured, paused, stopped, restarted and deleted.
+//
+// Threading: the REST server calls in from its connection threads and the owner
+// calls tick() from its loop. Changes (creating, stopping, restarting...) are
+// serialized, like Kafka Connect's herder, and wait for the previous one at most
+// until their deadline. Reads never wait on a change or on an actor: status, the
+// actor tree and metrics come from the stages' published statistics
+// (runtime/metrics/registry.hpp), so a stuck stage cannot freeze the API.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/fwd.hpp>
+
+#include "runtime/metrics/registry.hpp"
+#include "runtime/rest/connect_herder.hpp"
+#include "runtime/state/standalone_store.hpp"
+#include "runtime/worker/catalog.hpp"
+#include "runtime/worker/log_levels.hpp"
+
+namespace weir::actors {
+
+using runtime::rest::Deadline;
+
+/// The worker's own settings, from its properties (see worker_options_def()).
+struct WorkerOptions {
+  std::map<std::string, std::string> config; ///< the worker config, defaults filled in
+  std::string worker_id;                     ///< host:port of its REST listener
+  /// How long a stopping task may take to drain (Kafka Connect's
+  /// task.shutdown.graceful.timeout.ms); past it its actors are ended anyway.
+  std::chrono::milliseconds graceful_timeout{5000};
+  /// Automatic restarts of a FAILED task: at most this many in a row, the first
+  /// after `restart_backoff`, each next one twice as late, up to `restart_backoff_max`.
+  int restart_max_attempts = 3;
+  std::chrono::milliseconds restart_backoff{1000};
+  std::chrono::milliseconds restart_backoff_max{60000};
+};
+
+class Worker final : public runtime::rest::ConnectHerder {
+public:
+  Worker(caf::actor_system& sys, runtime::state::StandaloneStore& state,
+         runtime::metrics::MetricsRegistry& metrics, WorkerOptions options);
+  /// Ends every task's actors without draining them (shutdown() drains).
+  ~Worker() override;
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  /// Start-up is complete: GET /health answers healthy from now on.
+  void mark_ready() { ready_ = true; }
+  /// The owner's periodic upkeep (every ~100 ms): source offsets are stored every
+  /// offset.flush.interval.ms, rates are sampled, failed tasks restarted.
+  void tick();
+  /// One progress line per connector, figures over the last `interval_seconds`;
+  /// also records every task's status in the state file.
+  std::vector<std::string> progress(double interval_seconds);
+  /// Drains every running task (in-flight batches written, offsets committed) and
+  /// ends them. Returns how many did not drain within `timeout`.
+  size_t shutdown(std::chrono::milliseconds timeout);
+
+  // --- ConnectHerder
+  runtime::rest::ServerInfo server_info(Deadline deadline) override;
+  void health_check(Deadline deadline) override;
+  bool ready() override { return ready_; }
+  std::vector<std::string> connectors(Deadline deadline) override;
+  runtime::rest::ConnectorInfo connector_info(const std::string& name, Deadline deadline) override;
+  runtime::rest::ConnectorStatus connector_status(const std::string& name, Deadline deadline) override;
+  runtime::rest::TaskState task_status(const runtime::rest::TaskId& id, Deadline deadline) override;
+  std::vector<runtime::rest::TaskInfo> task_configs(const std::string& name, Deadline deadline) override;
+  runtime::rest::Created put_connector_config(const std::string& name,
+                                              const runtime::rest::ConfigMap& config,
+                                              std::optional<runtime::rest::InitialState> initial_state,
+                                              bool allow_replace, Deadline deadline) override;
+  runtime::rest::Created patch_connector_config(const std::string& name,
+                                                const runtime::rest::ConfigPatch& patch,
+                                                Deadline deadline) override;
+  void delete_connector(const std::string& name, Deadline deadline) override;
+  void restart_connector(const std::string& name, Deadline deadline) override;
+  runtime::rest::ConnectorStatus restart_connector_and_tasks(const runtime::rest::RestartRequest& request,
+                                                             Deadline deadline) override;
+  void restart_task(const runtime::rest::TaskId& id, Deadline deadline) override;
+  void pause_connector(const std::string& name, Deadline deadline) override;
+  void resume_connector(const std::string& name, Deadline deadline) override;
+  void stop_connector(const std::string& name, Deadline deadline) override;
+  std::vector<runtime::rest::ConnectorOffset> connector_offsets(const std::string& name,
+                                                                Deadline deadline) override;
+  std::string alter_connector_offsets(const std::string& name,
+                                      const std::vector<runtime::rest::ConnectorOffset>& offsets,
+                                      Deadline deadline) override;
+  std::string reset_connector_offsets(const std::string& name, Deadline deadline) override;
+  std::vector<std::string> connector_active_topics(const std::string& name, Deadline deadline) override;
+  void reset_connector_active_topics(const std::string& name, Deadline deadline) override;
+  std::vector<runtime::rest::PluginInfo> plugins(Deadline deadline) override;
+  std::vector<runtime::rest::ConfigKeyInfo> plugin_config(const std::string& plugin,
+                                                          Deadline deadline) override;
+  runtime::rest::ConfigInfos validate_connector_config(const runtime::rest::ConfigMap& config,
+                                                       Deadline deadline) override;
+  std::map<std::string, runtime::rest::LoggerLevel> logger_levels(Deadline deadline) override;
+  std::optional<runtime::rest::LoggerLevel> logger_level(const std::string& name,
+                                                         Deadline deadline) override;
+  std::vector<std::string> set_worker_logger_level(const std::string& name, const std::string& level,
+                                                   Deadline deadline) override;
+  void set_cluster_logger_level(const std::string& name, const std::string& level,
+                                Deadline deadline) override;
+  runtime::rest::ActorTree actor_tree(const std::optional<std::string>& connector,
+                                      Deadline deadline) override;
+  std::string metrics_text(Deadline deadline) override;
+  std::vector<std::string> tap(const runtime::rest::TaskId& id, const std::string& stage, int count,
+                               Deadline deadline) override;
+
+  struct Connector; // a connector and its running tasks (worker.cpp)
+  struct DoneBoard;
+
+private:
+  /// Runs `change` once the changes before it are done (RequestTimeout at the
+  /// deadline, naming what the worker is busy with). `doing` names this change.
+  template <class F>
+  auto serialized(const std::string& doing, Deadline deadline, F change);
+  Connector& get(const std::string& name); // 404 when unknown; under mutex_
+  void start_tasks(Connector& c);
+  /// Drains `c`'s tasks (at most task.shutdown.graceful.timeout.ms) and ends them.
+  void drain_tasks(Connector& c);
+  /// Sends stop to every task with something to drain; returns the stages whose
+  /// done to wait for. Under mutex_.
+  std::vector<std::string> ask_to_drain(Connector& c);
+  /// Stores source offsets and ends every task's actors. Under mutex_.
+  void end_tasks(Connector& c);
+  void restart_one(Connector& c, size_t task);
+  void flush_offsets(Connector& c);
+  void sample_rates();
+  void restart_failed_tasks();
+  runtime::rest::ConnectorStatus status_of(const Connector& c) const;
+
+  caf::actor_system& sys_;
+  runtime::state::StandaloneStore& state_;
+  runtime::metrics::MetricsRegistry& metrics_;
+  WorkerOptions options_;
+  std::shared_ptr<DoneBoard> done_;
+  caf::actor observer_; // takes the (done, stats) of drained tasks into done_
+  std::atomic<bool> ready_{false};
+  runtime::worker::LogLevels loggers_;
+
+  std::timed_mutex changes_; // held by the change in progress
+  // Guards what follows. Connector fields are written holding both changes_ and
+  // mutex_, and read holding either.
+  mutable std::mutex mutex_;
+  std::string doing_; // what the change in progress is doing
+  std::map<std::string, std::unique_ptr<Connector>> connectors_;
+  struct Rate {
+    runtime::StageStats last;
+    std::chrono::steady_clock::time_point at;
+    double in = 0, out = 0, bytes = 0, cpu = 0;
+  };
+  std::map<runtime::metrics::StageKey, Rate> rates_;
+  std::chrono::steady_clock::time_point last_flush_;
+};
+
+} // namespace weir::actors

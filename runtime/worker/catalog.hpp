@@ -1,0 +1,53 @@
+// What a worker knows about plugins, CAF-free: the connectors, SMTs, predicates and
+// converters it can run (GET /connector-plugins), their config definitions, and
+// the checks a connector config passes before anything of it starts.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "connectors/registry.hpp"
+#include "runtime/rest/connect_herder.hpp"
+
+namespace weir::runtime::worker {
+
+using StringMap = std::map<std::string, std::string>;
+
+/// A connector config checked against its plugin: what a worker needs to run it.
+struct ConnectorPlan {
+  std::string name;
+  StringMap raw;    ///< as given: provider references (${env:...}) unresolved
+  StringMap config; ///< resolved
+  std::set<std::string> secret_keys; ///< keys whose values came from providers
+  const connectors::SinkPlugin* sink = nullptr;
+  const connectors::SourcePlugin* source = nullptr;
+  int tasks_max = 1;
+  bool exactly_once = false; ///< a source whose tasks run transactionally
+  std::string offsets_topic; ///< such a source's offsets topic
+  rest::ConnectorType type() const noexcept {
+    return sink ? rest::ConnectorType::sink : rest::ConnectorType::source;
+  }
+};
+
+/// Resolves and checks `raw` (which holds `name`) against its plugin and the
+/// worker's config (`exactly.once.source.support`, `offset.storage.topic`).
+/// Throws ConfigError naming the first offending key.
+ConnectorPlan plan_connector(const std::string& name, const StringMap& raw,
+                             const StringMap& worker);
+
+/// Every problem of a connector config at once (PUT .../config/validate): the
+/// common keys and the plugin's, each with its errors. An unknown or missing
+/// `connector.class` is a 400, as in Kafka Connect.
+rest::ConfigInfos validate_connector(const StringMap& raw, const StringMap& worker);
+
+/// Every plugin in Kafka Connect's order: sinks, sources, transformations,
+/// predicates, converters.
+std::vector<rest::PluginInfo> plugin_infos();
+
+/// A plugin's config keys, by class name or alias; 404 "Unknown plugin X." if none.
+std::vector<rest::ConfigKeyInfo> plugin_config(std::string_view plugin);
+
+} // namespace weir::runtime::worker
