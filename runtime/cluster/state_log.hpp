@@ -1,0 +1,108 @@
+// A cluster's shared state in Kafka topics, as Kafka Connect keeps it, so every node
+// knows every connector and any node can answer the REST API:
+//  - config.storage.topic: connector configs and target states (ConfigLog);
+//  - status.storage.topic: connector and task states, by the node that runs them
+//    (StatusLog).
+// Both topics are compacted, single-partition for configs (one total order), and
+// use Kafka Connect's record keys and JSON values (schemaless), so Kafka Connect's
+// tools read them:
+//   "connector-NAME"        {"properties":{...}}         (tombstone: deleted)
+//   "target-state-NAME"     {"state":"PAUSED"}           (RUNNING, PAUSED, STOPPED)
+//   "status-connector-NAME" {"state":"RUNNING","trace":null,"worker_id":"h:p","generation":3}
+//   "status-task-NAME-N"    {"state":"FAILED","trace":"...","worker_id":"h:p","generation":3}
+//
+// Each log tails its topic from the beginning on a thread of its own; snapshot()
+// is what was read so far. CAF-free.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "runtime/kafka/client_config.hpp"
+
+namespace weir::runtime::cluster {
+
+using StringMap = std::map<std::string, std::string>;
+
+/// What config.storage.topic says now.
+struct ClusterConfig {
+  std::map<std::string, StringMap> connectors;     ///< name -> config, as submitted
+  std::map<std::string, std::string> target_states; ///< name -> RUNNING, PAUSED or STOPPED
+  /// The offset of the last record applied (+1): grows with every change, so two
+  /// nodes that read to the same version know the same connectors.
+  int64_t version = 0;
+};
+
+class ConfigLog {
+public:
+  /// `props`: client properties (bootstrap.servers, ...). Creates `topic` when it is
+  /// missing (1 partition, cleanup.policy=compact). Throws KafkaError.
+  ConfigLog(kafka::Properties props, std::string topic);
+  ~ConfigLog();
+  ConfigLog(const ConfigLog&) = delete;
+  ConfigLog& operator=(const ConfigLog&) = delete;
+
+  /// Starts tailing. `on_change` is called on the log's thread with the whole new
+  /// state after each batch of records read (also once for what was already there).
+  void start(std::function<void(const ClusterConfig&)> on_change);
+  /// Waits until everything written to the topic before this call has been read
+  /// (read-your-writes); false at the timeout.
+  bool catch_up(std::chrono::milliseconds timeout);
+  ClusterConfig snapshot() const;
+
+  /// Appends a record and waits for the broker's acknowledgement. Throws KafkaError.
+  void put_connector(const std::string& name, const StringMap& config);
+  void put_target_state(const std::string& name, const std::string& state);
+  /// Tombstones for the connector and its target state.
+  void delete_connector(const std::string& name);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// One connector's or task's state as its node reported it.
+struct StatusRecord {
+  std::string state; ///< UNASSIGNED, RUNNING, PAUSED, STOPPED, FAILED, RESTARTING
+  std::string trace; ///< empty: none (null in the record)
+  std::string worker_id;
+  uint64_t generation = 0;
+};
+
+/// What status.storage.topic says now.
+struct ClusterStatus {
+  std::map<std::string, StatusRecord> connectors;                 ///< by name
+  std::map<std::pair<std::string, int>, StatusRecord> tasks;      ///< by (connector, task)
+};
+
+class StatusLog {
+public:
+  /// Creates `topic` when it is missing (5 partitions, compact) like Kafka Connect.
+  StatusLog(kafka::Properties props, std::string topic);
+  ~StatusLog();
+  StatusLog(const StatusLog&) = delete;
+  StatusLog& operator=(const StatusLog&) = delete;
+
+  void start();
+  bool catch_up(std::chrono::milliseconds timeout);
+  ClusterStatus snapshot() const;
+
+  /// Appends asynchronously (a status is advisory: the latest one wins); flush()
+  /// waits for every append so far.
+  void put_connector(const std::string& name, const StatusRecord& status);
+  void put_task(const std::string& connector, int task, const StatusRecord& status);
+  /// Tombstones every status of a deleted connector (its tasks 0..tasks-1).
+  void delete_connector(const std::string& name, int tasks);
+  void flush(std::chrono::milliseconds timeout);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace weir::runtime::cluster
