@@ -106,7 +106,9 @@ std::string http_error(int status, const std::string& body) {
   if (!parser.parse(body).get(doc) && doc.is_object() && !doc["message"].get(text)) message = std::string{text};
   std::string where = "HTTP " + std::to_string(status);
   if (status == 401) where += "; give --token or set WEIR_TOKEN";
-  return message.empty() ? where : message + " (" + where + ")";
+  if (message.empty()) return where;
+  // JAX-RS's own errors already read "HTTP 404 Not Found".
+  return message.rfind(where, 0) == 0 ? message : message + " (" + where + ")";
 }
 
 // --- reading answers

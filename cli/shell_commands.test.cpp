@@ -272,6 +272,12 @@ BOOST_AUTO_TEST_CASE(errors_are_one_line) {
   BOOST_TEST(missing.err == "error: Connector nope not found (HTTP 404)\n");
   BOOST_TEST(shell.run("config nope").err == "error: Connector nope not found (HTTP 404)\n");
   BOOST_TEST(shell.run("").ok); // an empty line does nothing
+  try {
+    shell.client.request("GET", "/not/a/path"); // what a weir command gets from Kafka Connect
+    BOOST_FAIL("no error");
+  } catch (const ShellError& e) {
+    BOOST_TEST(e.what() == std::string{"HTTP 404 Not Found"});
+  }
 }
 
 BOOST_AUTO_TEST_CASE(unreachable_node) {
