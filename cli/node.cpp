@@ -78,10 +78,6 @@ int run_node(const NodeOptions& opt) {
   std::signal(SIGINT, on_node_signal);
   runtime::state::StandaloneStore state{state_file};
   runtime::metrics::MetricsRegistry metrics;
-  // The shared state: connectors in the config topic, statuses in the status topic.
-  auto client = runtime::pipeline::task_client_props({}, worker_config, "admin");
-  runtime::cluster::ConfigLog configs{client, parsed.get_string("config.storage.topic")};
-  runtime::cluster::StatusLog statuses{client, parsed.get_string("status.storage.topic")};
 
   caf::actor_system_config cfg;
   actors::announce_types(cfg);
@@ -89,6 +85,11 @@ int run_node(const NodeOptions& opt) {
   actors::cluster::announce_node_types(cfg);
   actors::cluster::configure_middleman(cfg, heartbeat, unreachable);
   caf::actor_system sys{cfg};
+  // The shared state: connectors in the config topic, statuses in the status topic.
+  // Declared after the actor system, so they stop (and stop calling into it) first.
+  auto client = runtime::pipeline::task_client_props({}, worker_config, "admin");
+  runtime::cluster::ConfigLog configs{client, parsed.get_string("config.storage.topic")};
+  runtime::cluster::StatusLog statuses{client, parsed.get_string("status.storage.topic")};
 
   actors::Worker worker{sys, state, metrics, setup.options};
   auto started = std::chrono::duration_cast<std::chrono::milliseconds>(
