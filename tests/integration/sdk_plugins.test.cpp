@@ -9,7 +9,9 @@
 //  3. a plugin that throws inside put() fails its own task only: FAILED with the
 //     reason in the state file, nothing past the failure committed, while another
 //     connector of the same plugin and a built-in one in the same process deliver
-//     every record; a non-standard exception (an int) is reported the same way.
+//     every record; a non-standard exception (an int) is reported the same way. The
+//     status is read from the state file and from the REST API.
+#include "runtime/rest/test_http_client.hpp"
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/process.hpp"
 
@@ -101,6 +103,27 @@ std::unique_ptr<ChildProcess> start_weir(const std::string& bin, const std::stri
   argv.push_back("--progress-interval");
   argv.push_back("1");
   return std::make_unique<ChildProcess>(argv, log);
+}
+
+/// The port of weir's REST API (`listeners=http://127.0.0.1:0`), from its log line.
+uint16_t rest_port(ChildProcess& weir) {
+  static const std::regex listening(R"(REST API on http://127\.0\.0\.1:([0-9]+))");
+  std::smatch m;
+  std::string out;
+  wait_until(30s, 50ms, [&] {
+    out = weir.output();
+    return std::regex_search(out, m, listening) || !weir.running();
+  });
+  BOOST_REQUIRE_MESSAGE(!m.empty(), "weir did not say where its REST API listens:\n" << tail_lines(out));
+  return static_cast<uint16_t>(std::stoi(m[1]));
+}
+
+std::string http_get(uint16_t port, const std::string& target) {
+  weir::runtime::rest::test::TestClient client{port};
+  auto response = client.request("GET", target, {});
+  BOOST_TEST_MESSAGE("GET " << target << " -> " << response.status << " " << response.body);
+  BOOST_TEST(response.status == 200);
+  return response.body;
 }
 
 /// What the JSON-lines files of the example hold.
@@ -228,6 +251,12 @@ BOOST_AUTO_TEST_CASE(the_example_built_against_an_installed_weir_receives_every_
                                                  {"rotate.max.records", std::to_string(rotate)}});
     auto weir = start_weir(bin, worker, {connector}, dir / "weir.log");
     auto t0 = Clock::now();
+    // Listed like a built-in, with its version (Kafka Connect's JSON shape).
+    auto listed = http_get(rest_port(*weir), "/connector-plugins");
+    BOOST_TEST(listed.find(R"({"class":"org.weir.examples.JsonLinesSinkConnector","type":"sink",)"
+                           R"("version":"1.0.0"})")
+                 != std::string::npos,
+               listed);
     JsonLines scan;
     bool complete = wait_until(120s, 500ms, [&] {
       if (!weir->running())
@@ -316,7 +345,13 @@ BOOST_AUTO_TEST_CASE(a_throwing_put_fails_its_own_task_and_nothing_else) {
   produce(odd_topic, n, make(true));
   produce(good_topic, n, make(false));
 
-  auto worker = write_worker(dir, plugins);
+  auto worker_props = worker_config(dir / "state.db");
+  worker_props["plugin.path"] = plugins;
+  // No automatic restart (Kafka Connect's behaviour): the status stays FAILED for the
+  // checks instead of cycling through restarts that fail the same way.
+  worker_props["task.restart.max.attempts"] = "0";
+  auto worker = dir / "worker.properties";
+  write_properties(worker, worker_props);
   auto bad = unique_name("bad"), odd = unique_name("odd"), good = unique_name("good"),
        builtin = unique_name("builtin");
   std::vector<std::string> connectors{
@@ -362,6 +397,14 @@ BOOST_AUTO_TEST_CASE(a_throwing_put_fails_its_own_task_and_nothing_else) {
              s_bad.trace);
   BOOST_TEST(s_odd.state == "FAILED");
   BOOST_TEST(s_odd.trace.find("non-standard exception from put()") != std::string::npos, s_odd.trace);
+  // The REST API reports the same.
+  auto port = rest_port(*weir);
+  auto bad_status = http_get(port, "/connectors/" + bad + "/status");
+  BOOST_TEST(bad_status.find(R"("state":"FAILED")") != std::string::npos, bad_status);
+  BOOST_TEST(bad_status.find("refuses offset " + std::to_string(poison)) != std::string::npos,
+             bad_status);
+  auto good_status = http_get(port, "/connectors/" + good + "/status");
+  BOOST_TEST(good_status.find("FAILED") == std::string::npos, good_status);
   BOOST_TEST(s_good.state == "RUNNING", s_good.trace);
   BOOST_TEST(s_builtin.state == "RUNNING", s_builtin.trace);
   BOOST_TEST(lines("good.txt") == n);
