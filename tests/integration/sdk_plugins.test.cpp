@@ -9,7 +9,8 @@
 //  3. a plugin that throws inside put() fails its own task only: FAILED with the
 //     reason in the state file, nothing past the failure committed, while another
 //     connector of the same plugin and a built-in one in the same process deliver
-//     every record; a non-standard exception (an int) is reported the same way. The
+//     every record; a non-standard exception (an int) is reported the same way, and
+//     so is a throwing open() (that task fails to start). The
 //     status is read from the state file and from the REST API.
 #include "runtime/rest/test_http_client.hpp"
 #include "tests/support/kafka_tools.hpp"
@@ -353,7 +354,7 @@ BOOST_AUTO_TEST_CASE(a_throwing_put_fails_its_own_task_and_nothing_else) {
   auto worker = dir / "worker.properties";
   write_properties(worker, worker_props);
   auto bad = unique_name("bad"), odd = unique_name("odd"), good = unique_name("good"),
-       builtin = unique_name("builtin");
+       builtin = unique_name("builtin"), unopened = unique_name("unopened");
   std::vector<std::string> connectors{
     write_connector(dir, bad, {{"connector.class", "ThrowingSink"}, {"topics", bad_topic},
                                {"file", dir / "bad.txt"}}),
@@ -364,6 +365,9 @@ BOOST_AUTO_TEST_CASE(a_throwing_put_fails_its_own_task_and_nothing_else) {
                                 {"file", dir / "good.txt"}}),
     write_connector(dir, builtin, {{"connector.class", "FileStreamSink"}, {"topics", good_topic},
                                    {"file", dir / "builtin.txt"}}),
+    // open() throws (its file's directory does not exist): that task fails to start.
+    write_connector(dir, unopened, {{"connector.class", "ThrowingSink"}, {"topics", good_topic},
+                                    {"file", dir / "no-such-dir/out.txt"}}),
   };
   auto weir = start_weir(weir_binary(), worker, connectors, dir / "weir.log");
   auto state = dir / "state.db";
@@ -405,6 +409,10 @@ BOOST_AUTO_TEST_CASE(a_throwing_put_fails_its_own_task_and_nothing_else) {
              bad_status);
   auto good_status = http_get(port, "/connectors/" + good + "/status");
   BOOST_TEST(good_status.find("FAILED") == std::string::npos, good_status);
+  auto s_unopened = status_of(unopened);
+  BOOST_TEST(s_unopened.state == "FAILED");
+  BOOST_TEST(s_unopened.trace.find("ThrowingSink: cannot open") != std::string::npos,
+             s_unopened.trace);
   BOOST_TEST(s_good.state == "RUNNING", s_good.trace);
   BOOST_TEST(s_builtin.state == "RUNNING", s_builtin.trace);
   BOOST_TEST(lines("good.txt") == n);
