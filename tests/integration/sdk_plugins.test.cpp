@@ -12,6 +12,8 @@
 //     every record; a non-standard exception (an int) is reported the same way, and
 //     so is a throwing open() (that task fails to start). The
 //     status is read from the state file and from the REST API.
+// And the SDK's record-error reporting: records a plugin rejects reach the
+// dead-letter topic with Kafka Connect's context headers.
 #include "runtime/rest/test_http_client.hpp"
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/process.hpp"
@@ -73,6 +75,19 @@ fs::path find_one(const fs::path& root, const std::string& name) {
 std::string user_key(size_t i) { return "user-" + std::to_string(i); }
 std::string user_json(size_t i) {
   return R"({"id":)" + std::to_string(i) + R"(,"name":"user-)" + std::to_string(i) + R"("})";
+}
+
+/// DIR/plugins holding a copy of the test plugin `env` names (as `file`); returns it.
+std::string plugin_dir(const TempDir& dir, const char* env, const std::string& file) {
+  auto plugins = dir / "plugins";
+  fs::create_directories(plugins);
+  fs::copy_file(env_path(env), plugins + "/" + file);
+  return plugins;
+}
+
+size_t count_lines(const std::string& path) {
+  auto text = read_file(path);
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
 /// A worker properties file with `plugin.path`, state in `dir`.
@@ -299,10 +314,8 @@ BOOST_AUTO_TEST_CASE(the_example_built_against_an_installed_weir_receives_every_
 // Must-show 2: another SDK version is refused with both versions named, at start-up.
 BOOST_AUTO_TEST_CASE(a_plugin_for_another_sdk_version_stops_weir_at_start_naming_both) {
   TempDir dir{"weir-itest-sdk-version"};
-  auto plugins = dir / "plugins";
-  fs::create_directories(plugins);
+  auto plugins = plugin_dir(dir, "WEIR_FUTURE_SDK_SINK", "libfuture.so");
   auto plugin = plugins + "/libfuture.so";
-  fs::copy_file(env_path("WEIR_FUTURE_SDK_SINK"), plugin);
   auto worker = write_worker(dir, plugins);
   auto connector = write_connector(dir, "file", {{"connector.class", "FileStreamSink"},
                                                  {"topics", "unused"},
@@ -327,9 +340,7 @@ BOOST_AUTO_TEST_CASE(a_plugin_for_another_sdk_version_stops_weir_at_start_naming
 BOOST_AUTO_TEST_CASE(a_throwing_put_fails_its_own_task_and_nothing_else) {
   const size_t n = 3000, poison = 1200;
   TempDir dir{"weir-itest-sdk-fail"};
-  auto plugins = dir / "plugins";
-  fs::create_directories(plugins);
-  fs::copy_file(env_path("WEIR_THROWING_SINK"), plugins + "/libthrowing.so");
+  auto plugins = plugin_dir(dir, "WEIR_THROWING_SINK", "libthrowing.so");
 
   // One partition each, so "nothing past the failure" is an offset comparison.
   auto bad_topic = unique_name("weir-itest-sdk-bad");
@@ -371,10 +382,7 @@ BOOST_AUTO_TEST_CASE(a_throwing_put_fails_its_own_task_and_nothing_else) {
   };
   auto weir = start_weir(weir_binary(), worker, connectors, dir / "weir.log");
   auto state = dir / "state.db";
-  auto lines = [&](const std::string& f) {
-    auto t = read_file(dir / f);
-    return static_cast<size_t>(std::count(t.begin(), t.end(), '\n'));
-  };
+  auto lines = [&](const std::string& f) { return count_lines(dir / f); };
   auto status_of = [&](const std::string& name) {
     auto s = task_statuses(state, name);
     return s.empty() ? TaskStatus{} : s.front();
@@ -429,6 +437,58 @@ BOOST_AUTO_TEST_CASE(a_throwing_put_fails_its_own_task_and_nothing_else) {
                                                << committed_offsets("connect-" + good, good_topic, 1)[0]);
   BOOST_TEST(committed[0] <= static_cast<int64_t>(poison), "committed past the failure");
   BOOST_TEST(committed_offsets("connect-" + good, good_topic, 1)[0] == static_cast<int64_t>(n));
+  if (current_test_failing())
+    dir.keep();
+}
+
+// The SDK's record-error reporting: records a plugin rejects with SinkBatch::fail go
+// to the dead-letter topic with Kafka Connect's context headers (stage TASK_PUT, the
+// plugin's class, its reason) under errors.tolerance=all; every other record is written.
+BOOST_AUTO_TEST_CASE(records_a_plugin_rejects_go_to_the_dead_letter_topic) {
+  const size_t n = 2000;
+  auto rejected = [](size_t i) { return i % 100 == 7; }; // 20 records
+  TempDir dir{"weir-itest-sdk-dlq"};
+  auto plugins = plugin_dir(dir, "WEIR_THROWING_SINK", "libthrowing.so");
+  auto topic = unique_name("weir-itest-sdk-rejects");
+  auto dlq = unique_name("weir-itest-sdk-dlq");
+  create_topic(topic, 2);
+  produce(topic, n, [&](size_t i) {
+    return OutRecord{static_cast<int32_t>(i % 2), user_key(i),
+                     rejected(i) ? R"("reject )" + std::to_string(i) + R"(")" : user_json(i)};
+  });
+  auto name = unique_name("rejects");
+  auto connector = write_connector(dir, name, {{"connector.class", "ThrowingSink"},
+                                               {"topics", topic},
+                                               {"file", dir / "out.txt"},
+                                               {"errors.tolerance", "all"},
+                                               {"errors.deadletterqueue.topic.name", dlq},
+                                               {"errors.deadletterqueue.topic.replication.factor", "1"},
+                                               {"errors.deadletterqueue.context.headers.enable", "true"}});
+  auto weir = start_weir(weir_binary(), write_worker(dir, plugins), {connector}, dir / "weir.log");
+  const size_t good = n - n / 100;
+  auto lines = [&] { return count_lines(dir / "out.txt"); };
+  bool written = wait_until(120s, 500ms, [&] { return !weir->running() || lines() >= good; });
+  BOOST_REQUIRE_MESSAGE(weir->running(), "weir ended: " << tail_lines(weir->output()));
+  BOOST_TEST(written, lines() << " of " << good << " records written");
+  auto dead = read_topic(dlq, n / 100, 60s);
+  BOOST_TEST_MESSAGE("file: " << lines() << " lines; dead-letter topic: " << dead.size() << " records");
+  BOOST_TEST(lines() == good);
+  BOOST_TEST(read_file(dir / "out.txt").find("reject") == std::string::npos);
+  BOOST_REQUIRE_EQUAL(dead.size(), n / 100);
+  std::set<std::string> values;
+  for (const auto& r : dead) {
+    values.insert(r.value.value_or("<null>"));
+    BOOST_TEST(r.header("__connect.errors.stage") == "TASK_PUT");
+    BOOST_TEST(r.header("__connect.errors.class.name") == "org.weir.test.ThrowingSinkConnector");
+    BOOST_TEST(r.header("__connect.errors.connector.name") == name);
+    auto message = r.header("__connect.errors.exception.message");
+    BOOST_TEST(message.find("rejected by ThrowingSink") != std::string::npos, message);
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (rejected(i))
+      BOOST_TEST(values.count(R"("reject )" + std::to_string(i) + R"(")") == 1u, "record " << i);
+  BOOST_TEST(task_statuses(dir / "state.db", name).front().state == "RUNNING");
+  stop_cleanly(*weir);
   if (current_test_failing())
     dir.keep();
 }
