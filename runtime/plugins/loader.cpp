@@ -47,10 +47,9 @@ public:
   std::vector<LoadedSink> take() { return std::move(added_); }
 
 private:
+  /// Plugins first: `taken` may also see sinks loaded before, and naming their file
+  /// helps more than "a built-in".
   void check_free(const std::string& name) {
-    if (taken_ && taken_(name))
-      throw PluginError("plugin " + path_ + " registers connector class " + name
-                        + ", which is a built-in connector's name");
     for (const auto& s : sinks()) {
       bool clash = s.descriptor.class_name == name
                    || std::find(s.descriptor.aliases.begin(), s.descriptor.aliases.end(), name)
@@ -64,6 +63,9 @@ private:
           || std::find(a.descriptor.aliases.begin(), a.descriptor.aliases.end(), name)
                != a.descriptor.aliases.end())
         throw PluginError("plugin " + path_ + " registers connector class " + name + " twice");
+    if (taken_ && taken_(name))
+      throw PluginError("plugin " + path_ + " registers connector class " + name
+                        + ", which is a built-in connector's name");
   }
 
   std::string path_;

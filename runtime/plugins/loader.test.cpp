@@ -117,9 +117,13 @@ BOOST_AUTO_TEST_CASE(a_loaded_sink_is_listed_and_found_like_a_built_in) {
 
   // The same class again (here: the same file from another directory) is refused,
   // naming the plugin that has it.
-  auto message = error_of([&] { weir::plugins::load_plugin(env_path("WEIR_THROWING_SINK")); });
+  TempDir again;
+  std::filesystem::copy_file(env_path("WEIR_THROWING_SINK"), again.path / "libcopy.so");
+  auto message = error_of([&] { connectors::load_plugins({again.path.string()}); });
+  BOOST_TEST_MESSAGE(message);
   BOOST_TEST(contains(message, "registered already"), message);
-  BOOST_TEST(contains(message, "libthrowing.so"), message);
+  BOOST_TEST(contains(message, "throwing/libthrowing.so"), message);
+  BOOST_TEST(connectors::sink_plugins().size() == before + 1);
 }
 
 BOOST_AUTO_TEST_CASE(the_adapter_puts_json_text_and_maps_rejected_records_to_record_errors) {
