@@ -25,6 +25,7 @@
 #include "cli/commands.hpp"
 #include "cli/worker_config.hpp"
 #include "runtime/cluster/state_log.hpp"
+#include "runtime/kafka/admin.hpp"
 #include "runtime/pipeline/source_config.hpp"
 
 namespace weir::cli {
@@ -90,6 +91,9 @@ int run_node(const NodeOptions& opt) {
   auto client = runtime::pipeline::task_client_props({}, worker_config, "admin");
   runtime::cluster::ConfigLog configs{client, parsed.get_string("config.storage.topic")};
   runtime::cluster::StatusLog statuses{client, parsed.get_string("status.storage.topic")};
+  // Source offsets: in offset.storage.topic, so a task that moves resumes where it was.
+  setup.options.offsets_topic = parsed.get_string("offset.storage.topic");
+  runtime::kafka::create_topics(client, {{setup.options.offsets_topic, 25, -1, {{"cleanup.policy", "compact"}}}});
 
   actors::Worker worker{sys, state, metrics, setup.options};
   auto started = std::chrono::duration_cast<std::chrono::milliseconds>(
