@@ -7,7 +7,8 @@
 // use Kafka Connect's record keys and JSON values (schemaless), so Kafka Connect's
 // tools read them:
 //   "connector-NAME"        {"properties":{...}}         (tombstone: deleted)
-//   "target-state-NAME"     {"state":"PAUSED"}           (RUNNING, PAUSED, STOPPED)
+//   "target-state-NAME"     {"state":"PAUSED"}   (RUNNING is written STARTED, and STOPPED
+//                           as {"state":"PAUSED","state.v2":"STOPPED"}, as Kafka Connect does)
 //   "status-connector-NAME" {"state":"RUNNING","trace":null,"worker_id":"h:p","generation":3}
 //   "status-task-NAME-N"    {"state":"FAILED","trace":"...","worker_id":"h:p","generation":3}
 //
