@@ -693,7 +693,7 @@ BOOST_AUTO_TEST_CASE(sigstop_moves_the_tasks_sigcont_abandons_the_stale_ones) {
   auto since_stop = log_sizes(c);
   c[2].process->signal(SIGSTOP);
   auto stopped_at = Clock::now();
-  const std::string unreachable = "cluster: member " + c[2].listen;
+  const std::string unreachable = "cluster: member " + c[2].listen + "#"; // id: address#start
   std::optional<double> noticed;
   std::optional<Statuses> on_a, on_b;
   bool moved = wait_until(30s, 100ms, [&] {
