@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
+#include <numeric>
 #include <set>
 #include <thread>
 
@@ -106,10 +107,11 @@ std::string task_name(const std::string& connector, size_t task) {
 struct Worker::Connector {
   runtime::worker::ConnectorPlan plan;
   std::string target = "RUNNING"; ///< RUNNING, PAUSED or STOPPED
-  std::vector<Task> tasks;        ///< while RUNNING
+  std::map<size_t, Task> tasks;   ///< by task id: those running here while RUNNING
   size_t task_count = 0;          ///< tasks of its last start (shown PAUSED while paused)
   std::vector<StringMap> task_configs;
   std::string failure; ///< why its tasks could not be made (connector FAILED)
+  std::string plan_error; ///< cluster mode: why its config was refused (connector FAILED)
   int32_t partitions = -1;
   uint64_t last_written = 0;
   bool topics_reset = false;
@@ -163,7 +165,7 @@ Worker::Worker(caf::actor_system& sys, runtime::state::StandaloneStore& state,
 
 Worker::~Worker() {
   for (auto& [name, c] : connectors_)
-    for (auto& t : c->tasks)
+    for (auto& [id, t] : c->tasks)
       for (auto& stage : t.stages)
         caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
   connectors_.clear();
@@ -286,66 +288,94 @@ Task spawn_task(caf::actor_system& sys, const runtime::worker::ConnectorPlan& pl
 
 } // namespace
 
-void Worker::start_tasks(Connector& c) {
+bool Worker::prepare(Connector& c) {
   const auto& plan = c.plan;
-  const auto& worker = options_.config;
-  std::vector<Task> tasks;
   std::vector<StringMap> configs;
   int32_t partitions = -1;
-  std::string failure;
-  try {
-    runtime::pipeline::OffsetMap stored;
-    if (plan.sink) {
-      partitions = check_partitions(plan, worker);
-      configs.assign(static_cast<size_t>(plan.tasks_max), plan.config);
-    } else {
-      configs = plan.source->task_configs(plan.config, plan.tasks_max);
-      std::vector<std::string> ids;
-      for (size_t t = 0; plan.exactly_once && t < configs.size(); ++t)
-        ids.push_back(transactional_id(worker, plan.name, t));
+  std::string failure = c.plan_error;
+  if (failure.empty()) {
+    try {
+      if (plan.sink) {
+        partitions = check_partitions(plan, options_.config);
+        configs.assign(static_cast<size_t>(plan.tasks_max), plan.config);
+      } else {
+        configs = plan.source->task_configs(plan.config, plan.tasks_max);
+      }
+    } catch (const std::exception& e) {
+      spdlog::error("connector {} cannot make its tasks: {}", plan.name, e.what());
+      failure = e.what();
+    }
+  }
+  std::lock_guard lock{mutex_};
+  c.task_configs = std::move(configs);
+  c.task_count = c.task_configs.size();
+  c.partitions = partitions;
+  c.failure = failure;
+  c.topics_reset = false;
+  state_.set_connector_status(plan.name, failure.empty() ? c.target : "FAILED");
+  return failure.empty();
+}
+
+void Worker::start_tasks(Connector& c, const std::vector<size_t>& ids) {
+  const auto& plan = c.plan;
+  const auto& worker = options_.config;
+  std::map<size_t, Task> started;
+  std::string failure; // of them all: their stored offsets could not be read
+  runtime::pipeline::OffsetMap stored;
+  if (plan.source) {
+    try {
+      std::vector<std::string> transactional_ids;
+      for (auto t : ids)
+        if (plan.exactly_once)
+          transactional_ids.push_back(transactional_id(worker, plan.name, t));
       {
         std::lock_guard lock{mutex_};
         stored = state_.source_offsets(plan.name);
       }
-      stored = resume_offsets(plan, worker, std::move(stored), ids);
+      stored = resume_offsets(plan, worker, std::move(stored), transactional_ids);
+    } catch (const std::exception& e) {
+      failure = e.what();
     }
-    for (size_t t = 0; t < configs.size(); ++t) {
-      done_->forget(task_name(plan.name, t) + (plan.sink ? "/sink" : "/producer"));
-      tasks.push_back(spawn_task(sys_, plan, t, configs[t], worker, stored, observer_, metrics_));
-    }
-  } catch (const std::exception& e) {
-    spdlog::error("connector {} failed to start its tasks: {}", plan.name, e.what());
-    failure = e.what();
+  }
+  for (auto t : ids) {
+    done_->forget(task_name(plan.name, t) + (plan.sink ? "/sink" : "/producer"));
+    if (failure.empty())
+      started[t] = spawn_task(sys_, plan, t, c.task_configs.at(t), worker, stored, observer_, metrics_);
+    else
+      started[t].failure = failure;
   }
   std::lock_guard lock{mutex_};
-  c.tasks = std::move(tasks);
-  c.task_configs = std::move(configs);
-  c.task_count = c.tasks.size();
-  c.partitions = partitions;
-  c.failure = failure;
-  c.topics_reset = false;
-  for (size_t t = 0; t < c.tasks.size(); ++t)
-    state_.set_task_status(plan.name, static_cast<int>(t), c.tasks[t].stages.empty() ? "FAILED" : "RUNNING",
-                           c.tasks[t].failure);
-  state_.set_connector_status(plan.name, failure.empty() ? "RUNNING" : "FAILED");
-  spdlog::info("connector {} started with {} task(s)", plan.name, c.tasks.size());
+  for (auto& [t, task] : started) {
+    state_.set_task_status(plan.name, static_cast<int>(t), task.stages.empty() ? "FAILED" : "RUNNING",
+                           task.failure);
+    spdlog::info("task {} started (generation {})", task_name(plan.name, t), generation_);
+    c.tasks[t] = std::move(task);
+  }
+}
+
+void Worker::start_connector(Connector& c) {
+  if (prepare(c)) {
+    std::vector<size_t> all(c.task_configs.size());
+    std::iota(all.begin(), all.end(), size_t{0});
+    start_tasks(c, all);
+  }
+  spdlog::info("connector {} started with {} task(s)", c.plan.name, c.tasks.size());
 }
 
 void Worker::flush_offsets(Connector& c) {
-  for (auto& t : c.tasks)
+  for (auto& [id, t] : c.tasks)
     if (t.offsets)
       state_.put_source_offsets(c.plan.name, t.offsets->take_changes());
 }
 
-std::vector<std::string> Worker::ask_to_drain(Connector& c) {
+std::vector<std::string> Worker::ask_to_drain(Connector& c, const std::optional<std::set<size_t>>& only) {
   std::vector<std::string> waiting;
   auto stages = metrics_.snapshot(c.plan.name);
-  for (size_t i = 0; i < c.tasks.size(); ++i) {
-    auto& t = c.tasks[i];
+  for (auto& [i, t] : c.tasks) {
     // A task that never started, finished or failed has nothing to drain (a
     // failed stage holds the batch it failed on: nothing past it may be
     // committed). Its actors just end.
-    if (t.stages.empty() || done_->has(t.last_stage)
+    if ((only && !only->count(i)) || t.stages.empty() || done_->has(t.last_stage)
         || task_figures(t, static_cast<int>(i), stages).state == "FAILED")
       continue;
     caf::anon_send(t.stages.front(), stop_atom::value);
@@ -354,22 +384,30 @@ std::vector<std::string> Worker::ask_to_drain(Connector& c) {
   return waiting;
 }
 
-void Worker::end_tasks(Connector& c) {
-  // Every drained source task reported its last delivery before its done.
-  flush_offsets(c);
-  for (auto& t : c.tasks)
+void Worker::end_tasks(Connector& c, const std::optional<std::set<size_t>>& only) {
+  for (auto it = c.tasks.begin(); it != c.tasks.end();) {
+    auto& [id, t] = *it;
+    if (only && !only->count(id)) {
+      ++it;
+      continue;
+    }
+    // Every drained source task reported its last delivery before its done.
+    if (t.offsets)
+      state_.put_source_offsets(c.plan.name, t.offsets->take_changes());
     for (auto& stage : t.stages)
       caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
-  // Actor handles keep detached actors' threads alive: drop them before the
-  // actor system waits for those threads.
-  c.tasks.clear();
+    spdlog::info("task {} stopped (generation {})", task_name(c.plan.name, id), generation_);
+    // Actor handles keep detached actors' threads alive: drop them before the
+    // actor system waits for those threads.
+    it = c.tasks.erase(it);
+  }
 }
 
-void Worker::drain_tasks(Connector& c) {
+void Worker::drain_tasks(Connector& c, const std::optional<std::set<size_t>>& only) {
   std::vector<std::string> waiting;
   {
     std::lock_guard lock{mutex_};
-    waiting = ask_to_drain(c);
+    waiting = ask_to_drain(c, only);
   }
   auto late = done_->wait(waiting, Clock::now() + options_.graceful_timeout);
   for (const auto& stage : late)
@@ -377,7 +415,7 @@ void Worker::drain_tasks(Connector& c) {
                  "ending it: records it had not committed will be delivered again",
                  c.plan.name, stage, options_.graceful_timeout.count());
   std::lock_guard lock{mutex_};
-  end_tasks(c);
+  end_tasks(c, only);
 }
 
 void Worker::restart_one(Connector& c, size_t i) {
@@ -386,7 +424,7 @@ void Worker::restart_one(Connector& c, size_t i) {
   runtime::pipeline::OffsetMap stored;
   {
     std::lock_guard lock{mutex_};
-    auto& t = c.tasks[i];
+    auto& t = c.tasks.at(i);
     if (t.offsets)
       state_.put_source_offsets(plan.name, t.offsets->take_changes());
     old = t.stages;
@@ -413,16 +451,17 @@ void Worker::restart_one(Connector& c, size_t i) {
         fresh.state = "RUNNING";
         metrics_.cell(s.key, s.role)->publish(fresh);
       }
-    done_->forget(c.tasks[i].last_stage);
+    done_->forget(c.tasks.at(i).last_stage);
     task = spawn_task(sys_, plan, i, c.task_configs[i], options_.config, stored, observer_, metrics_);
   } catch (const std::exception& e) {
     task.failure = e.what();
   }
   std::lock_guard lock{mutex_};
-  task.restarts = c.tasks[i].restarts;
-  c.tasks[i] = std::move(task);
-  state_.set_task_status(plan.name, static_cast<int>(i), c.tasks[i].stages.empty() ? "FAILED" : "RUNNING",
-                         c.tasks[i].failure);
+  auto& slot = c.tasks.at(i);
+  task.restarts = slot.restarts;
+  slot = std::move(task);
+  state_.set_task_status(plan.name, static_cast<int>(i), slot.stages.empty() ? "FAILED" : "RUNNING",
+                         slot.failure);
   spdlog::info("connector {} task {} restarted", plan.name, i);
 }
 
@@ -477,8 +516,7 @@ void Worker::restart_failed_tasks() {
       if (c->target != "RUNNING")
         continue;
       auto stages = metrics_.snapshot(name);
-      for (size_t i = 0; i < c->tasks.size(); ++i) {
-        auto& t = c->tasks[i];
+      for (auto& [i, t] : c->tasks) {
         if (t.gave_up || task_figures(t, static_cast<int>(i), stages).state != "FAILED")
           continue;
         if (!t.restart_at) {
@@ -504,7 +542,7 @@ void Worker::restart_failed_tasks() {
   for (auto [c, i] : due) {
     restart_one(*c, i);
     std::lock_guard lock{mutex_};
-    c->tasks[i].restarts += 1;
+    c->tasks.at(i).restarts += 1;
   }
 }
 
@@ -522,17 +560,17 @@ std::vector<std::string> Worker::progress(double interval) {
     int idle = 0, failed = 0, finished = 0;
     auto status = status_of(c);
     auto stages = metrics_.snapshot(name);
-    for (size_t t = 0; t < c.tasks.size(); ++t) {
-      auto f = task_figures(c.tasks[t], static_cast<int>(t), stages);
+    for (const auto& [t, task] : c.tasks) {
+      auto f = task_figures(task, static_cast<int>(t), stages);
       written += f.written;
       errors += f.errors;
       lag += std::max<int64_t>(f.lag, 0);
       idle += c.plan.sink && f.state == "RUNNING" && f.partitions == 0;
       failed += f.state == "FAILED";
       finished += f.state == "FINISHED";
-      const auto& shown = status.tasks[t].state;
-      state_.set_task_status(name, static_cast<int>(t), shown.state, shown.trace);
     }
+    for (const auto& shown : status.tasks)
+      state_.set_task_status(name, shown.id, shown.state.state, shown.state.trace);
     state_.set_connector_status(name, status.connector.state);
     written = std::max(written, c.last_written);
     double rate = static_cast<double>(written - c.last_written) / (interval > 0 ? interval : 1);
@@ -563,16 +601,16 @@ size_t Worker::shutdown(std::chrono::milliseconds timeout) {
     std::lock_guard lock{mutex_};
     doing_ = "stopping";
     for (auto& [name, c] : connectors_) {
-      auto more = ask_to_drain(*c);
+      auto more = ask_to_drain(*c, std::nullopt);
       waiting.insert(waiting.end(), more.begin(), more.end());
     }
   }
   auto late = done_->wait(waiting, Clock::now() + timeout);
   std::lock_guard lock{mutex_};
   for (auto& [name, c] : connectors_) {
-    for (size_t t = 0; t < c->tasks.size(); ++t)
+    for (const auto& [t, task] : c->tasks)
       state_.set_task_status(name, static_cast<int>(t), "UNASSIGNED", "");
-    end_tasks(*c);
+    end_tasks(*c, std::nullopt);
     state_.set_connector_status(name, "UNASSIGNED");
   }
   return late.size();
@@ -593,8 +631,7 @@ rest::ConnectorStatus Worker::status_of(const Connector& c) const {
     return status;
   }
   auto stages = metrics_.snapshot(c.plan.name);
-  for (size_t t = 0; t < c.tasks.size(); ++t) {
-    const auto& task = c.tasks[t];
+  for (const auto& [t, task] : c.tasks) {
     auto f = task_figures(task, static_cast<int>(t), stages);
     if (f.state == "FAILED" && task.restart_at && !task.gave_up)
       f.trace += "\n[weir] automatic restart " + std::to_string(task.restarts + 1) + " of "
@@ -701,7 +738,7 @@ rest::Created Worker::put_connector_config(const std::string& name, const rest::
       c->plan = std::move(plan);
     }
     if (c->target == "RUNNING")
-      start_tasks(*c);
+      start_connector(*c);
     else {
       std::lock_guard lock{mutex_};
       state_.set_connector_status(name, c->target);
@@ -749,7 +786,7 @@ void Worker::restart_connector(const std::string& name, Deadline deadline) {
     // weir's connector instance only makes task configs: restarting it makes
     // them again, which restarts the tasks only if that failed before.
     if (c->target == "RUNNING" && !c->failure.empty())
-      start_tasks(*c);
+      start_connector(*c);
   });
 }
 
@@ -769,17 +806,17 @@ rest::ConnectorStatus Worker::restart_connector_and_tasks(const rest::RestartReq
         if (request.include_tasks && (!request.only_failed || t.state.state == "FAILED")) {
           t.state.state = "RESTARTING";
           t.state.trace.clear();
-          if (c->target == "RUNNING" && static_cast<size_t>(t.id) < c->tasks.size())
+          if (c->target == "RUNNING" && c->tasks.count(static_cast<size_t>(t.id)))
             restart.push_back(static_cast<size_t>(t.id));
         }
     }
     if (c->target == "RUNNING" && !c->failure.empty())
-      start_tasks(*c);
+      start_connector(*c);
     else
       for (auto i : restart) {
         restart_one(*c, i);
         std::lock_guard lock{mutex_};
-        c->tasks[i].restarts = 0;
+        c->tasks.at(i).restarts = 0;
       }
     return status;
   });
@@ -791,13 +828,13 @@ void Worker::restart_task(const rest::TaskId& id, Deadline deadline) {
     {
       std::lock_guard lock{mutex_};
       c = &get(id.connector);
-      if (id.task < 0 || static_cast<size_t>(id.task) >= c->tasks.size())
+      if (id.task < 0 || !c->tasks.count(static_cast<size_t>(id.task)))
         throw rest::not_found("Task " + task_name(id.connector, static_cast<size_t>(id.task))
                               + " not found");
     }
     restart_one(*c, static_cast<size_t>(id.task));
     std::lock_guard lock{mutex_};
-    c->tasks[static_cast<size_t>(id.task)].restarts = 0;
+    c->tasks.at(static_cast<size_t>(id.task)).restarts = 0;
   });
 }
 
@@ -830,7 +867,7 @@ void Worker::resume_connector(const std::string& name, Deadline deadline) {
         return;
       c->target = "RUNNING";
     }
-    start_tasks(*c);
+    start_connector(*c);
   });
 }
 
@@ -1040,7 +1077,8 @@ rest::ActorTree Worker::actor_tree(const std::optional<std::string>& connector, 
     auto stages = metrics_.snapshot(name);
     for (const auto& ts : status.tasks) {
       rest::TreeTask task{ts.id, ts.state, {}};
-      const Task* running = static_cast<size_t>(ts.id) < c->tasks.size() ? &c->tasks[ts.id] : nullptr;
+      auto here = c->tasks.find(static_cast<size_t>(ts.id));
+      const Task* running = here == c->tasks.end() ? nullptr : &here->second;
       for (const auto& stage_name : running ? running->names : std::vector<std::string>{})
         for (const auto& s : stages)
           if (s.key.task == ts.id && s.key.stage == stage_name) {
@@ -1070,14 +1108,148 @@ std::vector<std::string> Worker::tap(const rest::TaskId& id, const std::string& 
   {
     std::lock_guard lock{mutex_};
     const auto& c = get(id.connector);
-    if (id.task < 0 || static_cast<size_t>(id.task) >= c.tasks.size())
+    if (id.task < 0 || !c.tasks.count(static_cast<size_t>(id.task)))
       throw rest::not_found("Task " + task_name(id.connector, static_cast<size_t>(id.task)) + " not found");
-    const auto& names = c.tasks[static_cast<size_t>(id.task)].names;
+    const auto& names = c.tasks.at(static_cast<size_t>(id.task)).names;
     if (std::find(names.begin(), names.end(), stage) == names.end())
       throw rest::not_found("Stage " + stage + " not found in task "
                             + task_name(id.connector, static_cast<size_t>(id.task)));
   }
   throw rest::RestError(501, "tap is not implemented yet in this version of weir");
+}
+
+// --- cluster mode
+
+void Worker::apply_configs(const std::map<std::string, StringMap>& configs,
+                           const std::map<std::string, std::string>& target_states) {
+  std::lock_guard changes{changes_};
+  {
+    std::lock_guard lock{mutex_};
+    doing_ = "applying the cluster's connector configs";
+  }
+  std::vector<std::string> deleted;
+  for (const auto& [name, c] : connectors_)
+    if (!configs.count(name))
+      deleted.push_back(name);
+  for (const auto& name : deleted) {
+    drain_tasks(*connectors_.at(name));
+    std::lock_guard lock{mutex_};
+    connectors_.erase(name);
+    metrics_.remove_connector(name);
+    std::erase_if(rates_, [&](const auto& r) { return r.first.connector == name; });
+    spdlog::info("connector {} deleted", name);
+  }
+  for (const auto& [name, raw] : configs) {
+    auto target_it = target_states.find(name);
+    auto target = target_it == target_states.end() ? std::string{"RUNNING"} : target_it->second;
+    auto it = connectors_.find(name);
+    Connector* c = it == connectors_.end() ? nullptr : it->second.get();
+    if (!c || c->plan.raw != raw) {
+      if (c)
+        drain_tasks(*c);
+      runtime::worker::ConnectorPlan plan;
+      std::string error;
+      try {
+        plan = runtime::worker::plan_connector(name, raw, options_.config);
+      } catch (const std::exception& e) {
+        plan.name = name;
+        plan.raw = raw;
+        error = e.what();
+        spdlog::error("connector {}: {}", name, error);
+      }
+      {
+        std::lock_guard lock{mutex_};
+        if (!c)
+          c = connectors_.emplace(name, std::make_unique<Connector>()).first->second.get();
+        c->plan = std::move(plan);
+        c->plan_error = error;
+        c->failure.clear();
+        c->target = target;
+      }
+      prepare(*c);
+      spdlog::info("connector {} configured ({})", name, target);
+    }
+    if (c->target != target) {
+      if (target != "RUNNING")
+        drain_tasks(*c);
+      std::lock_guard lock{mutex_};
+      c->target = target;
+      spdlog::info("connector {} is {}", name, target);
+    }
+  }
+  reconcile();
+}
+
+void Worker::run_only(std::set<runtime::cluster::Work> mine, uint64_t generation) {
+  std::lock_guard changes{changes_};
+  {
+    std::lock_guard lock{mutex_};
+    doing_ = "applying assignment generation " + std::to_string(generation);
+    assigned_ = std::move(mine);
+    generation_ = generation;
+  }
+  reconcile();
+}
+
+void Worker::reconcile() {
+  for (auto& [name, cp] : connectors_) {
+    auto& c = *cp;
+    std::set<size_t> want;
+    if (c.target == "RUNNING" && c.failure.empty())
+      for (const auto& w : assigned_)
+        if (w.connector == name && !w.is_connector() && static_cast<size_t>(w.task) < c.task_configs.size())
+          want.insert(static_cast<size_t>(w.task));
+    std::set<size_t> stop;
+    for (const auto& [t, task] : c.tasks)
+      if (!want.count(t))
+        stop.insert(t);
+    if (!stop.empty())
+      drain_tasks(c, stop);
+    std::vector<size_t> start;
+    for (auto t : want)
+      if (!c.tasks.count(t))
+        start.push_back(t);
+    if (!start.empty())
+      start_tasks(c, start);
+  }
+}
+
+void Worker::abandon_all() {
+  std::lock_guard changes{changes_};
+  std::lock_guard lock{mutex_};
+  for (auto& [name, c] : connectors_) {
+    for (auto& [t, task] : c->tasks) {
+      for (auto& stage : task.stages)
+        caf::anon_send_exit(stage, caf::exit_reason::kill);
+      spdlog::warn("task {} abandoned: this node was frozen and its work has moved", task_name(name, t));
+    }
+    c->tasks.clear();
+  }
+  assigned_.clear();
+}
+
+std::set<runtime::cluster::Work> Worker::wanted_work() const {
+  std::lock_guard lock{mutex_};
+  std::set<runtime::cluster::Work> out;
+  for (const auto& [name, c] : connectors_)
+    if (c->target == "RUNNING" && c->failure.empty()) {
+      auto work = runtime::cluster::work_of(name, static_cast<int>(c->task_configs.size()));
+      out.insert(work.begin(), work.end());
+    }
+  return out;
+}
+
+std::pair<std::set<runtime::cluster::Work>, uint64_t> Worker::assigned() const {
+  std::lock_guard lock{mutex_};
+  return {assigned_, generation_};
+}
+
+std::vector<rest::ConnectorStatus> Worker::local_statuses() const {
+  std::lock_guard lock{mutex_};
+  std::vector<rest::ConnectorStatus> out;
+  for (const auto& [name, c] : connectors_)
+    out.push_back(status_of(*c));
+  return out;
 }
 
 } // namespace weir::actors

@@ -15,12 +15,15 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "runtime/cluster/assignor.hpp"
 #include "runtime/metrics/registry.hpp"
 #include "runtime/rest/connect_herder.hpp"
 #include "runtime/state/standalone_store.hpp"
@@ -65,6 +68,26 @@ public:
   /// Drains every running task (in-flight batches written, offsets committed) and
   /// ends them. Returns how many did not drain within `timeout`.
   size_t shutdown(std::chrono::milliseconds timeout);
+
+  // --- cluster mode: a node runs the tasks its supervisor assigns to it
+  /// Applies what the config topic says: connectors added, reconfigured (their
+  /// tasks here restart with the new config), paused, stopped, resumed or deleted.
+  /// Tasks start only through run_only().
+  void apply_configs(const std::map<std::string, std::map<std::string, std::string>>& configs,
+                     const std::map<std::string, std::string>& target_states);
+  /// Runs exactly `mine` here: tasks no longer in it drain, commit and stop; new
+  /// ones start. Returns once the stopped ones are stopped.
+  void run_only(std::set<runtime::cluster::Work> mine, uint64_t generation);
+  /// Ends every task here at once, without draining or committing anything: this
+  /// node was frozen, and its work has moved (Kafka fences its late commits).
+  void abandon_all();
+  /// Everything that should run somewhere: each RUNNING connector's instance and
+  /// tasks.
+  std::set<runtime::cluster::Work> wanted_work() const;
+  /// What the supervisor assigned here, and under which generation.
+  std::pair<std::set<runtime::cluster::Work>, uint64_t> assigned() const;
+  /// Every connector's status as this node sees it: its own tasks only.
+  std::vector<runtime::rest::ConnectorStatus> local_statuses() const;
 
   // --- ConnectHerder
   runtime::rest::ServerInfo server_info(Deadline deadline) override;
@@ -125,14 +148,21 @@ private:
   template <class F>
   auto serialized(const std::string& doing, Deadline deadline, F change);
   Connector& get(const std::string& name); // 404 when unknown; under mutex_
-  void start_tasks(Connector& c);
-  /// Drains `c`'s tasks (at most task.shutdown.graceful.timeout.ms) and ends them.
-  void drain_tasks(Connector& c);
+  /// Makes `c`'s task configs and checks its topics; false (connector FAILED) when
+  /// that fails.
+  bool prepare(Connector& c);
+  /// Spawns tasks `ids` of a prepared connector (a source's from its stored offsets).
+  void start_tasks(Connector& c, const std::vector<size_t>& ids);
+  /// prepare() and start every task (standalone).
+  void start_connector(Connector& c);
+  /// Drains `c`'s tasks (`only` those, if given), at most
+  /// task.shutdown.graceful.timeout.ms, and ends them.
+  void drain_tasks(Connector& c, const std::optional<std::set<size_t>>& only = std::nullopt);
   /// Sends stop to every task with something to drain; returns the stages whose
   /// done to wait for. Under mutex_.
-  std::vector<std::string> ask_to_drain(Connector& c);
-  /// Stores source offsets and ends every task's actors. Under mutex_.
-  void end_tasks(Connector& c);
+  std::vector<std::string> ask_to_drain(Connector& c, const std::optional<std::set<size_t>>& only);
+  /// Stores source offsets and ends the tasks' actors. Under mutex_.
+  void end_tasks(Connector& c, const std::optional<std::set<size_t>>& only);
   void restart_one(Connector& c, size_t task);
   void flush_offsets(Connector& c);
   void sample_rates();
@@ -161,6 +191,9 @@ private:
   };
   std::map<runtime::metrics::StageKey, Rate> rates_;
   std::chrono::steady_clock::time_point last_flush_;
+  uint64_t generation_ = 0; // of the assignment the tasks here run under (cluster mode)
+  std::set<runtime::cluster::Work> assigned_;
+  void reconcile(); // cluster mode: makes the tasks here those of assigned_
 };
 
 } // namespace weir::actors

@@ -19,5 +19,6 @@ Runner add_version(CLI::App& app);
 Runner add_demo(CLI::App& app);
 Runner add_standalone(CLI::App& app);
 Runner add_transform(CLI::App& app);
+Runner add_shell(CLI::App& app);
 
 } // namespace weir::cli

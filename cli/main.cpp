@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   std::map<std::string, weir::cli::Runner> runners{
     {"standalone", weir::cli::add_standalone(app)},
     {"node", planned(app, "node", "Run a cluster node: --config WORKER.properties")},
-    {"shell", planned(app, "shell", "Admin shell for a running weir: --url, -c COMMAND")},
+    {"shell", weir::cli::add_shell(app)},
     {"transform", weir::cli::add_transform(app)},
     {"demo", weir::cli::add_demo(app)},
     {"version", weir::cli::add_version(app)},

@@ -21,7 +21,7 @@ namespace weir::runtime::cluster {
 template <class Inspector>
 auto inspect(Inspector& f, Member& x) {
   return f(caf::meta::type_name("weir::Member"), x.id, x.address, x.started_ms, x.status,
-           x.version);
+           x.version, x.rest_url);
 }
 
 } // namespace weir::runtime::cluster
@@ -46,7 +46,7 @@ auto inspect(Inspector& f, MemberEntry& x) {
 template <class Inspector>
 auto inspect(Inspector& f, MembershipSnapshot& x) {
   return f(caf::meta::type_name("weir::MembershipSnapshot"), x.members, x.unreachable, x.leader,
-           x.refused);
+           x.refused, x.handles);
 }
 
 using MemberEntries = std::vector<MemberEntry>;
@@ -98,6 +98,8 @@ void notify(membership_actor* self) {
       snap.unreachable.push_back(m.id);
   snap.leader = st.view->leader().value_or("");
   snap.refused = st.refused;
+  snap.handles = st.peers;
+  snap.handles[st.settings.self.id] = self;
   self->send(st.settings.subscriber, members_atom::value, std::move(snap));
 }
 
@@ -312,6 +314,12 @@ caf::behavior membership(membership_actor* self, MembershipSettings settings) {
     [=](members_atom) {
       auto& st = self->state;
       return st.view->members();
+    },
+    // The membership actor is the node's published entry point: messages for the
+    // node (the supervisor's rounds) pass through it to the subscriber.
+    [=](forward_atom, caf::message& message) {
+      if (self->state.settings.subscriber)
+        self->send(self->state.settings.subscriber, std::move(message));
     },
   };
 }

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ namespace weir::actors::cluster {
 /// Subscribers receive (members_atom, MembershipSnapshot); asking the membership
 /// actor (members_atom) returns its std::vector<Member>.
 using members_atom = caf::atom_constant<caf::atom("members")>;
+/// (forward_atom, caf::message) to a member's membership actor delivers the message
+/// to that node's subscriber (its node actor).
+using forward_atom = caf::atom_constant<caf::atom("forward")>;
 
 struct MembershipSettings {
   std::string group_id;               ///< group.id: the cluster's name
@@ -51,6 +55,7 @@ struct MembershipSnapshot {
   std::vector<std::string> unreachable; ///< ids, from this node's point of view
   std::string leader;                   ///< empty when no member is live
   std::string refused;                  ///< set when a seed refused this node: why
+  std::map<std::string, caf::actor> handles; ///< member id -> its membership actor
 };
 
 /// Sets CAF's middleman heartbeat so a silent connection is dropped (and the proxies

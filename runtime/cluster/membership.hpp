@@ -30,6 +30,7 @@ struct Member {
   int64_t started_ms = 0;  ///< wall clock at start: the oldest member leads
   MemberStatus status = MemberStatus::up;
   uint64_t version = 0;    ///< bumped by the member itself on every change
+  std::string rest_url = {}; ///< where its REST API listens (writes are forwarded to the leader's)
 
   bool operator==(const Member&) const = default;
 };

@@ -27,6 +27,13 @@ void Rebalancer::set_live(std::vector<std::string> live, Clock::time_point now) 
   dirty_ = true;
 }
 
+void Rebalancer::adopt(const std::string& node, const std::vector<Work>& work, uint64_t generation) {
+  for (const auto& w : work)
+    current_[w] = node;
+  generation_ = std::max(generation_, generation);
+  dirty_ = true;
+}
+
 void Rebalancer::revoked(const std::string& node, uint64_t generation) {
   if (generation == generation_)
     awaiting_.erase(node);

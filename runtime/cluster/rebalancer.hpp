@@ -43,6 +43,9 @@ public:
   void set_wanted(std::set<Work> wanted);
   /// The nodes that take work now, in the membership's order (oldest first).
   void set_live(std::vector<std::string> live, Clock::time_point now);
+  /// A new leader learns what runs where from the nodes themselves: `node` runs
+  /// `work` as of `generation` (later rounds continue from the highest one).
+  void adopt(const std::string& node, const std::vector<Work>& work, uint64_t generation);
   /// `node` stopped what round `generation` revoked from it.
   void revoked(const std::string& node, uint64_t generation);
 

@@ -125,6 +125,22 @@ BOOST_AUTO_TEST_CASE(a_node_that_dies_with_a_revocation_pending_does_not_block_t
   BOOST_TEST(r.assignment().size() == 7u);
 }
 
+BOOST_AUTO_TEST_CASE(a_new_leader_adopts_what_runs_and_moves_nothing) {
+  auto t0 = Rebalancer::Clock::now();
+  auto old = settled(0ms, t0);
+  Rebalancer fresh{0ms};
+  fresh.set_wanted(work_of("sink", 6));
+  std::map<std::string, std::vector<Work>> by_node;
+  for (const auto& [w, node] : old.assignment())
+    by_node[node].push_back(w);
+  for (const auto& [node, works] : by_node)
+    fresh.adopt(node, works, old.generation());
+  fresh.set_live({"a", "b", "c"}, t0);
+  BOOST_TEST(!fresh.poll(t0).has_value(), "a balanced cluster stays as it is");
+  BOOST_TEST(fresh.assignment() == old.assignment());
+  BOOST_TEST(fresh.generation() == old.generation());
+}
+
 BOOST_AUTO_TEST_CASE(deleting_a_connector_revokes_its_work) {
   auto t0 = Rebalancer::Clock::now();
   auto r = settled(0ms, t0);

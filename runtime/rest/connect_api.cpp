@@ -8,6 +8,7 @@
 
 #include "runtime/convert/json_text.hpp"
 #include "runtime/rest/connect_json.hpp"
+#include "runtime/rest/weir_api.hpp"
 #include "weir/config.hpp"
 
 namespace weir::runtime::rest {
@@ -115,7 +116,6 @@ private:
     return empty_response(status);
   }
 
-  TaskId task_id(const RouteRequest& request) const;
   std::map<std::string, std::string> hidden_secrets(const std::string& name,
                                                     const std::vector<std::string>& keys, Deadline until);
 
@@ -315,22 +315,12 @@ HttpResponse ConnectApi::task_configs(const RouteRequest& request) {
   return ok_entity(herder_.task_configs(request.param("connector"), deadline()), append_task_infos);
 }
 
-TaskId ConnectApi::task_id(const RouteRequest& request) const {
-  const std::string& text = request.param("task");
-  int task = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), task);
-  // JAX-RS answers a path parameter it cannot convert with 404.
-  if (ec != std::errc{} || end != text.data() + text.size())
-    throw RestError(404, "HTTP 404 Not Found: task id " + text + " is not an integer");
-  return {request.param("connector"), task};
-}
-
 HttpResponse ConnectApi::task_status(const RouteRequest& request) {
-  return ok_entity(herder_.task_status(task_id(request), deadline()), append_task_state);
+  return ok_entity(herder_.task_status(task_id_param(request), deadline()), append_task_state);
 }
 
 HttpResponse ConnectApi::restart_task(const RouteRequest& request) {
-  herder_.restart_task(task_id(request), deadline());
+  herder_.restart_task(task_id_param(request), deadline());
   return empty_response(204);
 }
 
@@ -477,8 +467,19 @@ ConfigMap apply_config_patch(ConfigMap config, const ConfigPatch& patch) {
   return config;
 }
 
+TaskId task_id_param(const RouteRequest& request) {
+  const std::string& text = request.param("task");
+  int task = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), task);
+  // JAX-RS answers a path parameter it cannot convert with 404.
+  if (ec != std::errc{} || end != text.data() + text.size())
+    throw RestError(404, "HTTP 404 Not Found: task id " + text + " is not an integer");
+  return {request.param("connector"), task};
+}
+
 void add_connect_routes(Router& router, ConnectHerder& herder, const ConnectApiOptions& options) {
   ConnectApi::add_routes(std::make_shared<ConnectApi>(herder, options), router);
+  add_weir_routes(router, herder, options);
 }
 
 namespace {

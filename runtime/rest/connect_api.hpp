@@ -24,8 +24,13 @@ struct ConnectApiOptions {
   bool topic_tracking_allow_reset = true;
 };
 
-/// Adds every endpoint to `router`. `herder` must outlive the router's use.
+/// Adds every endpoint to `router`, Kafka Connect's and weir's own (weir_api.hpp).
+/// `herder` must outlive the router's use.
 void add_connect_routes(Router& router, ConnectHerder& herder, const ConnectApiOptions& options);
+
+/// The `{connector}` and `{task}` path parameters; a task that is not an integer is
+/// 404, as JAX-RS answers a path parameter it cannot convert.
+TaskId task_id_param(const RouteRequest& request);
 
 /// The REST server of a worker: listens from construction until destruction (or
 /// stop()). Destroy it before the herder.

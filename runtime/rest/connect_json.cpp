@@ -143,29 +143,9 @@ ConnectorOffset read_offset(simdjson::ondemand::value element) {
   return result;
 }
 
-std::string_view connector_type_name(ConnectorType type) {
-  switch (type) {
-    case ConnectorType::source: return "source";
-    case ConnectorType::sink: return "sink";
-    default: return "unknown";
-  }
-}
-
 void append_optional_string(const std::optional<std::string>& value, std::string& out) {
   if (value) append_json_string(*value, out);
   else out += "null";
-}
-
-// {"state":..,"worker_id":..[,"trace":..]} after the caller's leading fields.
-void append_state_fields(const StateInfo& state, std::string& out) {
-  out += "\"state\":";
-  append_json_string(state.state, out);
-  out += ",\"worker_id\":";
-  append_json_string(state.worker_id, out);
-  if (!state.trace.empty()) {
-    out += ",\"trace\":";
-    append_json_string(state.trace, out);
-  }
 }
 
 void append_task_id(const TaskId& id, std::string& out) {
@@ -192,6 +172,25 @@ void append_config_value_info(const ConfigValueInfo& value, std::string& out) {
 }
 
 } // namespace
+
+std::string_view connector_type_name(ConnectorType type) {
+  switch (type) {
+    case ConnectorType::source: return "source";
+    case ConnectorType::sink: return "sink";
+    default: return "unknown";
+  }
+}
+
+void append_state_fields(const StateInfo& state, std::string& out) {
+  out += "\"state\":";
+  append_json_string(state.state, out);
+  out += ",\"worker_id\":";
+  append_json_string(state.worker_id, out);
+  if (!state.trace.empty()) {
+    out += ",\"trace\":";
+    append_json_string(state.trace, out);
+  }
+}
 
 bool is_secret_key(std::string_view key, const std::set<std::string>& secret_keys) {
   constexpr std::string_view suffix = ".password";

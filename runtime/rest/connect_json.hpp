@@ -39,6 +39,12 @@ std::vector<ConnectorOffset> parse_offsets(std::string_view body);
 
 // --- response bodies, appended to `out`.
 
+/// "source", "sink" or "unknown", as Kafka Connect writes ConnectorType.
+std::string_view connector_type_name(ConnectorType type);
+/// `"state":..,"worker_id":..[,"trace":..]` (trace only when non-empty), the fields
+/// of Kafka Connect's state entities, after the caller's leading fields.
+void append_state_fields(const StateInfo& state, std::string& out);
+
 void append_string_array(const std::vector<std::string>& values, std::string& out);
 void append_config(const ConfigMap& config, const std::set<std::string>& secret_keys, std::string& out);
 void append_connector_info(const ConnectorInfo& info, std::string& out);

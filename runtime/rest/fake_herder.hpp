@@ -3,10 +3,13 @@
 // named "stuck" never answers status requests (to test deadlines).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <thread>
 
+#include "runtime/convert/json_text.hpp"
+#include "runtime/metrics/registry.hpp"
 #include "runtime/rest/connect_herder.hpp"
 
 namespace weir::runtime::rest::test {
@@ -212,11 +215,49 @@ public:
     loggers_[name] = {level, 1700000000001};
   }
 
-  // Filled in by the REST tests of the weir endpoints.
-  ActorTree actor_tree(const std::optional<std::string>&, Deadline) override { return {}; }
-  std::string metrics_text(Deadline) override { return {}; }
-  std::vector<std::string> tap(const TaskId& id, const std::string&, int, Deadline) override {
-    throw not_found("Task " + id.connector + "-" + std::to_string(id.task) + " not found");
+  // weir's own calls: one node holding every connector; each task's pipeline is
+  // reader, one stage per alias in `transforms`, writer, with figures that follow
+  // from the task and stage position (fake_stage) so tests can assert them.
+  ActorTree actor_tree(const std::optional<std::string>& connector, Deadline) override {
+    std::lock_guard lock{mutex_};
+    TreeNode node{"127.0.0.1:8083", true, {}};
+    if (connector) node.connectors.push_back(tree_connector(*connector, get(*connector)));
+    else
+      for (const auto& [name, c] : connectors_) node.connectors.push_back(tree_connector(name, c));
+    return {{node}};
+  }
+  std::string metrics_text(Deadline deadline) override {
+    std::vector<metrics::StageSnapshot> stages;
+    ActorTree tree = actor_tree(std::nullopt, deadline);
+    for (const auto& c : tree.nodes.front().connectors)
+      for (const auto& task : c.tasks)
+        for (const auto& stage : task.stages)
+          stages.push_back({{c.name, task.id, stage.name}, role_of(stage.role), stage.stats});
+    return metrics::render_prometheus(stages);
+  }
+  /// `count` records at once while the connector runs; none otherwise (as if the
+  /// deadline passed with nothing flowing).
+  std::vector<std::string> tap(const TaskId& id, const std::string& stage, int count, Deadline) override {
+    std::lock_guard lock{mutex_};
+    const Connector& c = get(id.connector);
+    std::string task = id.connector + "-" + std::to_string(id.task);
+    if (id.task < 0 || id.task >= task_count(c)) throw not_found("Task " + task + " not found");
+    auto stages = stage_names(c);
+    if (std::find(stages.begin(), stages.end(), stage) == stages.end())
+      throw not_found("Stage " + stage + " not found in task " + task);
+    std::vector<std::string> records;
+    if (c.state != "RUNNING") return records;
+    std::string topic = c.config.count("topics") ? c.config.at("topics") : "fake-topic";
+    for (int i = 0; i < count; ++i) {
+      std::string record = "{\"topic\":";
+      convert::append_json_string(topic, record);
+      record += ",\"partition\":" + std::to_string(id.task) + ",\"offset\":" + std::to_string(i) +
+                ",\"timestamp\":" + std::to_string(1700000000000 + i) + ",\"key\":null,\"value\":{\"stage\":";
+      convert::append_json_string(stage, record);
+      record += ",\"n\":" + std::to_string(i) + "},\"headers\":[]}";
+      records.push_back(std::move(record));
+    }
+    return records;
   }
 
 private:
@@ -257,6 +298,72 @@ private:
     bool failed = c.config.count("fail.task") && std::stoi(c.config.at("fail.task")) == id;
     if (failed) return {id, {"FAILED", "127.0.0.1:8083", "java.lang.RuntimeException: boom in " + name}};
     return {id, {c.state, "127.0.0.1:8083", ""}};
+  }
+  // reader, SMT aliases, writer: a sink's consumer → SMTs → sink, a source's
+  // poller → SMTs → producer.
+  static std::vector<std::string> stage_names(const Connector& c) {
+    bool sink = type(c) == ConnectorType::sink;
+    std::vector<std::string> names{sink ? "consumer" : "poller"};
+    auto it = c.config.find("transforms");
+    std::string aliases = it == c.config.end() ? "" : it->second;
+    for (size_t start = 0; start < aliases.size();) {
+      size_t comma = std::min(aliases.find(',', start), aliases.size());
+      if (comma > start) names.push_back(aliases.substr(start, comma - start));
+      start = comma + 1;
+    }
+    names.push_back(sink ? "sink" : "producer");
+    return names;
+  }
+  // Figures that tests can compute: per stage index i of task t, t+1 times a base.
+  static TreeStage fake_stage(const std::string& name, size_t i, size_t last, bool sink, const TaskState& task) {
+    bool reader = i == 0, writer = i == last;
+    uint64_t t = static_cast<uint64_t>(task.id) + 1;
+    TreeStage stage{name, reader ? (sink ? "sink_reader" : "source_reader")
+                          : writer ? (sink ? "sink_writer" : "source_writer") : "transform", {}, 0, 0, 0, 0};
+    StageStats& s = stage.stats;
+    s.name = name;
+    s.kind = reader ? (sink ? "consumer" : "file") : writer ? (sink ? "sink" : "producer") : "transform";
+    s.state = task.state.state;
+    s.records_in = s.records_out = 1000 * t;
+    s.batches_in = 10 * t;
+    s.bytes_in = 100'000 * t;
+    s.cpu_ns = 2'000'000 * (i + 1);
+    s.mailbox = i;
+    s.capacity = s.out_capacity = {8, 1 << 20};
+    s.held = {2, 2048};
+    s.out_in_flight = {1, 1024};
+    s.out_max_in_flight = {8, 8192};
+    if (reader && sink) {
+      s.lag = 42;
+      s.partitions = 3;
+    }
+    if (writer && task.state.state == "FAILED") {
+      s.errors = 1;
+      s.last_error = "boom";
+    }
+    stage.records_in_per_sec = stage.records_out_per_sec = 100.0 * static_cast<double>(t);
+    stage.bytes_in_per_sec = 10'000.0 * static_cast<double>(t);
+    stage.cpu_per_sec = 0.25 * static_cast<double>(i + 1);
+    return stage;
+  }
+  static TreeConnector tree_connector(const std::string& name, const Connector& c) {
+    TreeConnector connector{name, type(c), {c.state, "127.0.0.1:8083", ""}, {}};
+    auto names = stage_names(c);
+    for (int id = 0; id < task_count(c); ++id) {
+      TaskState state = task_state(name, id, c);
+      TreeTask task{id, state.state, {}};
+      for (size_t i = 0; i < names.size(); ++i)
+        task.stages.push_back(fake_stage(names[i], i, names.size() - 1, connector.type == ConnectorType::sink, state));
+      connector.tasks.push_back(std::move(task));
+    }
+    return connector;
+  }
+  static metrics::StageRole role_of(const std::string& role) {
+    if (role == "sink_reader") return metrics::StageRole::sink_reader;
+    if (role == "sink_writer") return metrics::StageRole::sink_writer;
+    if (role == "source_reader") return metrics::StageRole::source_reader;
+    if (role == "source_writer") return metrics::StageRole::source_writer;
+    return metrics::StageRole::transform;
   }
   ConnectorInfo info(const std::string& name, const Connector& c) const {
     ConnectorInfo result{name, c.config, {}, type(c), provider_keys_};

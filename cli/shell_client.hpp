@@ -1,0 +1,40 @@
+// weir shell's HTTP client: one REST listener, an optional bearer token, and
+// failures as one line for the user (why a node cannot be reached, or the API's
+// own error message and status). CAF-free; cpp-httplib stays inside the .cpp.
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+namespace weir::cli::shell {
+
+/// A command that failed, with one line for the user (printed after "error: ").
+class ShellError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A blocking HTTP client of one REST listener, with an optional bearer token.
+class RestClient {
+public:
+  /// `url` is http://HOST[:PORT] (a trailing slash is ignored); https is refused.
+  RestClient(std::string url, std::string token);
+  ~RestClient();
+  RestClient(const RestClient&) = delete;
+  RestClient& operator=(const RestClient&) = delete;
+
+  const std::string& url() const noexcept { return url_; }
+
+  /// Sends a request and returns the body of a 2xx answer. Throws ShellError:
+  /// "cannot reach URL: connection refused" when there is no answer, and
+  /// "MESSAGE (HTTP N)" with the API's error message for any other status.
+  std::string request(const std::string& method, const std::string& path, const std::string& body = {});
+
+private:
+  struct Impl;
+  std::string url_;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace weir::cli::shell

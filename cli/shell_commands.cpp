@@ -1,0 +1,534 @@
+#include "cli/shell_commands.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <map>
+#include <sstream>
+
+#include <simdjson.h>
+
+#include "runtime/config/connector_json.hpp"
+#include "runtime/convert/json_text.hpp"
+#include "runtime/rest/router.hpp"
+
+namespace weir::cli::shell {
+
+namespace {
+
+using simdjson::dom::element;
+using runtime::rest::percent_encode;
+
+// --- reading answers
+
+element parse(simdjson::dom::parser& parser, const std::string& json) {
+  element doc;
+  if (auto error = parser.parse(json).get(doc))
+    throw ShellError(std::string{"the node answered something that is not JSON: "} + simdjson::error_message(error));
+  return doc;
+}
+
+std::string text(element object, std::string_view key) {
+  std::string_view value;
+  return object[key].get(value) ? std::string{} : std::string{value};
+}
+
+int64_t integer(element object, std::string_view key) {
+  int64_t value = 0;
+  if (!object[key].get(value)) return value;
+  uint64_t big = 0;
+  return object[key].get(big) ? 0 : static_cast<int64_t>(std::min<uint64_t>(big, INT64_MAX));
+}
+
+double number(element object, std::string_view key) {
+  double value = 0;
+  return object[key].get(value) ? 0.0 : value;
+}
+
+std::string fixed(double value, int decimals = 1) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(decimals);
+  out << value;
+  return out.str();
+}
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// Rows of cells as columns two blanks apart, each line after `indent`; rows may
+// have fewer cells than others; no trailing blanks. Columns marked in `right`
+// (numbers) are aligned right.
+std::string table(const std::vector<std::vector<std::string>>& rows, const std::string& indent = "",
+                  const std::vector<bool>& right = {}) {
+  std::vector<size_t> widths;
+  for (const auto& row : rows)
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (widths.size() <= i) widths.push_back(0);
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line = indent;
+    for (size_t i = 0; i < row.size(); ++i) {
+      size_t pad = widths[i] - row[i].size();
+      bool align_right = i < right.size() && right[i];
+      if (align_right) line.append(pad, ' ');
+      line += row[i];
+      if (i + 1 < row.size()) line.append((align_right ? 0 : pad) + 2, ' ');
+    }
+    out += line + '\n';
+  }
+  return out;
+}
+
+std::string credit(element stage, std::string_view group, std::string_view used, std::string_view granted) {
+  element credits = stage[group];
+  return std::to_string(integer(credits[used], "batches")) + "/" + std::to_string(integer(credits[granted], "batches"));
+}
+
+// --- the commands
+
+using Args = std::vector<std::string>;
+enum class Completes { nothing, connector, tap, file };
+
+struct Command {
+  std::string_view name;
+  std::string_view usage; // the arguments
+  std::string_view help;
+  size_t min_args;
+  size_t max_args;
+  Completes completes;
+  void (*run)(const Args& args, Session& session);
+};
+
+const std::vector<Command>& command_table();
+
+std::string connector_path(const std::string& name) { return "/connectors/" + percent_encode(name); }
+
+void help(const Args&, Session& session) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& c : command_table()) {
+    std::string call{c.name};
+    if (!c.usage.empty()) call += " " + std::string{c.usage};
+    rows.push_back({call, std::string{c.help}});
+  }
+  session.out << "Commands:\n" << table(rows, "  ");
+}
+
+void nodes(const Args&, Session& session) {
+  simdjson::dom::parser parser;
+  element tree = parse(parser, session.client.request("GET", "/weir/tree"));
+  std::vector<std::vector<std::string>> rows{{"NODE", "LEADER", "CONNECTORS", "TASKS"}};
+  for (element node : tree["nodes"].get_array()) {
+    size_t tasks = 0, connectors = 0;
+    for (element connector : node["connectors"].get_array()) {
+      ++connectors;
+      tasks += connector["tasks"].get_array().size();
+    }
+    rows.push_back({text(node, "id"), node["leader"].get_bool().value() ? "yes" : "no", std::to_string(connectors),
+                    std::to_string(tasks)});
+  }
+  session.out << table(rows);
+}
+
+void tree(const Args& args, Session& session) {
+  std::string path = args.empty() ? "/weir/tree" : "/weir/tree/" + percent_encode(args[0]);
+  session.out << render_tree(session.client.request("GET", path));
+}
+
+void top(const Args&, Session& session) {
+  auto render = [&session] { return render_top(session.client.request("GET", "/weir/tree")); };
+  if (session.live_top) session.live_top(render);
+  else session.out << render();
+}
+
+int positive(const std::string& word, std::string_view what) {
+  int value = 0;
+  auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
+  if (ec != std::errc{} || end != word.data() + word.size() || value < 0)
+    throw ShellError(std::string{what} + " must be a number, not '" + word + "'");
+  return value;
+}
+
+void tap(const Args& args, Session& session) {
+  int task = positive(args[1], "TASK");
+  int count = args.size() > 3 ? positive(args[3], "N") : 10;
+  std::string path = "/weir" + connector_path(args[0]) + "/tasks/" + std::to_string(task) + "/stages/" +
+                     percent_encode(args[2]) + "/tap?count=" + std::to_string(count);
+  std::string lines = session.client.request("GET", path);
+  session.out << lines << std::flush;
+  if (lines.empty()) session.err << "no record passed stage " << args[2] << " before the node's tap timed out\n";
+}
+
+std::string task_summary(element tasks) {
+  std::map<std::string, int> states;
+  for (element task : tasks.get_array()) ++states[text(task, "state")];
+  std::string summary;
+  for (const auto& [state, n] : states) summary += (summary.empty() ? "" : ", ") + std::to_string(n) + " " + state;
+  return summary.empty() ? "-" : summary;
+}
+
+void connectors(const Args&, Session& session) {
+  simdjson::dom::parser parser;
+  element all = parse(parser, session.client.request("GET", "/connectors?expand=status"));
+  std::vector<std::vector<std::string>> rows{{"NAME", "TYPE", "STATE", "TASKS"}};
+  for (auto [name, entry] : all.get_object()) {
+    element status = entry["status"];
+    rows.push_back({std::string{name}, text(status, "type"), text(status["connector"], "state"),
+                    task_summary(status["tasks"])});
+  }
+  if (rows.size() == 1) session.out << "no connectors\n";
+  else session.out << table(rows);
+}
+
+void print_state(std::ostream& out, const std::string& indent, const std::string& what, element state) {
+  out << indent << what << ": " << text(state, "state") << " on " << text(state, "worker_id") << '\n';
+  std::string trace = text(state, "trace");
+  for (size_t start = 0; start < trace.size();) {
+    size_t end = std::min(trace.find('\n', start), trace.size());
+    out << indent << "    " << trace.substr(start, end - start) << '\n';
+    start = end + 1;
+  }
+}
+
+void status(const Args& args, Session& session) {
+  simdjson::dom::parser parser;
+  element status = parse(parser, session.client.request("GET", connector_path(args[0]) + "/status"));
+  print_state(session.out, "", text(status, "name") + " (" + text(status, "type") + ")", status["connector"]);
+  for (element task : status["tasks"].get_array())
+    print_state(session.out, "  ", "task " + std::to_string(integer(task, "id")), task);
+}
+
+void config(const Args& args, Session& session) {
+  simdjson::dom::parser parser;
+  element config = parse(parser, session.client.request("GET", connector_path(args[0]) + "/config"));
+  for (auto [key, value] : config.get_object()) {
+    std::string_view text_value;
+    session.out << key << '=' << (value.get(text_value) ? std::string{} : std::string{text_value}) << '\n';
+  }
+}
+
+void create(const Args& args, Session& session) {
+  runtime::ConnectorConfig connector;
+  try {
+    connector = runtime::load_connector_file(args[0]);
+  } catch (const std::exception& e) {
+    throw ShellError(e.what());
+  }
+  std::string body = "{\"name\":";
+  runtime::convert::append_json_string(connector.name, body);
+  body += ",\"config\":{";
+  bool first = true;
+  for (const auto& [key, value] : connector.config) {
+    body += first ? "" : ",";
+    first = false;
+    runtime::convert::append_json_string(key, body);
+    body += ':';
+    runtime::convert::append_json_string(value, body);
+  }
+  body += "}}";
+  simdjson::dom::parser parser;
+  element info = parse(parser, session.client.request("POST", "/connectors", body));
+  session.out << "created connector " << text(info, "name") << '\n';
+}
+
+// pause, resume, stop, restart, delete: one request, one line saying it was done.
+template <const char* Method, const char* Suffix, const char* Done>
+void act(const Args& args, Session& session) {
+  session.client.request(Method, connector_path(args[0]) + Suffix);
+  session.out << Done << ' ' << args[0] << '\n';
+}
+constexpr char put[] = "PUT", post[] = "POST", del[] = "DELETE", none[] = "";
+constexpr char pause_path[] = "/pause", resume_path[] = "/resume", stop_path[] = "/stop",
+               restart_path[] = "/restart?includeTasks=true";
+constexpr char paused[] = "paused", resumed[] = "resumed", stopped[] = "stopped",
+               restarting[] = "restarting the connector and tasks of", deleted[] = "deleted";
+
+void offsets(const Args& args, Session& session) {
+  simdjson::dom::parser parser;
+  element answer = parse(parser, session.client.request("GET", connector_path(args[0]) + "/offsets"));
+  std::vector<std::vector<std::string>> rows{{"PARTITION", "OFFSET"}};
+  for (element entry : answer["offsets"].get_array())
+    rows.push_back({simdjson::minify(entry["partition"]), simdjson::minify(entry["offset"])});
+  if (rows.size() == 1) session.out << "no offsets\n";
+  else session.out << table(rows);
+}
+
+void loggers(const Args&, Session& session) {
+  simdjson::dom::parser parser;
+  element answer = parse(parser, session.client.request("GET", "/admin/loggers"));
+  std::vector<std::vector<std::string>> rows{{"LOGGER", "LEVEL"}};
+  for (auto [name, level] : answer.get_object()) rows.push_back({std::string{name}, text(level, "level")});
+  session.out << table(rows);
+}
+
+void nothing(const Args&, Session&) {}
+
+const std::vector<Command>& command_table() {
+  static const std::vector<Command> commands{
+      {"help", "", "this list", 0, 0, Completes::nothing, help},
+      {"nodes", "", "the nodes: id, leader, connectors and tasks on each", 0, 0, Completes::nothing, nodes},
+      {"tree", "[CONNECTOR]", "the actor tree: nodes, connectors, tasks and their stages", 0, 1,
+       Completes::connector, tree},
+      {"top", "", "per stage: rates, mailbox, credit, CPU; refreshed every second, q quits", 0, 0,
+       Completes::nothing, top},
+      {"tap", "CONNECTOR TASK STAGE [N]", "the next N (10) records passing a stage, as JSON lines", 3, 4,
+       Completes::tap, tap},
+      {"connectors", "", "every connector with its type, state and task states", 0, 0, Completes::nothing,
+       connectors},
+      {"status", "NAME", "a connector's and its tasks' states, with failure traces", 1, 1, Completes::connector,
+       status},
+      {"config", "NAME", "a connector's config as properties (secrets [hidden])", 1, 1, Completes::connector,
+       config},
+      {"create", "FILE", "creates a connector from a .properties or .json file", 1, 1, Completes::file, create},
+      {"pause", "NAME", "pauses a connector and its tasks", 1, 1, Completes::connector, act<put, pause_path, paused>},
+      {"resume", "NAME", "resumes a paused or stopped connector", 1, 1, Completes::connector,
+       act<put, resume_path, resumed>},
+      {"stop", "NAME", "stops a connector: no tasks run, offsets can be changed", 1, 1, Completes::connector,
+       act<put, stop_path, stopped>},
+      {"restart", "NAME", "restarts a connector and its tasks", 1, 1, Completes::connector,
+       act<post, restart_path, restarting>},
+      {"delete", "NAME", "deletes a connector", 1, 1, Completes::connector, act<del, none, deleted>},
+      {"offsets", "NAME", "a connector's committed offsets", 1, 1, Completes::connector, offsets},
+      {"loggers", "", "the log levels set on the node", 0, 0, Completes::nothing, loggers},
+      {"quit", "", "leaves the shell (also exit, Ctrl-D)", 0, 0, Completes::nothing, nothing},
+      {"exit", "", "leaves the shell", 0, 0, Completes::nothing, nothing},
+  };
+  return commands;
+}
+
+const Command* find_command(std::string_view name) {
+  for (const auto& c : command_table())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+// --- the tree's renderings
+
+std::string stage_rate(element stage, std::string_view key) { return fixed(number(stage, key)); }
+
+std::vector<std::string> stage_cells(element stage) {
+  std::vector<std::string> cells{text(stage, "name"), text(stage, "role"), text(stage, "kind"), text(stage, "state"),
+                                 "in " + stage_rate(stage, "records_in_per_sec") + "/s",
+                                 "out " + stage_rate(stage, "records_out_per_sec") + "/s",
+                                 "mailbox " + std::to_string(integer(stage, "mailbox")),
+                                 "credit " + credit(stage, "credit", "held", "granted"),
+                                 "in flight " + credit(stage, "out_credit", "in_flight", "granted"),
+                                 "cpu " + fixed(number(stage, "cpu_per_sec") * 100) + "%"};
+  if (!stage["lag"].is_null()) cells.push_back("lag " + std::to_string(integer(stage, "lag")));
+  if (!stage["partitions"].is_null()) cells.push_back("partitions " + std::to_string(integer(stage, "partitions")));
+  if (int64_t errors = integer(stage, "errors"))
+    cells.push_back("errors " + std::to_string(errors) + ": " + first_line(text(stage, "last_error")));
+  return cells;
+}
+
+std::string state_line(element entity) {
+  std::string line = text(entity, "state");
+  std::string trace = text(entity, "trace");
+  return trace.empty() ? line : line + ": " + first_line(trace);
+}
+
+// Any simdjson error while reading an answer: the node spoke another shape.
+template <class Read>
+auto reading(Read read) {
+  try {
+    return read();
+  } catch (const simdjson::simdjson_error& e) {
+    throw ShellError(std::string{"unexpected answer from the node: "} + e.what());
+  }
+}
+
+} // namespace
+
+// --- commands
+
+std::vector<std::string> split_words(std::string_view line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+      else if (c == '\\' && quote == '"' && i + 1 < line.size()) word += line[++i];
+      else word += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      word += line[++i];
+      in_word = true;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (quote) throw ShellError(std::string{"unterminated "} + quote + " quote");
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+void run_command(const std::vector<std::string>& words, Session& session) {
+  if (words.empty()) return;
+  const Command* command = find_command(words[0]);
+  if (!command) throw ShellError("unknown command '" + words[0] + "' (try 'help')");
+  Args args(words.begin() + 1, words.end());
+  if (args.size() < command->min_args || args.size() > command->max_args) {
+    std::string usage{command->name};
+    if (!command->usage.empty()) usage += " " + std::string{command->usage};
+    throw ShellError("usage: " + usage);
+  }
+  reading([&] {
+    command->run(args, session);
+    return 0;
+  });
+}
+
+bool run_line(std::string_view line, Session& session) {
+  try {
+    run_command(split_words(line), session);
+    session.out << std::flush;
+    return true;
+  } catch (const std::exception& e) {
+    // One line, whatever the message: Kafka Connect's invalid-config message has several.
+    std::string message = e.what();
+    std::replace(message.begin(), message.end(), '\n', ' ');
+    session.out << std::flush;
+    session.err << "error: " << message << std::endl;
+    return false;
+  }
+}
+
+std::vector<std::string> command_names() {
+  std::vector<std::string> names;
+  for (const auto& c : command_table()) names.emplace_back(c.name);
+  return names;
+}
+
+std::vector<std::string> complete(std::string_view line, const CompletionSource& source) {
+  std::vector<std::string> words;
+  try {
+    words = split_words(line);
+  } catch (const ShellError&) {
+    return {};
+  }
+  bool new_word = line.empty() || std::isspace(static_cast<unsigned char>(line.back()));
+  if (new_word) words.emplace_back();
+  const std::string& prefix = words.back();
+  std::vector<std::string> candidates;
+  size_t index = words.size() - 1;
+  const Command* command = index ? find_command(words[0]) : nullptr;
+  if (index == 0) {
+    candidates = command_names();
+  } else if (command && index == 1 &&
+             (command->completes == Completes::connector || command->completes == Completes::tap)) {
+    candidates = source.connectors();
+  } else if (command && command->completes == Completes::tap && index == 2) {
+    candidates = source.tasks(words[1]);
+  } else if (command && command->completes == Completes::tap && index == 3) {
+    candidates = source.stages(words[1], words[2]);
+  }
+  std::erase_if(candidates, [&](const std::string& c) { return c.rfind(prefix, 0) != 0; });
+  std::sort(candidates.begin(), candidates.end());
+  return candidates;
+}
+
+CompletionSource rest_completion(RestClient& client) {
+  // Each lookup is one request; completion must never fail the shell.
+  auto guarded = [](auto lookup) {
+    try {
+      return reading(lookup);
+    } catch (const std::exception&) {
+      return std::vector<std::string>{};
+    }
+  };
+  auto tree_tasks = [&client](const std::string& connector, auto each) {
+    simdjson::dom::parser parser;
+    element tree = parse(parser, client.request("GET", "/weir/tree/" + percent_encode(connector)));
+    for (element node : tree["nodes"].get_array())
+      for (element c : node["connectors"].get_array())
+        for (element task : c["tasks"].get_array()) each(task);
+  };
+  CompletionSource source;
+  source.connectors = [&client, guarded] {
+    return guarded([&client] {
+      simdjson::dom::parser parser;
+      std::vector<std::string> names;
+      for (element name : parse(parser, client.request("GET", "/connectors")).get_array())
+        names.emplace_back(std::string_view{name.get_string()});
+      return names;
+    });
+  };
+  source.tasks = [guarded, tree_tasks](const std::string& connector) {
+    return guarded([&] {
+      std::vector<std::string> ids;
+      tree_tasks(connector, [&](element task) { ids.push_back(std::to_string(integer(task, "id"))); });
+      return ids;
+    });
+  };
+  source.stages = [guarded, tree_tasks](const std::string& connector, const std::string& task) {
+    return guarded([&] {
+      std::vector<std::string> names;
+      tree_tasks(connector, [&](element t) {
+        if (std::to_string(integer(t, "id")) != task) return;
+        for (element stage : t["stages"].get_array()) names.push_back(text(stage, "name"));
+      });
+      return names;
+    });
+  };
+  return source;
+}
+
+std::string render_tree(const std::string& tree_json) {
+  return reading([&] {
+    simdjson::dom::parser parser;
+    element tree = parse(parser, tree_json);
+    std::string out;
+    for (element node : tree["nodes"].get_array()) {
+      out += "node " + text(node, "id") + (node["leader"].get_bool().value() ? " (leader)" : "") + '\n';
+      for (element connector : node["connectors"].get_array()) {
+        out += "  connector " + text(connector, "name") + " (" + text(connector, "type") + ") " +
+               state_line(connector) + '\n';
+        for (element task : connector["tasks"].get_array()) {
+          out += "    task " + std::to_string(integer(task, "id")) + ' ' + state_line(task) + '\n';
+          std::vector<std::vector<std::string>> rows;
+          for (element stage : task["stages"].get_array()) rows.push_back(stage_cells(stage));
+          out += table(rows, "      ");
+        }
+      }
+    }
+    return out;
+  });
+}
+
+std::string render_top(const std::string& tree_json) {
+  return reading([&] {
+    simdjson::dom::parser parser;
+    element tree = parse(parser, tree_json);
+    std::vector<std::vector<std::string>> rows{{"CONNECTOR", "TASK", "STAGE", "ROLE", "STATE", "IN/s", "OUT/s",
+                                                "MAILBOX", "CREDIT", "IN-FLIGHT", "CPU%", "LAG", "ERRORS"}};
+    for (element node : tree["nodes"].get_array())
+      for (element connector : node["connectors"].get_array())
+        for (element task : connector["tasks"].get_array())
+          for (element stage : task["stages"].get_array())
+            rows.push_back({text(connector, "name"), std::to_string(integer(task, "id")), text(stage, "name"),
+                            text(stage, "role"), text(stage, "state"), stage_rate(stage, "records_in_per_sec"),
+                            stage_rate(stage, "records_out_per_sec"), std::to_string(integer(stage, "mailbox")),
+                            credit(stage, "credit", "held", "granted"),
+                            credit(stage, "out_credit", "in_flight", "granted"),
+                            fixed(number(stage, "cpu_per_sec") * 100),
+                            stage["lag"].is_null() ? "-" : std::to_string(integer(stage, "lag")),
+                            std::to_string(integer(stage, "errors"))});
+    //                               CONNECTOR TASK STAGE ROLE STATE IN/s OUT/s MAILBOX CREDIT IN-FLIGHT CPU% LAG ERRORS
+    static const std::vector<bool> numbers{false, true, false, false, false, true, true, true, true, true, true, true, true};
+    return table(rows, "", numbers);
+  });
+}
+
+} // namespace weir::cli::shell

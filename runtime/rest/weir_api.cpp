@@ -1,0 +1,70 @@
+#include "runtime/rest/weir_api.hpp"
+
+#include <charconv>
+#include <memory>
+
+#include "runtime/rest/weir_json.hpp"
+
+namespace weir::runtime::rest {
+
+namespace {
+
+// An integer query parameter within [low, high]; `fallback` when absent; else 400
+// naming the parameter, in the wording of Kafka Connect's own parameter errors.
+int64_t int_param(const RouteRequest& request, std::string_view name, int64_t low, int64_t high,
+                  int64_t fallback) {
+  auto text = request.query.get(name);
+  if (!text) return fallback;
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc{} || end != text->data() + text->size() || value < low || value > high)
+    throw bad_request("Invalid value \"" + *text + "\" for query parameter \"" + std::string{name} +
+                      "\": expected an integer from " + std::to_string(low) + " to " + std::to_string(high));
+  return value;
+}
+
+struct WeirApi {
+  ConnectHerder& herder;
+  ConnectApiOptions options;
+
+  Deadline deadline() const { return std::chrono::steady_clock::now() + options.request_timeout; }
+
+  HttpResponse tree(const std::optional<std::string>& connector) const {
+    std::string body;
+    append_actor_tree(herder.actor_tree(connector, deadline()), body);
+    return json_response(200, std::move(body));
+  }
+
+  HttpResponse metrics() const {
+    return {200, {}, herder.metrics_text(deadline()), std::string{prometheus_content_type}};
+  }
+
+  HttpResponse tap(const RouteRequest& request) const {
+    TaskId id = task_id_param(request);
+    int count = static_cast<int>(int_param(request, "count", 1, tap_max_count, tap_default_count));
+    int64_t max_ms = options.request_timeout.count();
+    auto timeout = std::chrono::milliseconds(
+        int_param(request, "timeout_ms", 1, max_ms, std::min<int64_t>(tap_default_timeout.count(), max_ms)));
+    std::string body;
+    for (const auto& record : herder.tap(id, request.param("stage"), count,
+                                         std::chrono::steady_clock::now() + timeout)) {
+      body += record;
+      body += '\n';
+    }
+    return {200, {}, std::move(body), std::string{ndjson_content_type}};
+  }
+};
+
+} // namespace
+
+void add_weir_routes(Router& router, ConnectHerder& herder, const ConnectApiOptions& options) {
+  auto api = std::make_shared<WeirApi>(WeirApi{herder, options});
+  router.add("GET", "/weir/tree", [api](const RouteRequest&) { return api->tree(std::nullopt); });
+  router.add("GET", "/weir/tree/{connector}",
+             [api](const RouteRequest& request) { return api->tree(request.param("connector")); });
+  router.add("GET", "/metrics", [api](const RouteRequest&) { return api->metrics(); });
+  router.add("GET", "/weir/connectors/{connector}/tasks/{task}/stages/{stage}/tap",
+             [api](const RouteRequest& request) { return api->tap(request); });
+}
+
+} // namespace weir::runtime::rest
