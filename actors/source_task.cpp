@@ -66,7 +66,7 @@ SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec)
   source.detached = true; // file reads and database queries block
   source.cell = cell("poller", StageRole::source_reader);
   out.stages.push_back(spawn_source(sys, std::move(source)));
-  out.names.push_back(kind);
+  out.names.push_back("poller");
   std::reverse(out.stages.begin(), out.stages.end());
   std::reverse(out.names.begin(), out.names.end());
   return out;

@@ -46,6 +46,9 @@ struct WorkerOptions {
   int restart_max_attempts = 3;
   std::chrono::milliseconds restart_backoff{1000};
   std::chrono::milliseconds restart_backoff_max{60000};
+  /// A cluster node's worker: tasks run only where the supervisor assigns them
+  /// (run_only), connectors come from the config topic (apply_configs).
+  bool cluster = false;
 };
 
 class Worker final : public runtime::rest::ConnectHerder {
@@ -57,6 +60,15 @@ public:
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
+  /// The REST listener's host:port once bound (port 0 picks one).
+  void set_worker_id(std::string id) {
+    std::lock_guard lock{mutex_};
+    options_.worker_id = std::move(id);
+  }
+  std::string worker_id() const {
+    std::lock_guard lock{mutex_};
+    return options_.worker_id;
+  }
   /// Start-up is complete: GET /health answers healthy from now on.
   void mark_ready() { ready_ = true; }
   /// The owner's periodic upkeep (every ~100 ms): source offsets are stored every

@@ -16,6 +16,7 @@ inline constexpr int not_implemented = 2;
 using Runner = std::function<int()>;
 
 Runner add_version(CLI::App& app);
+Runner add_node(CLI::App& app);
 Runner add_demo(CLI::App& app);
 Runner add_standalone(CLI::App& app);
 Runner add_transform(CLI::App& app);

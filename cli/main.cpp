@@ -9,21 +9,6 @@
 
 #include "cli/commands.hpp"
 
-namespace {
-
-/// Registers a subcommand that is planned but not built yet: it says so and
-/// exits 2, so scripts can tell "not yet" from "failed".
-weir::cli::Runner planned(CLI::App& app, const char* name, const char* what) {
-  auto* sub = app.add_subcommand(name, what);
-  sub->allow_extras();
-  std::string cmd = name;
-  return [cmd] {
-    std::fprintf(stderr, "weir %s: not implemented yet in this version of weir\n", cmd.c_str());
-    return weir::cli::not_implemented;
-  };
-}
-
-} // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"weir: a native, Kafka Connect-compatible streaming engine on actors"};
@@ -32,7 +17,7 @@ int main(int argc, char** argv) {
 
   std::map<std::string, weir::cli::Runner> runners{
     {"standalone", weir::cli::add_standalone(app)},
-    {"node", planned(app, "node", "Run a cluster node: --config WORKER.properties")},
+    {"node", weir::cli::add_node(app)},
     {"shell", weir::cli::add_shell(app)},
     {"transform", weir::cli::add_transform(app)},
     {"demo", weir::cli::add_demo(app)},

@@ -21,6 +21,7 @@
 #include "actors/messages.hpp"
 #include "actors/worker.hpp"
 #include "cli/commands.hpp"
+#include "cli/worker_config.hpp"
 #include "runtime/config/connector_json.hpp"
 #include "runtime/config/properties.hpp"
 #include "runtime/config/providers.hpp"
@@ -47,77 +48,9 @@ struct Options {
   int progress_seconds = 5;
 };
 
-const ConfigDef& worker_def() {
-  static const ConfigDef def = [] {
-    ConfigDef d;
-    d.define("bootstrap.servers", ConfigType::List, "localhost:9092", Importance::High,
-             "Kafka brokers; 'embedded' starts the in-process mock cluster (development only).");
-    d.define("key.converter", ConfigType::Class, "org.apache.kafka.connect.json.JsonConverter",
-             Importance::High, "Converter class for record keys.");
-    d.define("value.converter", ConfigType::Class,
-             "org.apache.kafka.connect.json.JsonConverter", Importance::High,
-             "Converter class for record values.");
-    d.define("offset.storage.file.filename", ConfigType::String, Importance::High,
-             "File to store connector state (configs, status, source offsets) in: an SQLite "
-             "database in weir.");
-    d.define("offset.flush.interval.ms", ConfigType::Long, "10000", Importance::Low,
-             "Interval at which to try committing offsets for tasks. weir commits sink "
-             "offsets as soon as each batch is durable; source offsets are written to the "
-             "state file this often, and at shutdown.",
-             validators::range(0, std::nullopt));
-    d.define("exactly.once.source.support", ConfigType::String, "disabled", Importance::High,
-             "Whether to enable exactly-once support for source connectors by using "
-             "transactions to write source records and their source offsets (enabled), or "
-             "not (disabled). preparing is accepted and means disabled in standalone mode.",
-             validators::one_of({"disabled", "preparing", "enabled"}, true));
-    d.define("group.id", ConfigType::String, "connect-standalone", Importance::Medium,
-             "Names this worker's cluster: exactly-once source tasks use the transactional "
-             "id GROUP-CONNECTOR-TASK, as Kafka Connect does.");
-    d.define("offset.storage.topic", ConfigType::String, "connect-offsets", Importance::Medium,
-             "With exactly-once source support: the topic each transaction writes its "
-             "source offsets to (a connector's offsets.storage.topic overrides it).");
-    d.define("plugin.path", ConfigType::List, "", Importance::Low,
-             "Directories with plugin shared libraries.");
-    d.define("listeners", ConfigType::List, "http://127.0.0.1:8083", Importance::Low,
-             "REST API listener, http://HOST:PORT (weir listens on loopback unless told "
-             "otherwise; port 0 picks a free port, printed at start).");
-    d.define("rest.auth.token", ConfigType::Password, "", Importance::Medium,
-             "weir: a bearer token every REST request must carry (Authorization: Bearer "
-             "TOKEN); take it from a file or the environment with a config provider, e.g. "
-             "${env:WEIR_TOKEN}. Empty: no authentication, as in Kafka Connect.");
-    d.define("task.shutdown.graceful.timeout.ms", ConfigType::Long, "5000", Importance::Low,
-             "How long a stopping task may take to write and commit what it holds before "
-             "its actors are ended anyway (its uncommitted records are delivered again).",
-             validators::range(0, std::nullopt));
-    d.define("task.restart.max.attempts", ConfigType::Int, "3", Importance::Low,
-             "weir: how many times in a row a FAILED task is restarted automatically "
-             "(0: never, as in Kafka Connect). A restart through the REST API resets the count.",
-             validators::range(0, std::nullopt));
-    d.define("task.restart.backoff.ms", ConfigType::Long, "1000", Importance::Low,
-             "weir: the wait before the first automatic restart of a failed task; each next "
-             "one waits twice as long.",
-             validators::range(0, std::nullopt));
-    d.define("task.restart.backoff.max.ms", ConfigType::Long, "60000", Importance::Low,
-             "weir: the longest wait between automatic restarts.",
-             validators::range(0, std::nullopt));
-    return d;
-  }();
-  return def;
-}
-
 int run_standalone(const Options& opt) {
-  auto worker = runtime::resolve_providers(runtime::load_properties_file(opt.worker)).values;
-  ParseOptions worker_passthrough;
-  worker_passthrough.passthrough_prefixes = {"key.converter.", "value.converter.", "consumer.",
-                                             "producer.", "admin.", "config.providers"};
-  auto worker_config = worker_def().parse(worker, worker_passthrough);
-  for (const auto& key : worker_def().keys())
-    worker.try_emplace(key.name, to_string(worker_config.get(key.name)));
-  const auto& listeners = worker_config.get_list("listeners");
-  if (listeners.size() != 1)
-    throw ConfigError("listeners", "Invalid value for configuration listeners: weir serves one "
-                                   "REST listener (got " + std::to_string(listeners.size()) + ")");
-  runtime::rest::parse_listener(listeners.front()); // names `listeners` when wrong
+  auto setup = load_worker(opt.worker, false);
+  const auto& worker = setup.options.config;
 
   // Every connector file is checked before anything starts: a bad one names its key.
   std::vector<runtime::ConnectorConfig> files;
@@ -126,7 +59,7 @@ int run_standalone(const Options& opt) {
     runtime::worker::plan_connector(files.back().name, files.back().config, worker);
   }
 
-  runtime::state::StandaloneStore state{worker_config.get_string("offset.storage.file.filename")};
+  runtime::state::StandaloneStore state{worker.at("offset.storage.file.filename")};
   std::signal(SIGTERM, on_signal);
   std::signal(SIGINT, on_signal);
 
@@ -136,29 +69,9 @@ int run_standalone(const Options& opt) {
   actors::announce_types(cfg);
   caf::actor_system sys{cfg};
 
-  runtime::rest::HttpServerOptions http;
-  http.listener = listeners.front();
-  http.bearer_token = worker_config.get_password("rest.auth.token").value();
-  actors::WorkerOptions options;
-  options.config = worker;
-  options.graceful_timeout =
-    std::chrono::milliseconds{worker_config.get_long("task.shutdown.graceful.timeout.ms")};
-  options.restart_max_attempts = worker_config.get_int("task.restart.max.attempts");
-  options.restart_backoff = std::chrono::milliseconds{worker_config.get_long("task.restart.backoff.ms")};
-  options.restart_backoff_max =
-    std::chrono::milliseconds{worker_config.get_long("task.restart.backoff.max.ms")};
-  auto listener = runtime::rest::parse_listener(http.listener);
-  options.worker_id = (listener.host.empty() ? std::string{"0.0.0.0"} : listener.host) + ":"
-                      + std::to_string(listener.port);
-  actors::Worker herder{sys, state, metrics, options};
-  std::optional<runtime::rest::ConnectRestServer> rest;
-  try {
-    rest.emplace(herder, http);
-  } catch (const std::system_error& e) {
-    throw ConfigError("listeners", "cannot listen on " + http.listener + ": " + e.what());
-  }
-  spdlog::info("REST API on http://{}:{}", listener.host.empty() ? "0.0.0.0" : listener.host,
-               rest->port());
+  actors::Worker herder{sys, state, metrics, setup.options};
+  auto rest = serve_rest(herder, setup.http);
+  herder.set_worker_id(rest_address(setup.http, rest->port()));
 
   const auto forever = runtime::rest::Deadline::max();
   for (auto& file : files)

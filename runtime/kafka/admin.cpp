@@ -90,6 +90,9 @@ void create_topics(const Properties& props, const std::vector<NewTopic>& topics,
       throw KafkaError("create topic '" + t.name + "': " + errstr, RD_KAFKA_RESP_ERR__INVALID_ARG);
     owned.emplace_back(nt);
     raw.push_back(nt);
+    for (const auto& [key, value] : t.configs)
+      if (auto err = rd_kafka_NewTopic_set_config(nt, key.c_str(), value.c_str()))
+        throw KafkaError(describe("create topic '" + t.name + "': config '" + key + "'", err), err);
   }
 
   Owned<rd_kafka_queue_t, rd_kafka_queue_destroy> queue{rd_kafka_queue_new(rk.get())};
@@ -147,6 +150,34 @@ std::optional<int32_t> partition_count(const Properties& props, const std::strin
     return t.partition_cnt;
   }
   return std::nullopt;
+}
+
+std::map<std::string, std::string> topic_configs(const Properties& props, const std::string& topic,
+                                                 std::chrono::milliseconds timeout) {
+  auto rk = admin_client(props);
+  const std::string what = "configs of topic '" + topic + "'";
+  auto event = admin_request(rk.get(), RD_KAFKA_ADMIN_OP_DESCRIBECONFIGS, timeout, what,
+                             [&](rd_kafka_AdminOptions_t* options, rd_kafka_queue_t* queue) {
+                               auto* resource = rd_kafka_ConfigResource_new(RD_KAFKA_RESOURCE_TOPIC, topic.c_str());
+                               rd_kafka_DescribeConfigs(rk.get(), &resource, 1, options, queue);
+                               rd_kafka_ConfigResource_destroy(resource);
+                             });
+  size_t count = 0;
+  const auto** resources = rd_kafka_DescribeConfigs_result_resources(
+    rd_kafka_event_DescribeConfigs_result(event.get()), &count);
+  std::map<std::string, std::string> out;
+  for (size_t r = 0; r < count; ++r) {
+    if (auto err = rd_kafka_ConfigResource_error(resources[r])) {
+      const char* msg = rd_kafka_ConfigResource_error_string(resources[r]);
+      throw KafkaError(what + ": " + (msg && *msg ? msg : rd_kafka_err2str(err)), err);
+    }
+    size_t entries = 0;
+    const auto** configs = rd_kafka_ConfigResource_configs(resources[r], &entries);
+    for (size_t i = 0; i < entries; ++i)
+      if (const char* value = rd_kafka_ConfigEntry_value(configs[i]))
+        out.emplace(rd_kafka_ConfigEntry_name(configs[i]), value);
+  }
+  return out;
 }
 
 std::vector<TopicPartitionOffset> group_offsets(const Properties& props, const std::string& group,

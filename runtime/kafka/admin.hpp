@@ -1,4 +1,5 @@
-// The few admin operations weir needs: create topics, count partitions.
+// The few admin operations weir needs: create topics, count partitions, read a
+// topic's configs.
 // Each call opens a short-lived client; these are setup paths, not hot ones.
 #pragma once
 
@@ -6,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,11 +21,14 @@ struct NewTopic {
   std::string name;
   int32_t partitions = -1;
   int16_t replication = -1;
+  /// Topic configs (cleanup.policy=compact, ...); the broker's defaults for the rest.
+  std::map<std::string, std::string> configs = {};
 };
 
-/// Creates `topics` (an existing topic is not an error) and waits up to `timeout`
-/// for the broker to confirm. On the embedded cluster, creates them there
-/// directly. Throws KafkaError naming each topic that failed.
+/// Creates `topics` (an existing topic is not an error, and keeps its configs) and
+/// waits up to `timeout` for the broker to confirm. On the embedded cluster, creates
+/// them there directly, without their configs (the mock broker has none). Throws
+/// KafkaError naming each topic that failed.
 void create_topics(const Properties& props, const std::vector<NewTopic>& topics,
                    std::chrono::milliseconds timeout = std::chrono::seconds{30});
 
@@ -46,5 +51,11 @@ void delete_group_offsets(const Properties& props, const std::string& group,
 /// does not exist. Throws KafkaError when the metadata cannot be fetched.
 std::optional<int32_t> partition_count(const Properties& props, const std::string& topic,
                                        std::chrono::milliseconds timeout = std::chrono::seconds{10});
+
+/// The topic's configs as the broker reports them (DescribeConfigs): every config,
+/// defaults included; a null value is left out. Throws KafkaError, also when the
+/// topic does not exist.
+std::map<std::string, std::string> topic_configs(const Properties& props, const std::string& topic,
+                                                 std::chrono::milliseconds timeout = std::chrono::seconds{10});
 
 } // namespace weir::runtime::kafka

@@ -1,0 +1,281 @@
+#include "actors/cluster/cluster_herder.hpp"
+
+#include <thread>
+
+#include <spdlog/spdlog.h>
+
+#include "connectors/registry.hpp"
+#include "runtime/convert/json_text.hpp"
+#include "runtime/rest/config_info.hpp"
+#include "runtime/rest/forward.hpp"
+#include "runtime/rest/router.hpp"
+
+namespace weir::actors::cluster {
+
+namespace rest = runtime::rest;
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::chrono::milliseconds remaining(Deadline d) {
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(d - Clock::now());
+  return std::clamp(left, std::chrono::milliseconds{1000}, std::chrono::milliseconds{60000});
+}
+
+std::string config_json(const rest::ConfigMap& config) {
+  std::string out = "{";
+  for (const auto& [k, v] : config) {
+    if (out.size() > 1)
+      out += ',';
+    runtime::convert::append_json_string(k, out);
+    out += ':';
+    runtime::convert::append_json_string(v, out);
+  }
+  return out + "}";
+}
+
+std::string path_of(const std::string& name) { return "/connectors/" + rest::percent_encode(name); }
+
+rest::ConnectorType type_of(const rest::ConfigMap& config) {
+  auto cls = config.count("connector.class") ? config.at("connector.class") : std::string{};
+  return connectors::find_sink(cls)     ? rest::ConnectorType::sink
+         : connectors::find_source(cls) ? rest::ConnectorType::source
+                                        : rest::ConnectorType::unknown;
+}
+
+/// Polls `done` until it holds or `timeout` passes (a change written to the config
+/// topic reaches this node's worker a moment later).
+template <class F>
+void wait_for(F done, std::chrono::milliseconds timeout) {
+  auto until = Clock::now() + timeout;
+  while (!done() && Clock::now() < until)
+    std::this_thread::sleep_for(20ms);
+}
+
+bool knows(Worker& worker, const std::string& name) {
+  auto names = worker.connectors(Deadline::max());
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+} // namespace
+
+std::string ClusterHerder::leader_url() {
+  auto members = links_.view->members();
+  if (members.leader.empty())
+    throw rest::conflict("Cannot complete request because no leader is known yet: the cluster is "
+                         "forming, or this node reaches no other member");
+  if (members.leader == links_.member_id)
+    return {};
+  for (const auto& m : members.members)
+    if (m.id == members.leader && !m.rest_url.empty())
+      return m.rest_url;
+  throw rest::conflict("Cannot complete request because the leader " + members.leader
+                       + " has not told its REST URL yet");
+}
+
+void ClusterHerder::write_config(const std::string& name, const rest::ConfigMap& config,
+                                 std::optional<std::string> target_state, Deadline d) {
+  if (target_state)
+    links_.configs->put_target_state(name, *target_state);
+  links_.configs->put_connector(name, config);
+  links_.configs->catch_up(remaining(d));
+}
+
+rest::Created ClusterHerder::put_connector_config(const std::string& name, const rest::ConfigMap& config,
+                                                  std::optional<rest::InitialState> initial_state,
+                                                  bool allow_replace, Deadline d) {
+  bool existed = knows(worker(), name);
+  if (auto url = leader_url(); !url.empty()) {
+    if (allow_replace) {
+      rest::forward_request(url, "PUT", path_of(name) + "/config", config_json(config),
+                            links_.rest_token, remaining(d));
+    } else {
+      std::string body = "{\"name\":";
+      runtime::convert::append_json_string(name, body);
+      body += ",\"config\":" + config_json(config);
+      if (initial_state)
+        body += std::string{",\"initial_state\":\""}
+                + (*initial_state == rest::InitialState::paused    ? "PAUSED"
+                   : *initial_state == rest::InitialState::stopped ? "STOPPED"
+                                                                   : "RUNNING")
+                + "\"";
+      rest::forward_request(url, "POST", "/connectors", body + "}", links_.rest_token, remaining(d));
+    }
+  } else {
+    rest::throw_if_invalid(worker().validate_connector_config(config, d));
+    existed = links_.configs->snapshot().connectors.count(name) > 0;
+    if (existed && !allow_replace)
+      throw rest::already_exists("Connector " + name + " already exists");
+    std::optional<std::string> target;
+    if (initial_state)
+      target = *initial_state == rest::InitialState::paused    ? "PAUSED"
+               : *initial_state == rest::InitialState::stopped ? "STOPPED"
+                                                               : "RUNNING";
+    write_config(name, config, target, d);
+    spdlog::info("cluster: connector {} {} in the config topic", name, existed ? "updated" : "created");
+  }
+  wait_for([&] { return knows(worker(), name); }, 3s);
+  return {!existed, {name, config, {}, type_of(config), {}}};
+}
+
+rest::Created ClusterHerder::patch_connector_config(const std::string& name, const rest::ConfigPatch& patch,
+                                                    Deadline d) {
+  auto config = rest::apply_config_patch(worker().connector_info(name, d).config, patch);
+  config["name"] = name;
+  return put_connector_config(name, config, std::nullopt, true, d);
+}
+
+void ClusterHerder::delete_connector(const std::string& name, Deadline d) {
+  if (auto url = leader_url(); !url.empty()) {
+    rest::forward_request(url, "DELETE", path_of(name), {}, links_.rest_token, remaining(d));
+  } else {
+    if (!links_.configs->snapshot().connectors.count(name))
+      throw rest::not_found("Connector " + name + " not found");
+    auto tasks = static_cast<int>(worker().task_configs(name, d).size());
+    links_.configs->delete_connector(name);
+    links_.configs->catch_up(remaining(d));
+    links_.statuses->delete_connector(name, tasks);
+  }
+  wait_for([&] { return !knows(worker(), name); }, 3s);
+}
+
+void ClusterHerder::pause_connector(const std::string& name, Deadline d) {
+  if (auto url = leader_url(); !url.empty())
+    rest::forward_request(url, "PUT", path_of(name) + "/pause", {}, links_.rest_token, remaining(d));
+  else if (!links_.configs->snapshot().connectors.count(name))
+    throw rest::not_found("Connector " + name + " not found");
+  else
+    links_.configs->put_target_state(name, "PAUSED");
+}
+
+void ClusterHerder::resume_connector(const std::string& name, Deadline d) {
+  if (auto url = leader_url(); !url.empty())
+    rest::forward_request(url, "PUT", path_of(name) + "/resume", {}, links_.rest_token, remaining(d));
+  else if (!links_.configs->snapshot().connectors.count(name))
+    throw rest::not_found("Connector " + name + " not found");
+  else
+    links_.configs->put_target_state(name, "RUNNING");
+}
+
+void ClusterHerder::stop_connector(const std::string& name, Deadline d) {
+  if (auto url = leader_url(); !url.empty())
+    rest::forward_request(url, "PUT", path_of(name) + "/stop", {}, links_.rest_token, remaining(d));
+  else if (!links_.configs->snapshot().connectors.count(name))
+    throw rest::not_found("Connector " + name + " not found");
+  else
+    links_.configs->put_target_state(name, "STOPPED");
+}
+
+void ClusterHerder::restart_connector(const std::string& name, Deadline d) {
+  // weir's connector instance holds nothing to restart: its tasks are what runs.
+  worker().connector_info(name, d); // 404 when unknown
+}
+
+rest::ConnectorStatus ClusterHerder::connector_status(const std::string& name, Deadline d) {
+  auto status = worker().connector_status(name, d);
+  if (status.connector.state == "STOPPED")
+    return status;
+  auto shared = links_.statuses->snapshot();
+  if (auto it = shared.connectors.find(name); it != shared.connectors.end())
+    status.connector.worker_id = it->second.worker_id;
+  auto count = worker().task_configs(name, d).size();
+  std::vector<rest::TaskState> tasks;
+  for (size_t t = 0; t < count; ++t) {
+    auto id = static_cast<int>(t);
+    auto here = std::find_if(status.tasks.begin(), status.tasks.end(),
+                             [&](const rest::TaskState& s) { return s.id == id; });
+    if (here != status.tasks.end()) {
+      tasks.push_back(*here);
+      continue;
+    }
+    auto elsewhere = shared.tasks.find({name, id});
+    if (elsewhere != shared.tasks.end())
+      tasks.push_back({id, {elsewhere->second.state, elsewhere->second.worker_id, elsewhere->second.trace}});
+    else
+      tasks.push_back({id, {"UNASSIGNED", "", ""}});
+  }
+  status.tasks = std::move(tasks);
+  return status;
+}
+
+rest::TaskState ClusterHerder::task_status(const rest::TaskId& id, Deadline d) {
+  for (const auto& t : connector_status(id.connector, d).tasks)
+    if (t.id == id.task)
+      return t;
+  throw rest::not_found("Task " + id.connector + "-" + std::to_string(id.task) + " not found");
+}
+
+void ClusterHerder::restart_task(const rest::TaskId& id, Deadline d) {
+  auto where = task_status(id, d).state.worker_id;
+  if (where == worker().worker_id())
+    return worker().restart_task(id, d);
+  if (where.empty())
+    throw rest::conflict("Cannot restart task " + id.connector + "-" + std::to_string(id.task)
+                         + ": it is not assigned to any node yet");
+  rest::forward_request("http://" + where, "POST",
+                        path_of(id.connector) + "/tasks/" + std::to_string(id.task) + "/restart", {},
+                        links_.rest_token, remaining(d));
+}
+
+rest::ConnectorStatus ClusterHerder::restart_connector_and_tasks(const rest::RestartRequest& request,
+                                                                 Deadline d) {
+  auto status = connector_status(request.connector, d);
+  if (!request.only_failed || status.connector.state == "FAILED")
+    status.connector.state = "RESTARTING";
+  for (auto& t : status.tasks) {
+    if (!request.include_tasks || (request.only_failed && t.state.state != "FAILED"))
+      continue;
+    restart_task({request.connector, t.id}, d);
+    t.state.state = "RESTARTING";
+    t.state.trace.clear();
+  }
+  return status;
+}
+
+std::string ClusterHerder::alter_connector_offsets(const std::string& name,
+                                                   const std::vector<rest::ConnectorOffset>& offsets,
+                                                   Deadline d) {
+  return worker().alter_connector_offsets(name, offsets, d);
+}
+
+std::string ClusterHerder::reset_connector_offsets(const std::string& name, Deadline d) {
+  return worker().reset_connector_offsets(name, d);
+}
+
+void ClusterHerder::set_cluster_logger_level(const std::string& name, const std::string& level,
+                                             Deadline d) {
+  worker().set_worker_logger_level(name, level, d);
+  for (const auto& m : links_.view->members().members)
+    if (m.id != links_.member_id && !m.rest_url.empty()) {
+      try {
+        rest::forward_request(m.rest_url, "PUT", "/admin/loggers/" + rest::percent_encode(name),
+                              "{\"level\":\"" + level + "\"}", links_.rest_token, remaining(d));
+      } catch (const std::exception& e) {
+        spdlog::warn("cluster: could not set logger {} on {}: {}", name, m.rest_url, e.what());
+      }
+    }
+}
+
+rest::ActorTree ClusterHerder::actor_tree(const std::optional<std::string>& connector, Deadline d) {
+  auto tree = worker().actor_tree(connector, d);
+  auto members = links_.view->members();
+  for (auto& node : tree.nodes)
+    node.leader = members.leader == links_.member_id;
+  return tree;
+}
+
+void ClusterHerder::publish_statuses() {
+  auto [mine, generation] = worker().assigned();
+  auto self = worker().worker_id();
+  for (const auto& status : worker().local_statuses()) {
+    for (const auto& t : status.tasks)
+      links_.statuses->put_task(status.name, t.id,
+                                {t.state.state, t.state.trace, self, generation});
+    if (mine.count({status.name, runtime::cluster::Work::connector_instance}))
+      links_.statuses->put_connector(status.name, {status.connector.state, status.connector.trace,
+                                                   self, generation});
+  }
+}
+
+} // namespace weir::actors::cluster

@@ -1,0 +1,110 @@
+// The REST API of a cluster node (`weir node`): any node answers. Reads come from
+// this node's worker and the shared topics (a task running elsewhere shows the
+// status its node wrote to the status topic); changes to connectors are forwarded
+// to the leader, which validates them and writes them to the config topic, from
+// which every node applies them; a task's restart goes to the node running it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "actors/cluster/node.hpp"
+#include "actors/worker.hpp"
+#include "runtime/cluster/state_log.hpp"
+
+namespace weir::actors::cluster {
+
+class ClusterHerder final : public runtime::rest::ConnectHerder {
+public:
+  struct Links {
+    Worker* worker = nullptr;
+    runtime::cluster::ConfigLog* configs = nullptr;
+    runtime::cluster::StatusLog* statuses = nullptr;
+    std::shared_ptr<ClusterView> view;
+    std::string member_id;
+    std::string rest_token; ///< the bearer token forwarded requests carry
+  };
+  explicit ClusterHerder(Links links) : links_(std::move(links)) {}
+
+  /// Writes the statuses of this node's tasks (and of the connectors whose
+  /// instance runs here) to the status topic.
+  void publish_statuses();
+
+  runtime::rest::ServerInfo server_info(Deadline d) override { return worker().server_info(d); }
+  void health_check(Deadline d) override { worker().health_check(d); }
+  bool ready() override { return worker().ready(); }
+  std::vector<std::string> connectors(Deadline d) override { return worker().connectors(d); }
+  runtime::rest::ConnectorInfo connector_info(const std::string& name, Deadline d) override {
+    return worker().connector_info(name, d);
+  }
+  runtime::rest::ConnectorStatus connector_status(const std::string& name, Deadline d) override;
+  runtime::rest::TaskState task_status(const runtime::rest::TaskId& id, Deadline d) override;
+  std::vector<runtime::rest::TaskInfo> task_configs(const std::string& name, Deadline d) override {
+    return worker().task_configs(name, d);
+  }
+  runtime::rest::Created put_connector_config(const std::string& name,
+                                              const runtime::rest::ConfigMap& config,
+                                              std::optional<runtime::rest::InitialState> initial_state,
+                                              bool allow_replace, Deadline d) override;
+  runtime::rest::Created patch_connector_config(const std::string& name,
+                                                const runtime::rest::ConfigPatch& patch,
+                                                Deadline d) override;
+  void delete_connector(const std::string& name, Deadline d) override;
+  void restart_connector(const std::string& name, Deadline d) override;
+  runtime::rest::ConnectorStatus restart_connector_and_tasks(const runtime::rest::RestartRequest& request,
+                                                             Deadline d) override;
+  void restart_task(const runtime::rest::TaskId& id, Deadline d) override;
+  void pause_connector(const std::string& name, Deadline d) override;
+  void resume_connector(const std::string& name, Deadline d) override;
+  void stop_connector(const std::string& name, Deadline d) override;
+  std::vector<runtime::rest::ConnectorOffset> connector_offsets(const std::string& name,
+                                                                Deadline d) override {
+    return worker().connector_offsets(name, d);
+  }
+  std::string alter_connector_offsets(const std::string& name,
+                                      const std::vector<runtime::rest::ConnectorOffset>& offsets,
+                                      Deadline d) override;
+  std::string reset_connector_offsets(const std::string& name, Deadline d) override;
+  std::vector<std::string> connector_active_topics(const std::string& name, Deadline d) override {
+    return worker().connector_active_topics(name, d);
+  }
+  void reset_connector_active_topics(const std::string& name, Deadline d) override {
+    worker().reset_connector_active_topics(name, d);
+  }
+  std::vector<runtime::rest::PluginInfo> plugins(Deadline d) override { return worker().plugins(d); }
+  std::vector<runtime::rest::ConfigKeyInfo> plugin_config(const std::string& plugin, Deadline d) override {
+    return worker().plugin_config(plugin, d);
+  }
+  runtime::rest::ConfigInfos validate_connector_config(const runtime::rest::ConfigMap& config,
+                                                       Deadline d) override {
+    return worker().validate_connector_config(config, d);
+  }
+  std::map<std::string, runtime::rest::LoggerLevel> logger_levels(Deadline d) override {
+    return worker().logger_levels(d);
+  }
+  std::optional<runtime::rest::LoggerLevel> logger_level(const std::string& name, Deadline d) override {
+    return worker().logger_level(name, d);
+  }
+  std::vector<std::string> set_worker_logger_level(const std::string& name, const std::string& level,
+                                                   Deadline d) override {
+    return worker().set_worker_logger_level(name, level, d);
+  }
+  void set_cluster_logger_level(const std::string& name, const std::string& level, Deadline d) override;
+  runtime::rest::ActorTree actor_tree(const std::optional<std::string>& connector, Deadline d) override;
+  std::string metrics_text(Deadline d) override { return worker().metrics_text(d); }
+  std::vector<std::string> tap(const runtime::rest::TaskId& id, const std::string& stage, int count,
+                               Deadline d) override {
+    return worker().tap(id, stage, count, d);
+  }
+
+private:
+  Worker& worker() { return *links_.worker; }
+  /// The leader's REST URL when this node does not lead (then the request goes
+  /// there); empty when it does. 503-like RestError when no leader is known.
+  std::string leader_url();
+  void write_config(const std::string& name, const runtime::rest::ConfigMap& config,
+                    std::optional<std::string> target_state, Deadline d);
+  Links links_;
+};
+
+} // namespace weir::actors::cluster

@@ -1,0 +1,189 @@
+// `weir node --config WORKER.properties`: one node of a cluster, as
+// connect-distributed runs one worker. Nodes find each other through
+// cluster.seeds, keep connectors in the config topic and statuses in the status
+// topic, and the leader's supervisor spreads the tasks over the live nodes
+// (docs/cluster.md).
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/actor_system_config.hpp>
+#include <caf/io/middleman.hpp>
+#include <caf/send.hpp>
+#include <spdlog/spdlog.h>
+
+#include "actors/cluster/cluster_herder.hpp"
+#include "actors/cluster/membership_actor.hpp"
+#include "actors/cluster/node.hpp"
+#include "actors/messages.hpp"
+#include "cli/commands.hpp"
+#include "cli/worker_config.hpp"
+#include "runtime/cluster/state_log.hpp"
+#include "runtime/pipeline/source_config.hpp"
+
+namespace weir::cli {
+
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+std::atomic<bool> stop_requested{false};
+extern "C" void on_node_signal(int) { stop_requested = true; }
+
+struct NodeOptions {
+  std::string config;
+  bool quiet = false;
+  int progress_seconds = 5;
+};
+
+/// host and port of a `host:port` value of `key`.
+std::pair<std::string, uint16_t> host_port(const std::string& value, const std::string& key) {
+  auto colon = value.rfind(':');
+  int port = -1;
+  if (colon != std::string::npos)
+    try {
+      port = std::stoi(value.substr(colon + 1));
+    } catch (const std::exception&) {
+    }
+  if (colon == std::string::npos || colon == 0 || port <= 0 || port > 65535)
+    throw ConfigError(key, "Invalid value " + value + " for configuration " + key
+                             + ": expected host:port");
+  return {value.substr(0, colon), static_cast<uint16_t>(port)};
+}
+
+int run_node(const NodeOptions& opt) {
+  auto setup = load_worker(opt.config, true);
+  const auto& parsed = setup.parsed;
+  const auto& worker_config = setup.options.config;
+  auto listen = parsed.get_string("cluster.listen");
+  auto [listen_host, listen_port] = host_port(listen, "cluster.listen");
+  for (const auto& seed : parsed.get_list("cluster.seeds"))
+    host_port(seed, "cluster.seeds");
+  auto heartbeat = std::chrono::milliseconds{parsed.get_long("cluster.heartbeat.interval.ms")};
+  auto unreachable = std::chrono::milliseconds{parsed.get_long("cluster.unreachable.timeout.ms")};
+  auto state_file = parsed.get_string("offset.storage.file.filename");
+  if (state_file.empty())
+    state_file = (std::filesystem::temp_directory_path()
+                  / ("weir-node-" + std::to_string(listen_port) + ".db"))
+                   .string();
+
+  std::signal(SIGTERM, on_node_signal);
+  std::signal(SIGINT, on_node_signal);
+  runtime::state::StandaloneStore state{state_file};
+  runtime::metrics::MetricsRegistry metrics;
+  // The shared state: connectors in the config topic, statuses in the status topic.
+  auto client = runtime::pipeline::task_client_props({}, worker_config, "admin");
+  runtime::cluster::ConfigLog configs{client, parsed.get_string("config.storage.topic")};
+  runtime::cluster::StatusLog statuses{client, parsed.get_string("status.storage.topic")};
+
+  caf::actor_system_config cfg;
+  actors::announce_types(cfg);
+  actors::cluster::announce_membership_types(cfg);
+  actors::cluster::announce_node_types(cfg);
+  actors::cluster::configure_middleman(cfg, heartbeat, unreachable);
+  caf::actor_system sys{cfg};
+
+  actors::Worker worker{sys, state, metrics, setup.options};
+  auto started = std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+  auto member_id = listen + "#" + std::to_string(started);
+  auto view = std::make_shared<actors::cluster::ClusterView>();
+  actors::cluster::ClusterHerder herder{{&worker, &configs, &statuses, view, member_id,
+                                         setup.http.bearer_token}};
+  auto rest = serve_rest(herder, setup.http);
+  auto worker_id = rest_address(setup.http, rest->port());
+  worker.set_worker_id(worker_id);
+
+  actors::cluster::NodeSettings node_settings;
+  node_settings.member_id = member_id;
+  node_settings.address = listen;
+  node_settings.max_delay = std::chrono::milliseconds{parsed.get_long("scheduled.rebalance.max.delay.ms")};
+  node_settings.frozen_after = unreachable;
+  node_settings.worker = &worker;
+  node_settings.configs = &configs;
+  node_settings.view = view;
+  auto node = actors::cluster::spawn_node(sys, node_settings);
+
+  actors::cluster::MembershipSettings membership_settings;
+  membership_settings.group_id = parsed.get_string("group.id");
+  membership_settings.secret = parsed.get_password("cluster.secret").value();
+  membership_settings.self = {member_id, listen, started, runtime::cluster::MemberStatus::up, 0,
+                              "http://" + worker_id};
+  membership_settings.seeds = parsed.get_list("cluster.seeds");
+  membership_settings.heartbeat = heartbeat;
+  membership_settings.unreachable_after = unreachable;
+  membership_settings.subscriber = node;
+  if (membership_settings.secret.empty())
+    spdlog::warn("cluster.secret is empty: any process that knows group.id can join this cluster");
+  auto membership = actors::cluster::spawn_membership(sys, membership_settings);
+  auto port = sys.middleman().publish(membership, listen_port, listen_host.c_str(), true);
+  if (!port)
+    throw ConfigError("cluster.listen", "cannot listen on " + listen + ": " + sys.render(port.error()));
+  spdlog::info("node {} listening on {} for the cluster {}", member_id, listen,
+               membership_settings.group_id);
+
+  configs.start([node](const runtime::cluster::ClusterConfig&) {
+    caf::anon_send(node, actors::cluster::configs_atom::value);
+  });
+  statuses.start();
+  worker.mark_ready();
+
+  auto last_progress = Clock::now();
+  auto last_status = Clock::now();
+  while (!stop_requested) {
+    std::this_thread::sleep_for(100ms);
+    worker.tick();
+    auto now = Clock::now();
+    if (now - last_status >= 1s) {
+      last_status = now;
+      herder.publish_statuses();
+    }
+    if (now - last_progress >= std::chrono::seconds{opt.progress_seconds}) {
+      double interval = std::chrono::duration<double>(now - last_progress).count();
+      last_progress = now;
+      for (const auto& line : worker.progress(interval))
+        if (!opt.quiet)
+          std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
+    }
+  }
+
+  spdlog::info("stopping: draining in-flight batches and committing offsets");
+  rest.reset();
+  caf::anon_send_exit(membership, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+  sys.middleman().unpublish(membership, *port);
+  auto late = worker.shutdown(30s);
+  herder.publish_statuses();
+  statuses.flush(5s);
+  if (late > 0) {
+    std::fprintf(stderr, "weir node: %zu task(s) did not drain within 30 s\n", late);
+    return 1;
+  }
+  spdlog::info("stopped cleanly");
+  return 0;
+}
+
+} // namespace
+
+Runner add_node(CLI::App& app) {
+  auto opt = std::make_shared<NodeOptions>();
+  auto* sub = app.add_subcommand("node", "Run a cluster node: --config WORKER.properties");
+  sub->add_option("--config", opt->config, "Worker properties file (with the cluster keys)")
+    ->required()
+    ->check(CLI::ExistingFile);
+  sub->add_flag("--quiet", opt->quiet, "No progress lines");
+  sub->add_option("--progress-interval", opt->progress_seconds, "Seconds between progress lines")
+    ->capture_default_str();
+  return [opt] { return run_node(*opt); };
+}
+
+} // namespace weir::cli

@@ -1,0 +1,151 @@
+#include "cli/worker_config.hpp"
+
+#include <system_error>
+
+#include <spdlog/spdlog.h>
+
+#include "runtime/config/properties.hpp"
+#include "runtime/config/providers.hpp"
+
+namespace weir::cli {
+
+const ConfigDef& worker_def(bool node) {
+  static const auto make = [](bool node) {
+    ConfigDef d;
+    d.define("bootstrap.servers", ConfigType::List, "localhost:9092", Importance::High,
+             "Kafka brokers; 'embedded' starts the in-process mock cluster (development only).");
+    d.define("key.converter", ConfigType::Class, "org.apache.kafka.connect.json.JsonConverter",
+             Importance::High, "Converter class for record keys.");
+    d.define("value.converter", ConfigType::Class,
+             "org.apache.kafka.connect.json.JsonConverter", Importance::High,
+             "Converter class for record values.");
+    if (node)
+      d.define("offset.storage.file.filename", ConfigType::String, "", Importance::Low,
+               "weir: a node keeps the statuses and the source offsets of the tasks it runs "
+               "in this SQLite file (default: weir-node-PORT.db in the temporary directory, "
+               "PORT from cluster.listen). Exactly-once sources keep theirs in "
+               "offset.storage.topic.");
+    else
+      d.define("offset.storage.file.filename", ConfigType::String, Importance::High,
+               "File to store connector state (configs, status, source offsets) in: an SQLite "
+               "database in weir.");
+    d.define("offset.flush.interval.ms", ConfigType::Long, "10000", Importance::Low,
+             "Interval at which to try committing offsets for tasks. weir commits sink "
+             "offsets as soon as each batch is durable; source offsets are written to the "
+             "state file this often, and at shutdown.",
+             validators::range(0, std::nullopt));
+    d.define("exactly.once.source.support", ConfigType::String, "disabled", Importance::High,
+             "Whether to enable exactly-once support for source connectors by using "
+             "transactions to write source records and their source offsets (enabled), or "
+             "not (disabled). preparing is accepted and means disabled in standalone mode.",
+             validators::one_of({"disabled", "preparing", "enabled"}, true));
+    d.define("group.id", ConfigType::String, node ? "connect-cluster" : "connect-standalone",
+             Importance::High,
+             "Names this worker's cluster: nodes join only a cluster of the same group.id; "
+             "exactly-once source tasks use the transactional id GROUP-CONNECTOR-TASK, as "
+             "Kafka Connect does.");
+    d.define("offset.storage.topic", ConfigType::String, "connect-offsets", Importance::Medium,
+             "With exactly-once source support: the topic each transaction writes its "
+             "source offsets to (a connector's offsets.storage.topic overrides it).");
+    d.define("plugin.path", ConfigType::List, "", Importance::Low,
+             "Directories with plugin shared libraries.");
+    d.define("listeners", ConfigType::List, "http://127.0.0.1:8083", Importance::Low,
+             "REST API listener, http://HOST:PORT (weir listens on loopback unless told "
+             "otherwise; port 0 picks a free port, printed at start).");
+    d.define("rest.auth.token", ConfigType::Password, "", Importance::Medium,
+             "weir: a bearer token every REST request must carry (Authorization: Bearer "
+             "TOKEN); take it from a file or the environment with a config provider, e.g. "
+             "${env:WEIR_TOKEN}. Empty: no authentication, as in Kafka Connect.");
+    d.define("task.shutdown.graceful.timeout.ms", ConfigType::Long, "5000", Importance::Low,
+             "How long a stopping task may take to write and commit what it holds before "
+             "its actors are ended anyway (its uncommitted records are delivered again).",
+             validators::range(0, std::nullopt));
+    d.define("task.restart.max.attempts", ConfigType::Int, "3", Importance::Low,
+             "weir: how many times in a row a FAILED task is restarted automatically "
+             "(0: never, as in Kafka Connect). A restart through the REST API resets the count.",
+             validators::range(0, std::nullopt));
+    d.define("task.restart.backoff.ms", ConfigType::Long, "1000", Importance::Low,
+             "weir: the wait before the first automatic restart of a failed task; each next "
+             "one waits twice as long.",
+             validators::range(0, std::nullopt));
+    d.define("task.restart.backoff.max.ms", ConfigType::Long, "60000", Importance::Low,
+             "weir: the longest wait between automatic restarts.",
+             validators::range(0, std::nullopt));
+    if (!node)
+      return d;
+    d.define("cluster.listen", ConfigType::String, Importance::High,
+             "weir: host:port this node listens on for the other nodes (its actors' middleman).");
+    d.define("cluster.seeds", ConfigType::List, "", Importance::High,
+             "weir: host:port of nodes to join through (this node's own address may be "
+             "listed; the first node of a cluster has no other).");
+    d.define("cluster.secret", ConfigType::Password, "", Importance::High,
+             "weir: a secret every node of the cluster shares: a node that does not know it "
+             "is refused when it joins.");
+    d.define("cluster.heartbeat.interval.ms", ConfigType::Long, "500", Importance::Low,
+             "weir: how often nodes tell each other they are alive.",
+             validators::range(10, std::nullopt));
+    d.define("cluster.unreachable.timeout.ms", ConfigType::Long, "3000", Importance::Medium,
+             "weir: a node not heard from for this long is unreachable, and its work moves "
+             "after scheduled.rebalance.max.delay.ms.",
+             validators::range(100, std::nullopt));
+    d.define("scheduled.rebalance.max.delay.ms", ConfigType::Long, "300000", Importance::Low,
+             "The time a departed node's tasks wait for it before they are reassigned to "
+             "the other nodes.",
+             validators::range(0, std::nullopt));
+    d.define("config.storage.topic", ConfigType::String, Importance::High,
+             "The topic where connector configs and target states are stored.");
+    d.define("status.storage.topic", ConfigType::String, "connect-status", Importance::High,
+             "The topic where connector and task statuses are stored.");
+    return d;
+  };
+  static const ConfigDef standalone = make(false);
+  static const ConfigDef cluster = make(true);
+  return node ? cluster : standalone;
+}
+
+WorkerSetup load_worker(const std::string& path, bool node) {
+  auto worker = runtime::resolve_providers(runtime::load_properties_file(path)).values;
+  ParseOptions passthrough;
+  passthrough.passthrough_prefixes = {"key.converter.", "value.converter.", "consumer.",
+                                      "producer.", "admin.", "config.providers"};
+  WorkerSetup setup;
+  setup.parsed = worker_def(node).parse(worker, passthrough);
+  const auto& parsed = setup.parsed;
+  for (const auto& key : worker_def(node).keys())
+    worker.try_emplace(key.name, to_string(parsed.get(key.name)));
+  const auto& listeners = parsed.get_list("listeners");
+  if (listeners.size() != 1)
+    throw ConfigError("listeners", "Invalid value for configuration listeners: weir serves one "
+                                   "REST listener (got " + std::to_string(listeners.size()) + ")");
+  runtime::rest::parse_listener(listeners.front()); // names `listeners` when wrong
+  setup.http.listener = listeners.front();
+  setup.http.bearer_token = parsed.get_password("rest.auth.token").value();
+
+  auto& options = setup.options;
+  options.graceful_timeout = std::chrono::milliseconds{parsed.get_long("task.shutdown.graceful.timeout.ms")};
+  options.restart_max_attempts = parsed.get_int("task.restart.max.attempts");
+  options.restart_backoff = std::chrono::milliseconds{parsed.get_long("task.restart.backoff.ms")};
+  options.restart_backoff_max = std::chrono::milliseconds{parsed.get_long("task.restart.backoff.max.ms")};
+  options.cluster = node;
+  options.config = std::move(worker);
+  return setup;
+}
+
+std::unique_ptr<runtime::rest::ConnectRestServer> serve_rest(runtime::rest::ConnectHerder& herder,
+                                                             const runtime::rest::HttpServerOptions& http) {
+  std::unique_ptr<runtime::rest::ConnectRestServer> rest;
+  try {
+    rest = std::make_unique<runtime::rest::ConnectRestServer>(herder, http);
+  } catch (const std::system_error& e) {
+    throw ConfigError("listeners", "cannot listen on " + http.listener + ": " + e.what());
+  }
+  spdlog::info("REST API on http://{}", rest_address(http, rest->port()));
+  return rest;
+}
+
+std::string rest_address(const runtime::rest::HttpServerOptions& http, uint16_t port) {
+  auto listener = runtime::rest::parse_listener(http.listener);
+  return (listener.host.empty() ? std::string{"0.0.0.0"} : listener.host) + ":" + std::to_string(port);
+}
+
+} // namespace weir::cli

@@ -1,0 +1,78 @@
+// ConfigLog and StatusLog on the embedded mock cluster: the same code path as on a
+// real broker except the compaction check (the mock has no topic configs). The
+// real broker's suite is tests/integration/cluster_state.test.cpp.
+#include "runtime/cluster/state_log.hpp"
+#include "runtime/kafka/test_helpers.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <atomic>
+
+using namespace weir::runtime::cluster;
+using weir::runtime::kafka::test::embedded;
+using weir::runtime::kafka::test::unique_name;
+using namespace std::chrono_literals;
+
+BOOST_AUTO_TEST_SUITE(state_log)
+
+BOOST_AUTO_TEST_CASE(config_log_on_the_embedded_cluster) {
+  const auto topic = unique_name("configs");
+  ConfigLog writer(embedded(), topic), reader(embedded(), topic);
+  std::atomic<int> changes{0};
+  writer.start({});
+  reader.start([&](const ClusterConfig&) { ++changes; });
+  BOOST_REQUIRE(reader.catch_up(30s));
+  BOOST_TEST(changes.load() == 1); // the empty topic, once
+
+  writer.put_connector("c", {{"connector.class", "FileStreamSink"}});
+  writer.put_target_state("c", "PAUSED");
+  BOOST_REQUIRE(reader.catch_up(30s));
+  auto seen = reader.snapshot();
+  BOOST_TEST(seen.connectors.at("c").at("connector.class") == "FileStreamSink");
+  BOOST_TEST(seen.target_states.at("c") == "PAUSED");
+  BOOST_TEST(seen.version == 2);
+  BOOST_TEST(changes.load() >= 2);
+
+  writer.delete_connector("c");
+  BOOST_REQUIRE(reader.catch_up(30s));
+  BOOST_TEST(reader.snapshot().connectors.empty());
+  BOOST_TEST(reader.snapshot().target_states.empty());
+}
+
+BOOST_AUTO_TEST_CASE(catch_up_from_on_change_is_refused) {
+  ConfigLog log(embedded(), unique_name("configs"));
+  std::atomic<bool> refused{false};
+  log.start([&](const ClusterConfig&) {
+    try {
+      log.catch_up(1s);
+    } catch (const std::logic_error&) {
+      refused = true;
+    }
+  });
+  BOOST_REQUIRE(log.catch_up(30s));
+  BOOST_TEST(refused.load());
+}
+
+BOOST_AUTO_TEST_CASE(status_log_on_the_embedded_cluster) {
+  const auto topic = unique_name("status");
+  StatusLog writer(embedded(), topic), reader(embedded(), topic);
+  writer.start();
+  reader.start();
+  writer.put_connector("c", {"RUNNING", "", "w:1", 1});
+  writer.put_task("c", 0, {"RUNNING", "", "w:1", 1});
+  writer.put_task("c", 0, {"FAILED", "trace", "w:1", 1});
+  writer.flush(30s);
+  BOOST_REQUIRE(reader.catch_up(30s));
+  auto seen = reader.snapshot();
+  BOOST_TEST(seen.connectors.at("c").state == "RUNNING");
+  BOOST_TEST(seen.tasks.at({"c", 0}).state == "FAILED");
+  BOOST_TEST(seen.tasks.at({"c", 0}).trace == "trace");
+
+  writer.delete_connector("c", 1);
+  writer.flush(30s);
+  BOOST_REQUIRE(reader.catch_up(30s));
+  BOOST_TEST(reader.snapshot().connectors.empty());
+  BOOST_TEST(reader.snapshot().tasks.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

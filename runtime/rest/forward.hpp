@@ -1,0 +1,19 @@
+// Forwarding a REST request to another worker (a cluster node's writes go to the
+// leader, a task's restart to the node running it), as Kafka Connect does.
+#pragma once
+
+#include <chrono>
+#include <string>
+
+namespace weir::runtime::rest {
+
+/// Sends `method path` with a JSON `body` to the worker at `base_url`
+/// (http://HOST:PORT) and returns the body of its 2xx answer. Its error answer is
+/// rethrown as RestError with the same status and message; no answer is a 500
+/// naming the worker ("Cannot forward the request to the leader at URL: ...").
+/// `token` is the bearer token the cluster's workers share (empty: none).
+std::string forward_request(const std::string& base_url, const std::string& method,
+                            const std::string& path, const std::string& body,
+                            const std::string& token, std::chrono::milliseconds timeout);
+
+} // namespace weir::runtime::rest
