@@ -326,7 +326,7 @@ struct Cluster {
   }
 
   /// SIGTERM to every running node at once (so none takes over another's tasks while
-  /// they drain), then each must exit 0 within 60 s.
+  /// they drain), then each must exit 0 within 60 s of it.
   void stop_all() {
     auto t0 = Clock::now();
     for (auto& n : nodes)
@@ -335,7 +335,8 @@ struct Cluster {
     for (auto& n : nodes) {
       if (!n.process || n.process->status())
         continue;
-      auto status = n.process->wait(60s);
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(t0 + 60s - Clock::now());
+      auto status = n.process->wait(std::max(left, std::chrono::milliseconds{0}));
       BOOST_TEST_MESSAGE("node " << n.name << " ended " << seconds_since(t0) << " s after SIGTERM: "
                                  << (status ? status->describe() : "still running"));
       BOOST_TEST((status && status->clean()), "node " << n.name << " after SIGTERM: "
