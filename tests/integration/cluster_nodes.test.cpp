@@ -245,7 +245,6 @@ struct Cluster {
   explicit Cluster(size_t n, const std::map<std::string, std::string>& extra = {}) {
     auto ports = free_ports(2 * n);
     auto common = worker_config("");
-    common.erase("offset.storage.file.filename"); // standalone's; the state is in topics
     common["group.id"] = group;
     common["cluster.secret"] = "secret-" + group;
     common["config.storage.topic"] = group + "-configs";
@@ -271,6 +270,9 @@ struct Cluster {
       auto config = common;
       config["cluster.listen"] = node.listen;
       config["listeners"] = "http://" + node.worker_id;
+      // The node's own statuses and source offsets: here, not weir-node-PORT.db in /tmp,
+      // so nothing outlives the test (a restart with the same config finds it again).
+      config["offset.storage.file.filename"] = dir / ("node-" + node.name + ".db");
       write_properties(node.config, config);
       nodes.push_back(std::move(node));
     }
