@@ -380,23 +380,28 @@ bool TopicTail::catch_up(std::chrono::milliseconds timeout) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   };
   // The end of each partition now: everything written before this call is below it.
+  // (Not rd_kafka_query_watermark_offsets: librdkafka 2.0 overruns its timeout
+  // while the broker is down; offsets_for_times keeps it.)
   std::vector<int64_t> ends(static_cast<size_t>(partitions_), 0);
-  for (int32_t p = 0; p < partitions_; ++p) {
-    for (;;) {
-      int64_t low = 0, high = 0;
-      auto err = rd_kafka_query_watermark_offsets(consumer_.get(), topic_.c_str(), p, &low, &high,
-                                                  std::max(1, clamp_ms(remaining())));
-      if (!err) {
-        ends[static_cast<size_t>(p)] = high;
-        break;
-      }
-      if (remaining() <= 0ms || stop_) {
-        spdlog::warn("{} '{}': catch_up: no end offset of partition {}: {}", purpose_, topic_, p,
-                     rd_kafka_err2str(err));
-        return false;
-      }
-      std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(50ms, remaining()));
+  for (;;) {
+    auto* list = rd_kafka_topic_partition_list_new(partitions_);
+    for (int32_t p = 0; p < partitions_; ++p)
+      rd_kafka_topic_partition_list_add(list, topic_.c_str(), p)->offset = RD_KAFKA_OFFSET_END;
+    auto err = rd_kafka_offsets_for_times(consumer_.get(), list, std::max(1, clamp_ms(remaining())));
+    for (int i = 0; !err && i < list->cnt; ++i) {
+      if (list->elems[i].err)
+        err = list->elems[i].err;
+      else if (list->elems[i].partition >= 0 && list->elems[i].partition < partitions_)
+        ends[static_cast<size_t>(list->elems[i].partition)] = list->elems[i].offset;
     }
+    rd_kafka_topic_partition_list_destroy(list);
+    if (!err)
+      break;
+    if (remaining() <= 0ms || stop_) {
+      spdlog::warn("{} '{}': catch_up: no end offsets: {}", purpose_, topic_, rd_kafka_err2str(err));
+      return false;
+    }
+    std::this_thread::sleep_for(std::min<std::chrono::milliseconds>(50ms, remaining()));
   }
   std::unique_lock lock(published_mutex_);
   return published_cv_.wait_until(lock, deadline, [&] {
