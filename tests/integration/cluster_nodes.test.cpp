@@ -16,8 +16,8 @@
 // REST host:port of the node running a task) and from each node's log: a node logs
 // `task NAME-N started (generation G)`, `task NAME-N stopped (generation G)` (after
 // committing) and `task NAME-N abandoned` (a stale task stopped without committing).
-// Times are printed; only the 5 s failover bound is asserted, because the issue
-// states it.
+// Times are printed (BOOST_TEST_LOG_LEVEL=message shows them under meson test); only
+// the 5 s failover bound is asserted, because the issue states it.
 #include "runtime/rest/test_http_client.hpp"
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/ports.hpp"
