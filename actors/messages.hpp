@@ -18,6 +18,7 @@
 #include "runtime/stage_stats.hpp"
 #include "weir/batch.hpp"
 #include "weir/credit.hpp"
+#include "weir/sink_protocol.hpp"
 
 namespace caf {
 class actor_system_config;
@@ -39,22 +40,22 @@ namespace weir::actors {
 
 using OffsetList = std::vector<runtime::kafka::TopicPartitionOffset>;
 
-// The credit protocol (see weir/credit.hpp):
+// The credit protocol (see weir/credit.hpp; the SDK's weir/sink_protocol.hpp
+// documents it for sink authors and defines these atoms):
 //   upstream -> downstream : attach            (downstream answers with credit)
 //   upstream -> downstream : batch, Batch|DecodedBatch, charged bytes
 //   upstream -> downstream : eos               (no more batches will follow)
 //   downstream -> upstream : credit, Credit
-using attach_atom = caf::atom_constant<caf::atom("attach")>;
-using batch_atom = caf::atom_constant<caf::atom("batch")>;
-using credit_atom = caf::atom_constant<caf::atom("credit")>;
-using eos_atom = caf::atom_constant<caf::atom("eos")>;
-
-// Sink -> the task's source: everything up to these offsets is durable.
-using durable_atom = caf::atom_constant<caf::atom("durable")>;
+// Sink -> the task's source: durable, offsets (everything up to them is durable).
+using protocol::attach_atom;
+using protocol::batch_atom;
+using protocol::credit_atom;
+using protocol::durable_atom;
+using protocol::eos_atom;
 
 // Observation and control.
-using stats_atom = caf::atom_constant<caf::atom("stats")>;
-using done_atom = caf::atom_constant<caf::atom("done")>;
+using protocol::done_atom;
+using protocol::stats_atom;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 /// To a source: stop reading, let what is in flight drain (and commit), then quit.
 using stop_atom = caf::atom_constant<caf::atom("stop")>;

@@ -328,11 +328,7 @@ void Worker::start_tasks(Connector& c, const std::vector<size_t>& ids) {
       for (auto t : ids)
         if (plan.exactly_once)
           transactional_ids.push_back(transactional_id(worker, plan.name, t));
-      {
-        std::lock_guard lock{mutex_};
-        stored = state_.source_offsets(plan.name);
-      }
-      stored = resume_offsets(plan, worker, std::move(stored), transactional_ids);
+      stored = resume_offsets(plan, worker, stored_offsets(plan.name), transactional_ids);
     } catch (const std::exception& e) {
       failure = e.what();
     }
@@ -365,7 +361,7 @@ void Worker::start_connector(Connector& c) {
 void Worker::flush_offsets(Connector& c) {
   for (auto& [id, t] : c.tasks)
     if (t.offsets)
-      state_.put_source_offsets(c.plan.name, t.offsets->take_changes());
+      store_offsets(c.plan, t.offsets->take_changes());
 }
 
 std::vector<std::string> Worker::ask_to_drain(Connector& c, const std::optional<std::set<size_t>>& only) {
@@ -393,7 +389,7 @@ void Worker::end_tasks(Connector& c, const std::optional<std::set<size_t>>& only
     }
     // Every drained source task reported its last delivery before its done.
     if (t.offsets)
-      state_.put_source_offsets(c.plan.name, t.offsets->take_changes());
+      store_offsets(c.plan, t.offsets->take_changes());
     for (auto& stage : t.stages)
       caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
     spdlog::info("task {} stopped (generation {})", task_name(c.plan.name, id), generation_);
@@ -426,12 +422,13 @@ void Worker::restart_one(Connector& c, size_t i) {
     std::lock_guard lock{mutex_};
     auto& t = c.tasks.at(i);
     if (t.offsets)
-      state_.put_source_offsets(plan.name, t.offsets->take_changes());
+      store_offsets(plan, t.offsets->take_changes());
     old = t.stages;
     t.stages.clear();
     t.failure = "restarting";
-    stored = state_.source_offsets(plan.name);
   }
+  if (plan.source)
+    stored = stored_offsets(plan.name);
   for (auto& stage : old)
     caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
   old.clear();
@@ -465,6 +462,57 @@ void Worker::restart_one(Connector& c, size_t i) {
   spdlog::info("connector {} task {} restarted", plan.name, i);
 }
 
+// --- source offsets: in the state file, or in a node's offsets topic
+
+runtime::kafka::Producer& Worker::offsets_producer() {
+  if (!offsets_producer_) {
+    auto props = runtime::pipeline::task_client_props({}, options_.config, "producer");
+    offsets_producer_ = std::make_unique<runtime::kafka::Producer>(
+      props, [topic = options_.offsets_topic](uint64_t, size_t, size_t failed, const std::string& error) {
+        if (failed > 0)
+          spdlog::error("{} source offset(s) could not be written to {}: {}", failed, topic, error);
+      });
+  }
+  return *offsets_producer_;
+}
+
+void Worker::store_offsets(const runtime::worker::ConnectorPlan& plan,
+                           const runtime::pipeline::OffsetMap& put,
+                           const std::vector<std::string>& erase, bool by_request) {
+  if (options_.offsets_topic.empty()) {
+    state_.put_source_offsets(plan.name, put);
+    if (!erase.empty())
+      state_.delete_source_offsets(plan.name, erase);
+    return;
+  }
+  // An exactly-once task writes its offsets in its own transactions.
+  if ((plan.exactly_once && !by_request) || (put.empty() && erase.empty()))
+    return;
+  weir::Batch batch;
+  for (const auto& [partition, offset] : put)
+    batch.append(options_.offsets_topic, -1, -1, -1,
+                 runtime::pipeline::offset_record_key(plan.name, partition), offset);
+  for (const auto& partition : erase)
+    batch.append(options_.offsets_topic, -1, -1, -1,
+                 runtime::pipeline::offset_record_key(plan.name, partition), std::nullopt);
+  offsets_producer().produce(batch, 0);
+}
+
+runtime::pipeline::OffsetMap Worker::stored_offsets(const std::string& connector) {
+  if (options_.offsets_topic.empty()) {
+    std::lock_guard lock{mutex_};
+    return state_.source_offsets(connector);
+  }
+  {
+    std::lock_guard lock{mutex_};
+    if (offsets_producer_ && !offsets_producer_->flush(10s))
+      spdlog::warn("source offsets of {} not all written to {} within 10 s", connector,
+                   options_.offsets_topic);
+  }
+  auto props = runtime::pipeline::task_client_props({}, options_.config, "consumer");
+  return runtime::pipeline::read_offsets_topic(props, options_.offsets_topic, connector);
+}
+
 // --- upkeep
 
 void Worker::tick() {
@@ -477,6 +525,8 @@ void Worker::tick() {
       for (auto& [name, c] : connectors_)
         flush_offsets(*c);
     }
+    if (offsets_producer_)
+      offsets_producer_->poll(0ms);
   }
   sample_rates();
   restart_failed_tasks();
@@ -613,6 +663,8 @@ size_t Worker::shutdown(std::chrono::milliseconds timeout) {
     end_tasks(*c, std::nullopt);
     state_.set_connector_status(name, "UNASSIGNED");
   }
+  if (offsets_producer_ && !offsets_producer_->flush(5s))
+    spdlog::warn("source offsets not all written to {} within 5 s", options_.offsets_topic);
   return late.size();
 }
 
@@ -927,14 +979,13 @@ std::vector<rest::ConnectorOffset> Worker::connector_offsets(const std::string& 
   runtime::worker::ConnectorPlan plan;
   {
     std::lock_guard lock{mutex_};
-    const auto& c = get(name);
-    if (c.plan.source) {
-      std::vector<rest::ConnectorOffset> out;
-      for (const auto& [partition, offset] : state_.source_offsets(name))
-        out.push_back({partition, offset});
-      return out;
-    }
-    plan = c.plan;
+    plan = get(name).plan;
+  }
+  if (plan.source) {
+    std::vector<rest::ConnectorOffset> out;
+    for (const auto& [partition, offset] : stored_offsets(name))
+      out.push_back({partition, offset});
+    return out;
   }
   // A sink's offsets are its consumer group's, asked of the cluster without a lock.
   auto props = runtime::pipeline::task_client_props(plan.config, options_.config, "admin");
@@ -973,9 +1024,7 @@ std::string Worker::alter_connector_offsets(const std::string& name,
             erase.push_back(o.partition);
           else
             put[o.partition] = o.offset;
-        state_.put_source_offsets(name, put);
-        if (!erase.empty())
-          state_.delete_source_offsets(name, erase);
+        store_offsets(c.plan, put, erase, true);
         return done;
       }
       config = c.plan.config;
@@ -1001,16 +1050,23 @@ std::string Worker::reset_connector_offsets(const std::string& name, Deadline de
   return serialized("resetting the offsets of connector " + name, deadline, [&] {
     const std::string done = "The offsets for this connector have been reset successfully";
     std::map<std::string, std::string> config;
+    runtime::worker::ConnectorPlan plan;
     {
       std::lock_guard lock{mutex_};
       const auto& c = get(name);
       if (c.target != "STOPPED")
         throw_not_stopped(name);
-      if (c.plan.source) {
-        state_.delete_source_offsets(name);
-        return done;
-      }
       config = c.plan.config;
+      if (c.plan.source)
+        plan = c.plan;
+    }
+    if (plan.source) {
+      std::vector<std::string> all;
+      for (const auto& [partition, offset] : stored_offsets(name))
+        all.push_back(partition);
+      std::lock_guard lock{mutex_};
+      store_offsets(plan, {}, all, true);
+      return done;
     }
     auto props = runtime::pipeline::task_client_props(config, options_.config, "admin");
     std::vector<runtime::kafka::TopicPartition> all;

@@ -24,6 +24,8 @@
 #include <caf/fwd.hpp>
 
 #include "runtime/cluster/assignor.hpp"
+#include "runtime/kafka/producer.hpp"
+#include "runtime/pipeline/source_task.hpp"
 #include "runtime/metrics/registry.hpp"
 #include "runtime/rest/connect_herder.hpp"
 #include "runtime/state/standalone_store.hpp"
@@ -46,6 +48,9 @@ struct WorkerOptions {
   int restart_max_attempts = 3;
   std::chrono::milliseconds restart_backoff{1000};
   std::chrono::milliseconds restart_backoff_max{60000};
+  /// Where source offsets are kept: a node's offset.storage.topic (Kafka Connect's
+  /// format), or the state file when empty (standalone).
+  std::string offsets_topic = {};
   /// A cluster node's worker: tasks run only where the supervisor assigns them
   /// (run_only), connectors come from the config topic (apply_configs).
   bool cluster = false;
@@ -176,6 +181,13 @@ private:
   /// Stores source offsets and ends the tasks' actors. Under mutex_.
   void end_tasks(Connector& c, const std::optional<std::set<size_t>>& only);
   void restart_one(Connector& c, size_t task);
+  /// Stores (`put`) and forgets (`erase`) source offsets of a connector; by_request:
+  /// through the REST API (also for an exactly-once connector). Under mutex_.
+  void store_offsets(const runtime::worker::ConnectorPlan& plan, const runtime::pipeline::OffsetMap& put,
+                     const std::vector<std::string>& erase = {}, bool by_request = false);
+  /// A connector's stored source offsets. Not under mutex_ (reads a topic).
+  runtime::pipeline::OffsetMap stored_offsets(const std::string& connector);
+  runtime::kafka::Producer& offsets_producer(); // under mutex_
   void flush_offsets(Connector& c);
   void sample_rates();
   void restart_failed_tasks();
@@ -203,6 +215,7 @@ private:
   };
   std::map<runtime::metrics::StageKey, Rate> rates_;
   std::chrono::steady_clock::time_point last_flush_;
+  std::unique_ptr<runtime::kafka::Producer> offsets_producer_;
   uint64_t generation_ = 0; // of the assignment the tasks here run under (cluster mode)
   std::set<runtime::cluster::Work> assigned_;
   void reconcile(); // cluster mode: makes the tasks here those of assigned_

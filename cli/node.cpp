@@ -25,6 +25,7 @@
 #include "cli/commands.hpp"
 #include "cli/worker_config.hpp"
 #include "runtime/cluster/state_log.hpp"
+#include "runtime/kafka/admin.hpp"
 #include "runtime/pipeline/source_config.hpp"
 
 namespace weir::cli {
@@ -78,10 +79,6 @@ int run_node(const NodeOptions& opt) {
   std::signal(SIGINT, on_node_signal);
   runtime::state::StandaloneStore state{state_file};
   runtime::metrics::MetricsRegistry metrics;
-  // The shared state: connectors in the config topic, statuses in the status topic.
-  auto client = runtime::pipeline::task_client_props({}, worker_config, "admin");
-  runtime::cluster::ConfigLog configs{client, parsed.get_string("config.storage.topic")};
-  runtime::cluster::StatusLog statuses{client, parsed.get_string("status.storage.topic")};
 
   caf::actor_system_config cfg;
   actors::announce_types(cfg);
@@ -89,6 +86,14 @@ int run_node(const NodeOptions& opt) {
   actors::cluster::announce_node_types(cfg);
   actors::cluster::configure_middleman(cfg, heartbeat, unreachable);
   caf::actor_system sys{cfg};
+  // The shared state: connectors in the config topic, statuses in the status topic.
+  // Declared after the actor system, so they stop (and stop calling into it) first.
+  auto client = runtime::pipeline::task_client_props({}, worker_config, "admin");
+  runtime::cluster::ConfigLog configs{client, parsed.get_string("config.storage.topic")};
+  runtime::cluster::StatusLog statuses{client, parsed.get_string("status.storage.topic")};
+  // Source offsets: in offset.storage.topic, so a task that moves resumes where it was.
+  setup.options.offsets_topic = parsed.get_string("offset.storage.topic");
+  runtime::kafka::create_topics(client, {{setup.options.offsets_topic, 25, -1, {{"cleanup.policy", "compact"}}}});
 
   actors::Worker worker{sys, state, metrics, setup.options};
   auto started = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -4,6 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "connectors/registry.hpp"
 #include "runtime/config/properties.hpp"
 #include "runtime/config/providers.hpp"
 
@@ -110,6 +111,7 @@ WorkerSetup load_worker(const std::string& path, bool node) {
                                       "producer.", "admin.", "config.providers"};
   WorkerSetup setup;
   setup.parsed = worker_def(node).parse(worker, passthrough);
+  connectors::load_plugins(setup.parsed.get_list("plugin.path")); // issue 9: sinks from plugin.path
   const auto& parsed = setup.parsed;
   for (const auto& key : worker_def(node).keys())
     worker.try_emplace(key.name, to_string(parsed.get(key.name)));

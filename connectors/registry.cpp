@@ -1,5 +1,8 @@
 #include "connectors/registry.hpp"
 
+#include <algorithm>
+#include <mutex>
+
 #include "connectors/datagen/datagen.hpp"
 #include "connectors/file/file_stream_sink.hpp"
 #include "connectors/file/file_stream_source.hpp"
@@ -8,6 +11,8 @@
 #include "connectors/jdbc/sqlite_sink_writer.hpp"
 #include "runtime/pipeline/connector_config.hpp"
 #include "runtime/pipeline/source_config.hpp"
+#include "runtime/plugins/loader.hpp"
+#include "runtime/plugins/sink_adapter.hpp"
 
 namespace weir::connectors {
 
@@ -174,8 +179,9 @@ SourcePlugin jdbc_source() {
 }
 
 /// By class name or alias.
-template <class Plugin>
-const Plugin* find_plugin(const std::vector<Plugin>& plugins, std::string_view name) noexcept {
+template <class Plugins>
+auto find_plugin(const Plugins& plugins, std::string_view name) noexcept
+  -> const typename Plugins::value_type* {
   for (const auto& p : plugins) {
     if (p.class_name == name)
       return &p;
@@ -198,9 +204,51 @@ const SourcePlugin* find_source(std::string_view name) noexcept {
   return find_plugin(source_plugins(), name);
 }
 
-const std::vector<SinkPlugin>& sink_plugins() {
-  static const std::vector<SinkPlugin> all{file_stream_sink(), jdbc_sink()};
+namespace {
+
+/// A loaded plugin's sink as a registry entry; `sink` lives in the loader's deque.
+SinkPlugin plugin_sink(const plugins::LoadedSink& sink) {
+  SinkPlugin p;
+  p.class_name = sink.descriptor.class_name;
+  for (const auto& a : sink.descriptor.aliases)
+    p.aliases.push_back(a);
+  p.version = sink.descriptor.version;
+  p.definition = [&sink]() -> const ConfigDef& { return sink.definition; };
+  p.validate = [&sink](const std::map<std::string, std::string>& config) {
+    return sink.definition.validate(config, runtime::pipeline::plugin_passthrough());
+  };
+  p.make_writer = [&sink](const std::map<std::string, std::string>& config,
+                          const std::string& connector, int task)
+    -> std::unique_ptr<runtime::pipeline::SinkWriter> {
+    return std::make_unique<plugins::SinkAdapter>(sink, config, connector, task);
+  };
+  return p;
+}
+
+bool builtin_name(std::string_view name) {
+  for (const auto& p : sink_plugins())
+    if (p.class_name == name || std::find(p.aliases.begin(), p.aliases.end(), name) != p.aliases.end())
+      return true;
+  return find_source(name) != nullptr;
+}
+
+} // namespace
+
+const std::deque<SinkPlugin>& sink_plugins() {
+  static std::deque<SinkPlugin> all{file_stream_sink(), jdbc_sink()};
+  // Plugins load at start-up, before connectors are looked up; entries are appended
+  // as they appear, and a deque never moves the ones already there.
+  static size_t builtins = all.size();
+  static std::mutex sync; // readers (REST, task start-up) may come from several threads
+  std::lock_guard lock{sync};
+  const auto& loaded = plugins::loaded_sinks();
+  while (all.size() - builtins < loaded.size())
+    all.push_back(plugin_sink(loaded[all.size() - builtins]));
   return all;
+}
+
+size_t load_plugins(const std::vector<std::string>& plugin_path) {
+  return plugins::load_plugins(plugin_path, builtin_name);
 }
 
 const SinkPlugin* find_sink(std::string_view name) noexcept {

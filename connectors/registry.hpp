@@ -1,6 +1,9 @@
-// Every built-in connector, by Kafka Connect's class names and short aliases.
+// Every connector weir knows, by Kafka Connect's class names and short aliases: the
+// built-ins, then the sinks that plugins from `plugin.path` registered.
 #pragma once
 
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -13,24 +16,35 @@
 
 namespace weir::connectors {
 
-/// A sink connector: its own config keys and how to make one task's writer.
+/// A sink connector: its own config keys and how to make one task's writer. The
+/// views stay valid for the life of the process (a plugin is never unloaded).
 struct SinkPlugin {
   std::string_view class_name;
   std::vector<std::string_view> aliases;
   std::string_view version;
-  const ConfigDef& (*definition)();
+  std::function<const ConfigDef&()> definition;
   /// Checks the connector's own keys (the common ones pass through); returns every
   /// problem, for validation before anything starts.
-  std::vector<ConfigIssue> (*validate)(const std::map<std::string, std::string>& config);
-  std::unique_ptr<runtime::pipeline::SinkWriter> (*make_writer)(
-    const std::map<std::string, std::string>& config, const std::string& connector, int task);
+  std::function<std::vector<ConfigIssue>(const std::map<std::string, std::string>& config)> validate;
+  std::function<std::unique_ptr<runtime::pipeline::SinkWriter>(
+    const std::map<std::string, std::string>& config, const std::string& connector, int task)>
+    make_writer;
 };
 
-const std::vector<SinkPlugin>& sink_plugins();
+/// The built-in sinks, then every sink a loaded plugin registered. Entries never move
+/// (a deque), so pointers from find_sink stay valid after more plugins load.
+const std::deque<SinkPlugin>& sink_plugins();
 
 /// By full class name (`org.apache.kafka.connect.file.FileStreamSinkConnector`) or
 /// alias (`FileStreamSink`, `FileStreamSinkConnector`); nullptr when unknown.
 const SinkPlugin* find_sink(std::string_view name) noexcept;
+
+/// Loads the plugins in the worker's `plugin.path` directories, so that their sinks
+/// are listed and found like built-ins. Call once at start-up, before connectors are
+/// looked up. Throws plugins::PluginError naming the directory or file, and why (a
+/// missing entry point, another SDK version, a class name already taken, ...).
+/// Returns how many plugin files were loaded.
+size_t load_plugins(const std::vector<std::string>& plugin_path);
 
 using StringMap = std::map<std::string, std::string>;
 

@@ -79,7 +79,8 @@ void ClusterHerder::write_config(const std::string& name, const rest::ConfigMap&
   if (target_state)
     links_.configs->put_target_state(name, *target_state);
   links_.configs->put_connector(name, config);
-  links_.configs->catch_up(remaining(d));
+  if (!links_.configs->catch_up(remaining(d)))
+    throw rest::RequestTimeout("reading the config topic back after writing connector " + name);
 }
 
 rest::Created ClusterHerder::put_connector_config(const std::string& name, const rest::ConfigMap& config,
@@ -134,7 +135,8 @@ void ClusterHerder::delete_connector(const std::string& name, Deadline d) {
       throw rest::not_found("Connector " + name + " not found");
     auto tasks = static_cast<int>(worker().task_configs(name, d).size());
     links_.configs->delete_connector(name);
-    links_.configs->catch_up(remaining(d));
+    if (!links_.configs->catch_up(remaining(d)))
+      throw rest::RequestTimeout("reading the config topic back after deleting connector " + name);
     links_.statuses->delete_connector(name, tasks);
   }
   wait_for([&] { return !knows(worker(), name); }, 3s);

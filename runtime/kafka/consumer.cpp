@@ -99,6 +99,7 @@ void Consumer::subscribe(const std::vector<std::string>& topics) {
     rd_kafka_topic_partition_list_add(list.get(), t.c_str(), RD_KAFKA_PARTITION_UA);
   if (auto err = rd_kafka_subscribe(rk_.get(), list.get()))
     throw KafkaError(describe("kafka consumer: subscribe failed", err), err);
+  subscribed_ = true;
 }
 
 size_t Consumer::poll(weir::Batch& out, size_t max_records, size_t max_bytes,
@@ -357,7 +358,15 @@ void Consumer::close() {
                  std::chrono::duration_cast<std::chrono::seconds>(close_timeout).count());
   rd_kafka_queue_destroy(queue_);
   queue_ = nullptr;
-  if (closed)
+  if (subscribed_ && !assigned_once_ && rd_kafka_version() < 0x020300ff) {
+    // librdkafka before 2.3.0 asserts when it destroys a cooperative-sticky consumer
+    // whose first rebalance never completed (librdkafka issue 4312): the process
+    // would abort. The handle, out of its group now, is left to the process's exit.
+    spdlog::warn("kafka consumer {}: closed before its first assignment; its handle is kept "
+                 "until exit (librdkafka {} would abort destroying it, fixed in 2.3.0)",
+                 rd_kafka_name(rk_.get()), rd_kafka_version_str());
+    (void)rk_.release();
+  } else if (closed)
     rk_.reset();
   else
     rd_kafka_destroy_flags(rk_.release(), RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
@@ -379,6 +388,7 @@ void Consumer::on_rebalance(rd_kafka_t*, rd_kafka_resp_err_t err,
 
 void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions) {
   auto* rk = rk_.get();
+  assigned_once_ = assigned_once_ || err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS;
   const char* protocol = rd_kafka_rebalance_protocol(rk);
   const bool cooperative = protocol && std::strcmp(protocol, "COOPERATIVE") == 0;
   // An assignment call that fails leaves librdkafka's state as it was; the next

@@ -126,6 +126,8 @@ private:
   bool paused_ = false;
   bool revoked_during_fetch_ = false;
   bool closed_ = false;
+  bool subscribed_ = false;
+  bool assigned_once_ = false; ///< a rebalance assigned partitions (or none) at least once
   uint64_t errors_ = 0;
 };
 

@@ -1,0 +1,104 @@
+// How a plugin shared library tells weir what it provides.
+//
+// A plugin is a shared library (`.so`) in one of the worker's `plugin.path`
+// directories (or one level below, a folder per plugin, as Kafka Connect lays them
+// out). At start-up weir dlopen()s each one and calls two C functions that
+// WEIR_PLUGIN defines:
+//
+//   int  weir_plugin_sdk_version(void);                 // WEIR_SDK_VERSION it was built with
+//   void weir_plugin_register(weir::PluginRegistrar*);  // adds its connectors
+//
+// The version is checked first: a plugin built against another SDK version is
+// refused before any of its C++ code runs, with both versions named. A file without
+// these symbols is refused with the symbol's name and the file's path. weir does not
+// start with a refused plugin in plugin.path: fix or remove it.
+//
+// Minimal plugin:
+//
+//   class MySink : public weir::Sink {
+//   public:
+//     static void define(weir::ConfigDef& def) { def.define("url", ...); }
+//     void open(const weir::Config&, const weir::SinkContext&) override;
+//     void put(weir::SinkBatch& batch) override;
+//   };
+//   static void register_plugin(weir::PluginRegistrar& r) {
+//     r.add_sink<MySink>("com.example.MySinkConnector", {"MySink"}, "1.0.0");
+//   }
+//   WEIR_PLUGIN(register_plugin)
+//
+// Threading: registration runs once, on weir's main thread, before any connector
+// starts. A plugin is never unloaded: objects and functions it hands to weir live as
+// long as the process.
+#pragma once
+
+#include <concepts>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "weir/config.hpp"
+#include "weir/sink.hpp"
+#include "weir/version.hpp"
+
+namespace weir {
+
+/// One sink connector class a plugin provides.
+struct SinkDescriptor {
+  /// Full class name connector configs use (`connector.class`), unique in the worker.
+  std::string class_name;
+  /// Short names that resolve too (like `FileStreamSink`).
+  std::vector<std::string> aliases;
+  /// The plugin's own version, listed by `GET /connector-plugins`.
+  std::string version;
+  /// Declares the connector's own keys (the common ones, `topics`, `errors.*`,
+  /// converters, `transforms.*`, are weir's). Called once.
+  std::function<void(ConfigDef&)> define;
+  /// A new, unopened Sink for one task. Called once per task, possibly from several
+  /// threads at once.
+  std::function<std::unique_ptr<Sink>()> make;
+};
+
+/// A sink class the registrar can describe by itself: a Sink with a default
+/// constructor and a static `define(ConfigDef&)`.
+template <class T>
+concept SinkClass = std::derived_from<T, Sink> && std::default_initializable<T>
+                    && requires(ConfigDef& def) { T::define(def); };
+
+/// What weir_plugin_register() receives. Throwing from registration refuses the
+/// plugin with the exception's message.
+class PluginRegistrar {
+public:
+  virtual ~PluginRegistrar() = default;
+
+  /// Adds a sink. A class name or alias that is already taken (by a built-in or
+  /// another plugin) refuses the plugin.
+  virtual void add_sink(SinkDescriptor sink) = 0;
+
+  template <SinkClass T>
+  void add_sink(std::string class_name, std::vector<std::string> aliases, std::string version) {
+    add_sink(SinkDescriptor{std::move(class_name), std::move(aliases), std::move(version),
+                            [](ConfigDef& def) { T::define(def); },
+                            [] { return std::unique_ptr<Sink>(new T()); }});
+  }
+};
+
+} // namespace weir
+
+extern "C" {
+/// The entry points' types, for the loader.
+using weir_plugin_sdk_version_fn = int (*)();
+using weir_plugin_register_fn = void (*)(weir::PluginRegistrar*);
+}
+
+/// Defines the plugin's two entry points; `fn` is `void fn(weir::PluginRegistrar&)`.
+/// Use it once per plugin, in one source file.
+#define WEIR_PLUGIN(fn)                                                                    \
+  extern "C" __attribute__((visibility("default"))) int weir_plugin_sdk_version() {      \
+    return WEIR_SDK_VERSION;                                                               \
+  }                                                                                        \
+  extern "C" __attribute__((visibility("default"))) void weir_plugin_register(           \
+    weir::PluginRegistrar* registrar) {                                                    \
+    fn(*registrar);                                                                        \
+  }

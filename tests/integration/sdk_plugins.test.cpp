@@ -1,0 +1,496 @@
+// The plugin SDK end to end (issue 9, "What it must show"), against the real broker:
+//
+//  1. weir is installed (`meson install --destdir`) into a temporary directory, the
+//     out-of-tree example examples/jsonl-sink is built against that installation
+//     with pkg-config only, and the installed weir runs it in a pipeline: every
+//     record produced arrives in the plugin's rotated JSON-lines files;
+//  2. a plugin built against another SDK version is refused at start-up, naming both
+//     versions and the file; weir exits 1 before anything runs;
+//  3. a plugin that throws inside put() fails its own task only: FAILED with the
+//     reason in the state file, nothing past the failure committed, while another
+//     connector of the same plugin and a built-in one in the same process deliver
+//     every record; a non-standard exception (an int) is reported the same way, and
+//     so is a throwing open() (that task fails to start). The
+//     status is read from the state file and from the REST API.
+// And the SDK's record-error reporting: records a plugin rejects reach the
+// dead-letter topic with Kafka Connect's context headers.
+#include "runtime/rest/test_http_client.hpp"
+#include "tests/support/kafka_tools.hpp"
+#include "tests/support/process.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace weir::testing;
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string env_path(const char* name) {
+  const char* p = std::getenv(name);
+  BOOST_REQUIRE_MESSAGE(p && *p, name << " is not set (tests/integration/meson.build sets it)");
+  return p;
+}
+
+/// Runs a command to its end within `timeout` (killed otherwise); requires exit 0.
+/// `env` entries (NAME=value) are added to the test's environment.
+void run(const std::vector<std::string>& command, const std::vector<std::string>& env,
+         const std::string& log, std::chrono::seconds timeout) {
+  std::vector<std::string> argv{"/usr/bin/env"};
+  argv.insert(argv.end(), env.begin(), env.end());
+  argv.insert(argv.end(), command.begin(), command.end());
+  std::string line;
+  for (const auto& a : command)
+    line += a + " ";
+  auto t0 = Clock::now();
+  ChildProcess child(argv, log);
+  auto status = child.wait(timeout);
+  BOOST_REQUIRE_MESSAGE(status.has_value(), line << "did not end within " << timeout.count()
+                                                 << " s:\n" << tail_lines(child.output()));
+  BOOST_REQUIRE_MESSAGE(status->clean(), line << ": " << status->describe() << "\n"
+                                              << tail_lines(child.output()));
+  BOOST_TEST_MESSAGE(line << "took " << seconds_since(t0) << " s");
+}
+
+/// The one file named `name` below `root`; fails the test unless there is exactly one.
+fs::path find_one(const fs::path& root, const std::string& name) {
+  std::vector<fs::path> found;
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.path().filename() == name && e.is_regular_file())
+      found.push_back(e.path());
+  BOOST_REQUIRE_MESSAGE(found.size() == 1, found.size() << " files named " << name << " under "
+                                                         << root);
+  return found.front();
+}
+
+std::string user_key(size_t i) { return "user-" + std::to_string(i); }
+std::string user_json(size_t i) {
+  return R"({"id":)" + std::to_string(i) + R"(,"name":"user-)" + std::to_string(i) + R"("})";
+}
+
+/// DIR/plugins holding a copy of the test plugin `env` names (as `file`); returns it.
+std::string plugin_dir(const TempDir& dir, const char* env, const std::string& file) {
+  auto plugins = dir / "plugins";
+  fs::create_directories(plugins);
+  fs::copy_file(env_path(env), plugins + "/" + file);
+  return plugins;
+}
+
+size_t count_lines(const std::string& path) {
+  auto text = read_file(path);
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+/// A worker properties file with `plugin.path`, state in `dir`.
+std::string write_worker(const TempDir& dir, const std::string& plugin_path) {
+  auto config = worker_config(dir / "state.db");
+  config["plugin.path"] = plugin_path;
+  auto path = dir / "worker.properties";
+  write_properties(path, config);
+  return path;
+}
+
+std::string write_connector(const TempDir& dir, const std::string& name,
+                            std::map<std::string, std::string> config) {
+  config["name"] = name;
+  auto path = dir / (name + ".properties");
+  write_properties(path, config);
+  return path;
+}
+
+/// `weir standalone` with an explicit binary (the installed one, or the build's).
+/// LD_LIBRARY_PATH is removed (meson test points it at the build tree's libweir_sdk),
+/// so an installed weir runs on the library it finds itself. env execs weir in its
+/// own process: the pid is weir's.
+std::unique_ptr<ChildProcess> start_weir(const std::string& bin, const std::string& worker,
+                                         const std::vector<std::string>& connectors,
+                                         const std::string& log) {
+  std::vector<std::string> argv{"/usr/bin/env", "-u", "LD_LIBRARY_PATH", bin, "standalone", worker};
+  argv.insert(argv.end(), connectors.begin(), connectors.end());
+  argv.push_back("--progress-interval");
+  argv.push_back("1");
+  return std::make_unique<ChildProcess>(argv, log);
+}
+
+/// The port of weir's REST API (`listeners=http://127.0.0.1:0`), from its log line.
+uint16_t rest_port(ChildProcess& weir) {
+  static const std::regex listening(R"(REST API on http://127\.0\.0\.1:([0-9]+))");
+  std::smatch m;
+  std::string out;
+  wait_until(30s, 50ms, [&] {
+    out = weir.output();
+    return std::regex_search(out, m, listening) || !weir.running();
+  });
+  BOOST_REQUIRE_MESSAGE(!m.empty(), "weir did not say where its REST API listens:\n" << tail_lines(out));
+  return static_cast<uint16_t>(std::stoi(m[1]));
+}
+
+std::string http_get(uint16_t port, const std::string& target) {
+  weir::runtime::rest::test::TestClient client{port};
+  auto response = client.request("GET", target, {});
+  BOOST_TEST_MESSAGE("GET " << target << " -> " << response.status << " " << response.body);
+  BOOST_TEST(response.status == 200);
+  return response.body;
+}
+
+/// What the JSON-lines files of the example hold.
+struct JsonLines {
+  std::vector<uint32_t> count;        ///< per id
+  std::set<std::pair<int32_t, int64_t>> positions; ///< (partition, offset) seen
+  size_t lines = 0, files = 0, max_lines_per_file = 0, malformed = 0;
+  std::string first_malformed;
+  size_t missing() const { return static_cast<size_t>(std::count(count.begin(), count.end(), 0u)); }
+};
+
+JsonLines scan_jsonl(const fs::path& dir, const std::string& topic, size_t n) {
+  JsonLines s;
+  s.count.assign(n, 0);
+  // {"topic":"T","partition":P,"offset":O,"timestamp":TS,"key":"user-I","value":{"id":I,"name":"user-I"}}
+  std::regex line_re(R"re(^\{"topic":"([^"]*)","partition":(\d+),"offset":(\d+),"timestamp":(-?\d+),"key":"user-(\d+)","value":\{"id":(\d+),"name":"user-(\d+)"\}\}$)re");
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.path().extension() != ".jsonl")
+      continue;
+    ++s.files;
+    auto text = read_file(e.path());
+    size_t in_file = 0;
+    std::string_view rest = text;
+    while (!rest.empty()) {
+      auto nl = rest.find('\n');
+      if (nl == std::string_view::npos)
+        break; // being written
+      std::string line{rest.substr(0, nl)};
+      rest.remove_prefix(nl + 1);
+      ++s.lines;
+      ++in_file;
+      std::smatch m;
+      bool ok = std::regex_match(line, m, line_re) && m[1] == topic && m[5] == m[6] && m[6] == m[7];
+      size_t id = ok ? std::stoul(m[6]) : n;
+      if (!ok || id >= n) {
+        if (s.malformed++ == 0)
+          s.first_malformed = line;
+        continue;
+      }
+      ++s.count[id];
+      s.positions.insert({std::stoi(m[2]), std::stoll(m[3])});
+    }
+    s.max_lines_per_file = std::max(s.max_lines_per_file, in_file);
+  }
+  return s;
+}
+
+/// The path of the mapped file whose name contains `name`, from /proc/PID/maps.
+std::string mapped(pid_t pid, const std::string& name) {
+  auto maps = read_file("/proc/" + std::to_string(pid) + "/maps");
+  std::istringstream in(maps);
+  std::string line;
+  while (std::getline(in, line)) {
+    auto slash = line.find('/');
+    if (slash != std::string::npos && line.find(name, slash) != std::string::npos)
+      return line.substr(slash);
+  }
+  return {};
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(sdk_plugins)
+
+// Must-show 1: install, build the example out of tree, run it against the broker.
+BOOST_AUTO_TEST_CASE(the_example_built_against_an_installed_weir_receives_every_record) {
+  const size_t n = 5000;
+  const int rotate = 400;
+  TempDir dir{"weir-itest-sdk"};
+  auto keep_on_failure = [&] {
+    if (current_test_failing())
+      dir.keep();
+  };
+  auto log = dir / "commands.log";
+  std::string installed;
+  {
+    // The installation is removed even when the test fails (it is large and the
+    // logs say what happened).
+    TempDir root{"weir-itest-sdk-install"};
+    installed = root.path();
+    run({"meson", "install", "-C", env_path("WEIR_BUILD_DIR"), "--no-rebuild", "--quiet",
+         "--skip-subprojects", "--destdir", root.path()},
+        {}, log, 120s);
+    auto pc = find_one(root.path(), "weir.pc");
+    auto bin = find_one(root.path(), "weir");
+    auto sdk_lib = pc.parent_path().parent_path() / ("libweir_sdk.so." + std::string{"1"});
+    BOOST_TEST_MESSAGE("installed: " << bin << ", " << pc);
+    BOOST_TEST(fs::exists(find_one(root.path(), "plugin.hpp")));
+    BOOST_TEST(fs::exists(sdk_lib), sdk_lib << " was not installed");
+
+    // pkg-config resolves into the temporary installation (weir.pc is relocatable).
+    auto pkg_log = dir / "pkg-config.out";
+    run({"pkg-config", "--cflags", "--libs", "weir"}, {"PKG_CONFIG_PATH=" + pc.parent_path().string()},
+        pkg_log, 30s);
+    auto flags = read_file(pkg_log);
+    BOOST_TEST_MESSAGE("pkg-config weir: " << flags);
+    BOOST_TEST(flags.find("-I" + root.path()) != std::string::npos, flags);
+    BOOST_TEST(flags.find("-lweir_sdk") != std::string::npos, flags);
+
+    // The example, out of tree: it sees weir only through pkg-config.
+    auto example_build = dir / "example-build";
+    auto pkg_env = std::vector<std::string>{"PKG_CONFIG_PATH=" + pc.parent_path().string()};
+    run({"meson", "setup", example_build, env_path("WEIR_SOURCE_DIR") + "/examples/jsonl-sink",
+         "-Dwerror=true"},
+        pkg_env, log, 120s);
+    run({"meson", "compile", "-C", example_build, "-j", "2"}, pkg_env, log, 180s);
+    auto plugins = dir / "plugins";
+    fs::create_directories(plugins + "/jsonl-sink");
+    fs::copy_file(example_build + "/libweir-jsonl-sink.so",
+                  plugins + "/jsonl-sink/libweir-jsonl-sink.so");
+
+    auto topic = unique_name("weir-itest-sdk");
+    create_topic(topic, 3);
+    produce(topic, n, [&](size_t i) {
+      return OutRecord{static_cast<int32_t>(i % 3), user_key(i), user_json(i)};
+    });
+    auto out = dir / "out";
+    auto worker = write_worker(dir, plugins);
+    auto name = unique_name("jsonl");
+    auto connector = write_connector(dir, name, {{"connector.class", "JsonLinesSink"},
+                                                 {"tasks.max", "2"},
+                                                 {"topics", topic},
+                                                 {"directory", out},
+                                                 {"rotate.max.records", std::to_string(rotate)}});
+    auto weir = start_weir(bin, worker, {connector}, dir / "weir.log");
+    auto t0 = Clock::now();
+    // Listed like a built-in, with its version (Kafka Connect's JSON shape).
+    auto listed = http_get(rest_port(*weir), "/connector-plugins");
+    BOOST_TEST(listed.find(R"({"class":"org.weir.examples.JsonLinesSinkConnector","type":"sink",)"
+                           R"("version":"1.0.0"})")
+                 != std::string::npos,
+               listed);
+    JsonLines scan;
+    bool complete = wait_until(120s, 500ms, [&] {
+      if (!weir->running())
+        return true;
+      scan = scan_jsonl(out, topic, n);
+      return scan.missing() == 0;
+    });
+    BOOST_REQUIRE_MESSAGE(weir->running(), "weir ended early: "
+                                             << (weir->status() ? weir->status()->describe() : "")
+                                             << "\n" << tail_lines(weir->output()));
+    BOOST_TEST_MESSAGE("after " << seconds_since(t0) << " s: " << scan.lines << " lines in "
+                                << scan.files << " files, " << n - scan.missing() << " of " << n
+                                << " records, " << scan.malformed << " malformed");
+    BOOST_TEST(complete);
+    BOOST_TEST(scan.missing() == 0u, scan.missing() << " of " << n << " records missing");
+    BOOST_TEST(scan.malformed == 0u, "malformed line: " << scan.first_malformed);
+    BOOST_TEST(scan.positions.size() == n, "distinct (partition, offset): " << scan.positions.size());
+    BOOST_TEST(scan.lines == n, "duplicates: " << scan.lines - scan.positions.size());
+    // Rotation: no file above the limit, so at least n / rotate files.
+    BOOST_TEST(scan.max_lines_per_file <= static_cast<size_t>(rotate));
+    BOOST_TEST(scan.files >= n / rotate);
+
+    // The installed weir runs on the installed SDK library, and loaded the plugin.
+    auto lib = mapped(weir->pid(), "libweir_sdk.so");
+    BOOST_TEST_MESSAGE("libweir_sdk mapped from " << lib);
+    BOOST_TEST(lib.rfind(root.path(), 0) == 0, "the installed weir uses " << lib);
+    BOOST_TEST(!mapped(weir->pid(), "libweir-jsonl-sink.so").empty());
+    auto output = weir->output();
+    BOOST_TEST(output.find("loaded sink connector plugin org.weir.examples.JsonLinesSinkConnector "
+                           "version 1.0.0")
+                 != std::string::npos,
+               tail_lines(output));
+    stop_cleanly(*weir);
+    keep_on_failure();
+  }
+  BOOST_TEST(!fs::exists(installed), "the temporary installation " << installed << " is left");
+}
+
+// Must-show 2: another SDK version is refused with both versions named, at start-up.
+BOOST_AUTO_TEST_CASE(a_plugin_for_another_sdk_version_stops_weir_at_start_naming_both) {
+  TempDir dir{"weir-itest-sdk-version"};
+  auto plugins = plugin_dir(dir, "WEIR_FUTURE_SDK_SINK", "libfuture.so");
+  auto plugin = plugins + "/libfuture.so";
+  auto worker = write_worker(dir, plugins);
+  auto connector = write_connector(dir, "file", {{"connector.class", "FileStreamSink"},
+                                                 {"topics", "unused"},
+                                                 {"file", dir / "out.txt"}});
+  auto weir = start_weir(weir_binary(), worker, {connector}, dir / "weir.log");
+  auto status = weir->wait(30s);
+  BOOST_REQUIRE_MESSAGE(status.has_value(), "weir still runs with a refused plugin:\n"
+                                              << tail_lines(weir->output()));
+  auto output = weir->output();
+  BOOST_TEST_MESSAGE(status->describe() << ": " << output);
+  BOOST_TEST(status->exited);
+  BOOST_TEST(status->code == 1);
+  BOOST_TEST(output.find(plugin) != std::string::npos, output);
+  BOOST_TEST(output.find("built against weir SDK version 2") != std::string::npos, output);
+  BOOST_TEST(output.find("this weir provides SDK version 1") != std::string::npos, output);
+  BOOST_TEST(!fs::exists(dir / "out.txt"), "a connector started");
+  if (current_test_failing())
+    dir.keep();
+}
+
+// Must-show 3: a throwing put() fails its own task, and nothing else.
+BOOST_AUTO_TEST_CASE(a_throwing_put_fails_its_own_task_and_nothing_else) {
+  const size_t n = 3000, poison = 1200;
+  TempDir dir{"weir-itest-sdk-fail"};
+  auto plugins = plugin_dir(dir, "WEIR_THROWING_SINK", "libthrowing.so");
+
+  // One partition each, so "nothing past the failure" is an offset comparison.
+  auto bad_topic = unique_name("weir-itest-sdk-bad");
+  auto odd_topic = unique_name("weir-itest-sdk-odd");
+  auto good_topic = unique_name("weir-itest-sdk-good");
+  for (const auto& t : {bad_topic, odd_topic, good_topic})
+    create_topic(t, 1);
+  auto make = [&](bool poisoned) {
+    return [=](size_t i) {
+      return OutRecord{0, user_key(i), poisoned && i == poison ? std::string{R"("poison")"} : user_json(i)};
+    };
+  };
+  produce(bad_topic, n, make(true));
+  produce(odd_topic, n, make(true));
+  produce(good_topic, n, make(false));
+
+  auto worker_props = worker_config(dir / "state.db");
+  worker_props["plugin.path"] = plugins;
+  // No automatic restart (Kafka Connect's behaviour): the status stays FAILED for the
+  // checks instead of cycling through restarts that fail the same way.
+  worker_props["task.restart.max.attempts"] = "0";
+  auto worker = dir / "worker.properties";
+  write_properties(worker, worker_props);
+  auto bad = unique_name("bad"), odd = unique_name("odd"), good = unique_name("good"),
+       builtin = unique_name("builtin"), unopened = unique_name("unopened");
+  std::vector<std::string> connectors{
+    write_connector(dir, bad, {{"connector.class", "ThrowingSink"}, {"topics", bad_topic},
+                               {"file", dir / "bad.txt"}}),
+    write_connector(dir, odd, {{"connector.class", "org.weir.test.ThrowingSinkConnector"},
+                               {"topics", odd_topic}, {"file", dir / "odd.txt"},
+                               {"throw.kind", "other"}}),
+    write_connector(dir, good, {{"connector.class", "ThrowingSink"}, {"topics", good_topic},
+                                {"file", dir / "good.txt"}}),
+    write_connector(dir, builtin, {{"connector.class", "FileStreamSink"}, {"topics", good_topic},
+                                   {"file", dir / "builtin.txt"}}),
+    // open() throws (its file's directory does not exist): that task fails to start.
+    write_connector(dir, unopened, {{"connector.class", "ThrowingSink"}, {"topics", good_topic},
+                                    {"file", dir / "no-such-dir/out.txt"}}),
+  };
+  auto weir = start_weir(weir_binary(), worker, connectors, dir / "weir.log");
+  auto state = dir / "state.db";
+  auto lines = [&](const std::string& f) { return count_lines(dir / f); };
+  auto status_of = [&](const std::string& name) {
+    auto s = task_statuses(state, name);
+    return s.empty() ? TaskStatus{} : s.front();
+  };
+  bool settled = wait_until(120s, 500ms, [&] {
+    return !weir->running()
+           || (status_of(bad).state == "FAILED" && status_of(odd).state == "FAILED"
+               && lines("good.txt") >= n && lines("builtin.txt") >= n);
+  });
+  BOOST_REQUIRE_MESSAGE(weir->running(), "weir ended: "
+                                           << (weir->status() ? weir->status()->describe() : "")
+                                           << "\n" << tail_lines(weir->output()));
+  auto s_bad = status_of(bad), s_odd = status_of(odd), s_good = status_of(good),
+       s_builtin = status_of(builtin);
+  BOOST_TEST_MESSAGE("status: bad " << s_bad.state << " (" << s_bad.trace << "); odd "
+                                    << s_odd.state << " (" << s_odd.trace << "); good "
+                                    << s_good.state << "; builtin " << s_builtin.state
+                                    << "; lines bad " << lines("bad.txt") << ", odd "
+                                    << lines("odd.txt") << ", good " << lines("good.txt")
+                                    << ", builtin " << lines("builtin.txt"));
+  BOOST_TEST(settled);
+  BOOST_TEST(s_bad.state == "FAILED");
+  BOOST_TEST(s_bad.trace.find("refuses offset " + std::to_string(poison)) != std::string::npos,
+             s_bad.trace);
+  BOOST_TEST(s_odd.state == "FAILED");
+  BOOST_TEST(s_odd.trace.find("non-standard exception from put()") != std::string::npos, s_odd.trace);
+  // The REST API reports the same.
+  auto port = rest_port(*weir);
+  auto bad_status = http_get(port, "/connectors/" + bad + "/status");
+  BOOST_TEST(bad_status.find(R"("state":"FAILED")") != std::string::npos, bad_status);
+  BOOST_TEST(bad_status.find("refuses offset " + std::to_string(poison)) != std::string::npos,
+             bad_status);
+  auto good_status = http_get(port, "/connectors/" + good + "/status");
+  BOOST_TEST(good_status.find("FAILED") == std::string::npos, good_status);
+  auto s_unopened = status_of(unopened);
+  BOOST_TEST(s_unopened.state == "FAILED");
+  BOOST_TEST(s_unopened.trace.find("ThrowingSink: cannot open") != std::string::npos,
+             s_unopened.trace);
+  BOOST_TEST(s_good.state == "RUNNING", s_good.trace);
+  BOOST_TEST(s_builtin.state == "RUNNING", s_builtin.trace);
+  BOOST_TEST(lines("good.txt") == n);
+  BOOST_TEST(lines("builtin.txt") == n);
+  // Nothing at or past the poison record was written for the failed tasks.
+  BOOST_TEST(lines("bad.txt") <= poison);
+  BOOST_TEST(lines("odd.txt") <= poison);
+
+  // The process still runs and stops cleanly (committing what was written).
+  BOOST_TEST(weir->running());
+  stop_cleanly(*weir);
+  auto committed = committed_offsets("connect-" + bad, bad_topic, 1);
+  BOOST_TEST_MESSAGE("committed offsets: bad " << committed[0] << ", good "
+                                               << committed_offsets("connect-" + good, good_topic, 1)[0]);
+  BOOST_TEST(committed[0] <= static_cast<int64_t>(poison), "committed past the failure");
+  BOOST_TEST(committed_offsets("connect-" + good, good_topic, 1)[0] == static_cast<int64_t>(n));
+  if (current_test_failing())
+    dir.keep();
+}
+
+// The SDK's record-error reporting: records a plugin rejects with SinkBatch::fail go
+// to the dead-letter topic with Kafka Connect's context headers (stage TASK_PUT, the
+// plugin's class, its reason) under errors.tolerance=all; every other record is written.
+BOOST_AUTO_TEST_CASE(records_a_plugin_rejects_go_to_the_dead_letter_topic) {
+  const size_t n = 2000;
+  auto rejected = [](size_t i) { return i % 100 == 7; }; // 20 records
+  TempDir dir{"weir-itest-sdk-dlq"};
+  auto plugins = plugin_dir(dir, "WEIR_THROWING_SINK", "libthrowing.so");
+  auto topic = unique_name("weir-itest-sdk-rejects");
+  auto dlq = unique_name("weir-itest-sdk-dlq");
+  create_topic(topic, 2);
+  produce(topic, n, [&](size_t i) {
+    return OutRecord{static_cast<int32_t>(i % 2), user_key(i),
+                     rejected(i) ? R"("reject )" + std::to_string(i) + R"(")" : user_json(i)};
+  });
+  auto name = unique_name("rejects");
+  auto connector = write_connector(dir, name, {{"connector.class", "ThrowingSink"},
+                                               {"topics", topic},
+                                               {"file", dir / "out.txt"},
+                                               {"errors.tolerance", "all"},
+                                               {"errors.deadletterqueue.topic.name", dlq},
+                                               {"errors.deadletterqueue.topic.replication.factor", "1"},
+                                               {"errors.deadletterqueue.context.headers.enable", "true"}});
+  auto weir = start_weir(weir_binary(), write_worker(dir, plugins), {connector}, dir / "weir.log");
+  const size_t good = n - n / 100;
+  auto lines = [&] { return count_lines(dir / "out.txt"); };
+  bool written = wait_until(120s, 500ms, [&] { return !weir->running() || lines() >= good; });
+  BOOST_REQUIRE_MESSAGE(weir->running(), "weir ended: " << tail_lines(weir->output()));
+  BOOST_TEST(written, lines() << " of " << good << " records written");
+  auto dead = read_topic(dlq, n / 100, 60s);
+  BOOST_TEST_MESSAGE("file: " << lines() << " lines; dead-letter topic: " << dead.size() << " records");
+  BOOST_TEST(lines() == good);
+  BOOST_TEST(read_file(dir / "out.txt").find("reject") == std::string::npos);
+  BOOST_REQUIRE_EQUAL(dead.size(), n / 100);
+  std::set<std::string> values;
+  for (const auto& r : dead) {
+    values.insert(r.value.value_or("<null>"));
+    BOOST_TEST(r.header("__connect.errors.stage") == "TASK_PUT");
+    BOOST_TEST(r.header("__connect.errors.class.name") == "org.weir.test.ThrowingSinkConnector");
+    BOOST_TEST(r.header("__connect.errors.connector.name") == name);
+    auto message = r.header("__connect.errors.exception.message");
+    BOOST_TEST(message.find("rejected by ThrowingSink") != std::string::npos, message);
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (rejected(i))
+      BOOST_TEST(values.count(R"("reject )" + std::to_string(i) + R"(")") == 1u, "record " << i);
+  BOOST_TEST(task_statuses(dir / "state.db", name).front().state == "RUNNING");
+  stop_cleanly(*weir);
+  if (current_test_failing())
+    dir.keep();
+}
+
+BOOST_AUTO_TEST_SUITE_END()
