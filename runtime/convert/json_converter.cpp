@@ -528,6 +528,9 @@ struct JsonConverter::Impl {
             out.commit(o);
           } else if (x.is_integer()) {
             out.commit(std::to_chars(o, o + 24, x.as_int()).ptr);
+          } else if (x.kind() == Kind::Float64) {
+            out.commit(o);
+            append_json_double(x.as_double(), out);
           } else {
             out.commit(o);
             write_schemaless(x, out);
