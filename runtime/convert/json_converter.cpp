@@ -516,13 +516,13 @@ struct JsonConverter::Impl {
             *o++ = ',';
           first = false;
           *o++ = '"';
-          std::memcpy(o, e.key.as_string().data(), ks);
+          copy_short(o, e.key.as_string().data(), ks);
           o += ks;
           *o++ = '"';
           *o++ = ':';
           if (x.is_plain()) {
             *o++ = '"';
-            std::memcpy(o, x.as_string().data(), x.size());
+            copy_short(o, x.as_string().data(), x.size());
             o += x.size();
             *o++ = '"';
             out.commit(o);
