@@ -48,7 +48,11 @@ char* plain_few_digits(double a, char* o) {
     auto m = static_cast<uint64_t>(scaled + 0.5);
     if (static_cast<double>(m) / pow10_double[k] != a)
       continue;
-    uint64_t whole = m / pow10_int[k], frac = m % pow10_int[k];
+    // For k > 0 the decimal is not whole (else k = 0 would have passed), and no
+    // integer lies between it and a (they are closer than 10^-k), so the integer
+    // part is a's: no 64-bit division.
+    uint64_t whole = k == 0 ? m : static_cast<uint64_t>(a);
+    uint64_t frac = m - whole * pow10_int[k];
     o = std::to_chars(o, o + 20, whole).ptr;
     *o++ = '.';
     if (k == 0) {
