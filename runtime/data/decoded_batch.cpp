@@ -44,7 +44,7 @@ void DecodedBatch::reset(Batch raw) {
   kept_.clear();
   errors_.clear();
   // Records are filled in place: building one on the stack and copying it in costs
-  // a store-forwarding stall per field (measured: ~35 ns of a ~180-byte record).
+  // a store-forwarding stall per field (reset() was ~6% of the transform path).
   records_.resize(raw_.size());
   for (uint32_t i = 0; i < raw_.size(); ++i) {
     const auto& r = raw_[i];
