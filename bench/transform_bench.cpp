@@ -3,8 +3,10 @@
 // on ~180-byte schemaless JSON records, beside the raw simdjson DOM parse rate of
 // the same records measured in the same run (issue 4's target: >= 40% of it).
 //
-//   transform_bench [--records N] [--seconds S] [--write-results]
+//   transform_bench [--records N] [--seconds S] [--write-results] [--only PATH] [--dump FILE]
 //
+// --only keeps one path (for a profiler); --dump writes the full path's output, one
+// value per line, so two builds can be checked to produce the same bytes.
 // --write-results writes bench/results/transforms.md (the table, the machine's core
 // count, CPU, compiler and library versions). Build with optimizations (the default
 // debugoptimized is -O2); the build type is printed with the results.
@@ -119,6 +121,7 @@ int main(int argc, char** argv) {
   double seconds = 3;
   bool write = false;
   std::string only; // profile one path: raw, decode or full
+  std::string dump; // write the full path's output values, one per line, and exit
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--records" && i + 1 < argc)
@@ -129,8 +132,10 @@ int main(int argc, char** argv) {
       write = true;
     else if (a == "--only" && i + 1 < argc)
       only = argv[++i];
+    else if (a == "--dump" && i + 1 < argc)
+      dump = argv[++i];
     else {
-      std::cerr << "usage: transform_bench [--records N] [--seconds S] [--write-results] [--only raw|decode|chain|codec|full]\n";
+      std::cerr << "usage: transform_bench [--records N] [--seconds S] [--write-results] [--only raw|decode|chain|codec|full] [--dump FILE]\n";
       return 2;
     }
   }
@@ -169,6 +174,21 @@ int main(int argc, char** argv) {
     padded.emplace_back(r);
   simdjson::dom::parser parser;
   size_t sink = 0, errors = 0;
+
+  if (!dump.empty()) {
+    // The output of one full pass, to compare builds (the same records give the same bytes).
+    std::ofstream f(dump);
+    for (auto& b : batches) {
+      codec.decode(std::move(b), decoded);
+      chain.apply_all(decoded);
+      out.clear();
+      codec.encode(decoded, out);
+      for (size_t i = 0; i < out.size(); ++i)
+        f << out.bytes(out[i].value) << '\n';
+      b = decoded.take_raw();
+    }
+    return 0;
+  }
 
   const char* names[] = {"raw", "decode", "codec", "chain", "full"};
   std::vector<std::function<void()>> paths{

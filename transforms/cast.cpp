@@ -71,8 +71,43 @@ int64_t parse_java_integer(std::string_view s, int64_t min, int64_t max) {
   return v;
 }
 
+// Plain decimals of at most 15 significant digits ("-12.50"): the digits are exact in
+// a double and so is 10^k for k <= 22, so one division is correctly rounded, the
+// same result as Double.parseDouble (Clinger's fast path). False: use the full parser.
+bool parse_simple_decimal(std::string_view s, double& out) noexcept {
+  static constexpr double powers[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
+                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  const char* p = s.data();
+  const char* end = p + s.size();
+  bool negative = p < end && *p == '-';
+  p += negative ? 1 : 0;
+  uint64_t mantissa = 0;
+  int digits = 0, fraction = -1; // fraction: digits after the point, -1 before it
+  for (; p < end; ++p) {
+    auto d = static_cast<unsigned>(*p - '0');
+    if (d <= 9) {
+      mantissa = mantissa * 10 + d;
+      ++digits;
+      fraction += fraction >= 0 ? 1 : 0;
+    } else if (*p == '.' && fraction < 0) {
+      fraction = 0;
+    } else {
+      return false;
+    }
+  }
+  if (digits == 0 || digits > 15)
+    return false;
+  double d = static_cast<double>(mantissa);
+  if (fraction > 0)
+    d /= powers[fraction];
+  out = negative ? -d : d;
+  return true;
+}
+
 // Double.parseDouble: trimmed; NaN, Infinity, decimal or hex floats, optional f/d suffix.
 double parse_java_double(std::string_view s) {
+  if (double d; parse_simple_decimal(s, d))
+    return d;
   std::string_view t = runtime::convert::trim(s);
   std::string_view body = t;
   bool negative = false;

@@ -105,7 +105,8 @@ bool MaskField::apply(const RecordView& r) {
     Value& map = require_map(v, purpose);
     for (const auto& f : fields_.names()) {
       if (Value* x = map.find(f))
-        *x = masked(*x, nullptr, r);
+        // A string without a replacement becomes "" (the common case, inline).
+        *x = !replacement_ && x->kind() == Kind::String ? Value::plain_string({}) : masked(*x, nullptr, r);
       else
         map.append(arena, Value::string(r.copy(f)), Value()); // Kafka puts masked(null) = null
     }

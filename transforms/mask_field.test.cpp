@@ -51,6 +51,9 @@ BOOST_AUTO_TEST_CASE(schemaless) {
       {
           {"by type", {{"fields", "n,d,s,b,a,m,z"}}, in, R"({"n":0,"d":0.0,"s":"","b":false,"a":[],"m":{},"z":null})"},
           {"missing field is added as null", {{"fields", "nope"}}, R"({"n":1})", R"({"n":1,"nope":null})"},
+          {"a field named twice", {{"fields", "s,nope,s,nope"}}, R"({"s":"secret"})", R"({"s":"","nope":null})"},
+          {"several fields, some missing", {{"fields", "z,s,x,n"}}, R"({"n":4,"s":"secret"})",
+           R"({"n":0,"s":"","z":null,"x":null})"},
           {"numeric replacement", {{"fields", "n,d"}, {"replacement", "12.7"}}, R"({"n":1,"d":2.0})",
            R"({"n":12,"d":12.7})"},
           {"string replacement", {{"fields", "s"}, {"replacement", "***"}}, in.substr(0, 0) + R"({"s":"secret"})",

@@ -120,15 +120,19 @@ bool ReplaceField::apply(const RecordView& r) {
     Value& map = require_map(v, purpose);
     auto entries = map.entries();
     uint32_t out = 0;
-    for (uint32_t i = 0; i < entries.size(); ++i) {
+    for (uint32_t i = 0, n = static_cast<uint32_t>(entries.size()); i < n; ++i) {
       // Entries are moved and rewritten in place (no MapEntry temporaries).
-      NameInfo info;
-      if (entries[i].key.kind() == Kind::String) {
-        int k = names_.find(entries[i].key.as_string());
-        if (k >= 0)
-          info = info_[static_cast<size_t>(k)];
-      }
       bool is_string = entries[i].key.kind() == Kind::String;
+      int k = is_string ? names_.find(entries[i].key.as_string()) : -1;
+      if (k < 0) { // most keys: not named in the config, kept unless `include` is given
+        if (is_string && has_include_)
+          continue;
+        if (out != i)
+          entries[out] = entries[i];
+        ++out;
+        continue;
+      }
+      const NameInfo info = info_[static_cast<size_t>(k)];
       if (is_string && ((info.flags & excluded) || (has_include_ && !(info.flags & included))))
         continue;
       if (info.rename < 0) {

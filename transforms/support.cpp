@@ -1,5 +1,7 @@
 #include "transforms/support.hpp"
 
+#include <algorithm>
+
 #include "runtime/convert/text.hpp"
 
 namespace weir::transforms {
@@ -14,12 +16,13 @@ std::optional<std::string> optional_string(const Config& config, std::string_vie
   return std::string(runtime::convert::trim(it->second));
 }
 
-NameTable::NameTable(std::vector<std::string> names) : names_(std::move(names)) {
-  for (const auto& n : names_) {
-    if (n.size() >= 64)
-      long_names_ = true;
-    else
-      length_mask_ |= uint64_t{1} << n.size();
+NameTable::NameTable(std::vector<std::string> names) : names_(std::move(names)), next_(names_.size(), -1) {
+  first_.fill(-1);
+  // Chains keep the table's order, so find() returns the first of equal names.
+  for (size_t i = names_.size(); i-- > 0;) {
+    size_t slot = std::min(names_[i].size(), long_slot);
+    next_[i] = first_[slot];
+    first_[slot] = static_cast<int>(i);
   }
 }
 

@@ -2,6 +2,7 @@
 // config access for keys whose Kafka default is null.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -19,20 +20,20 @@ namespace weir::transforms {
 std::optional<std::string> optional_string(const Config& config, std::string_view key);
 
 /// A small fixed set of field names with a fast "is this one of them?" test: most
-/// probes are misses, which a length bitmask rejects before comparing any bytes.
+/// probes are misses, which one table load by key length rejects before comparing
+/// any bytes; names of equal length are chained.
 class NameTable {
 public:
-  NameTable() = default;
+  NameTable() { first_.fill(-1); }
   explicit NameTable(std::vector<std::string> names);
 
   /// The index of `key` in the table, or -1.
   int find(std::string_view key) const noexcept {
-    if (key.size() >= 64 ? !long_names_ : !((length_mask_ >> key.size()) & 1))
-      return -1;
-    for (size_t i = 0; i < names_.size(); ++i) {
-      const std::string& n = names_[i];
-      if (n.size() == key.size() && runtime::data::equal_bytes(n.data(), key.data(), n.size()))
-        return static_cast<int>(i);
+    size_t n = key.size();
+    for (int i = first_[n < long_slot ? n : long_slot]; i >= 0; i = next_[static_cast<size_t>(i)]) {
+      const std::string& name = names_[static_cast<size_t>(i)];
+      if (name.size() == n && runtime::data::equal_bytes(name.data(), key.data(), n))
+        return i;
     }
     return -1;
   }
@@ -43,9 +44,10 @@ public:
   const std::vector<std::string>& names() const noexcept { return names_; }
 
 private:
+  static constexpr size_t long_slot = 64; ///< names of 64 bytes or more share one chain
   std::vector<std::string> names_;
-  uint64_t length_mask_ = 0; ///< bit n set: some name has length n (< 64)
-  bool long_names_ = false;  ///< some name is 64 bytes or longer
+  std::array<int, long_slot + 1> first_; ///< by length: the first name's index, or -1
+  std::vector<int> next_;                ///< the next name of the same length, or -1
 };
 
 /// A String value for a configured name or literal: marked plain (copied as is by

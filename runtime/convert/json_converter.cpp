@@ -516,18 +516,21 @@ struct JsonConverter::Impl {
             *o++ = ',';
           first = false;
           *o++ = '"';
-          std::memcpy(o, e.key.as_string().data(), ks);
+          copy_short(o, e.key.as_string().data(), ks);
           o += ks;
           *o++ = '"';
           *o++ = ':';
           if (x.is_plain()) {
             *o++ = '"';
-            std::memcpy(o, x.as_string().data(), x.size());
+            copy_short(o, x.as_string().data(), x.size());
             o += x.size();
             *o++ = '"';
             out.commit(o);
           } else if (x.is_integer()) {
             out.commit(std::to_chars(o, o + 24, x.as_int()).ptr);
+          } else if (x.kind() == Kind::Float64) {
+            out.commit(o);
+            append_json_double(x.as_double(), out);
           } else {
             out.commit(o);
             write_schemaless(x, out);

@@ -109,27 +109,51 @@ private:
 
 } // namespace
 
+// Four or eight ASCII digits at `p` (W = uint32_t / uint64_t) as their value, or -1
+// when they are not all digits. SWAR: a handful of operations instead of a
+// multiply-add chain per digit. The test is fast_float's: a byte outside '0'..'9'
+// sets a high bit in (b - '0') or in (b + 0x46).
+template <class W>
+[[gnu::always_inline]] inline int64_t swar_digits(const char* p) noexcept {
+  constexpr W ones = static_cast<W>(0x0101010101010101ULL);
+  W v;
+  std::memcpy(&v, p, sizeof v);
+  W d = v - ones * 0x30;
+  if (((d | (v + ones * 0x46)) & (ones * 0x80)) != 0)
+    return -1;
+  d = d * 10 + (d >> 8); // bytes 0, 2, 4, 6: the two-digit pairs
+  if constexpr (sizeof(W) == 4)
+    return static_cast<int64_t>((d & 0xFF) * 100 + ((d >> 16) & 0xFF));
+  else
+    return static_cast<int64_t>((((d & 0x000000FF000000FFULL) * 0x000F424000000064ULL)
+                                 + (((d >> 16) & 0x000000FF000000FFULL) * 0x0000271000000001ULL)) >> 32);
+}
+
 struct FastJsonDecoder::Impl {
-  const char* p = nullptr;
-  const char* end = nullptr;
+  // The cursor lives in a local of object()/array() (a register) and is passed by
+  // reference only to inlined helpers: a member cursor would be stored and reloaded
+  // at every step. Out-of-line parts (nested containers, escaped strings, floats)
+  // return their end through `after`.
   const char* begin = nullptr;
+  const char* end = nullptr;
+  const char* after = nullptr;
   Arena* arena = nullptr;
   Stack<MapEntry> entries; ///< object entries under construction
   Stack<Value> items;      ///< array items under construction
 
-  [[noreturn]] void fail(const char* what) const {
+  [[noreturn, gnu::noinline, gnu::cold]] void fail(const char* p, const char* what) const {
     throw DataError("Converting byte[] to Kafka Connect data failed due to serialization error: " + std::string(what)
                     + " at offset " + std::to_string(p - begin));
   }
 
-  void skip_ws() {
+  [[gnu::always_inline]] inline void skip_ws(const char*& p) const {
     // Compact JSON has no whitespace: one compare settles the common case.
     while (p < end && static_cast<uint8_t>(*p) <= ' ' && whitespace[static_cast<uint8_t>(*p)])
       ++p;
   }
 
   // Advances p to the first quote, backslash or control character (or end).
-  [[gnu::always_inline]] inline void scan_plain() {
+  [[gnu::always_inline]] inline void scan_plain(const char*& p) const {
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
     while (end - p >= 16) {
@@ -149,24 +173,26 @@ struct FastJsonDecoder::Impl {
 
   // After the opening quote. Returns the string: a (plain) view of the input when it
   // has no escapes (the common case, inlined), else its unescaped copy in the arena.
-  [[gnu::always_inline]] inline Value string() {
+  [[gnu::always_inline]] inline Value string(const char*& p) {
     const char* start = p;
-    scan_plain();
+    scan_plain(p);
     if (p < end && *p == '"') [[likely]]
       return Value::plain_string({start, static_cast<size_t>(p++ - start)});
-    return escaped_string(start);
+    Value v = escaped_string(start, p);
+    p = after;
+    return v;
   }
 
-  [[gnu::noinline]] Value escaped_string(const char* start) {
+  [[gnu::noinline]] Value escaped_string(const char* start, const char* p) {
     if (p >= end)
-      fail("unterminated string");
+      fail(p, "unterminated string");
     if (*p != '\\')
-      fail("illegal unquoted control character in string");
+      fail(p, "illegal unquoted control character in string");
     // Escapes: the unescaped text is never longer than the escaped one.
     const char* close = p;
     while (true) {
       if (close >= end)
-        fail("unterminated string");
+        fail(p, "unterminated string");
       if (*close == '"')
         break;
       close += *close == '\\' ? 2 : 1;
@@ -178,18 +204,18 @@ struct FastJsonDecoder::Impl {
     while (true) {
       char c = *p;
       if (c == '"') {
-        ++p;
+        after = p + 1;
         return Value::string({out, static_cast<size_t>(o - out)});
       }
       if (static_cast<uint8_t>(c) < 0x20)
-        fail("illegal unquoted control character in string");
+        fail(p, "illegal unquoted control character in string");
       if (c != '\\') {
         *o++ = c;
         ++p;
         continue;
       }
       if (p + 1 >= end)
-        fail("unterminated string");
+        fail(p, "unterminated string");
       char e = p[1];
       p += 2;
       switch (e) {
@@ -202,11 +228,11 @@ struct FastJsonDecoder::Impl {
         case 'r': *o++ = '\r'; break;
         case 't': *o++ = '\t'; break;
         case 'u': {
-          uint32_t cp = hex4();
+          uint32_t cp = hex4(p);
           if (cp >= 0xD800 && cp <= 0xDBFF && p + 6 <= end && p[0] == '\\' && p[1] == 'u') {
             const char* save = p;
             p += 2;
-            uint32_t low = hex4();
+            uint32_t low = hex4(p);
             if (low >= 0xDC00 && low <= 0xDFFF)
               cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
             else
@@ -217,61 +243,80 @@ struct FastJsonDecoder::Impl {
           append_utf8(cp, o);
           break;
         }
-        default: fail("unrecognized character escape");
+        default: fail(p, "unrecognized character escape");
       }
     }
   }
 
-  uint32_t hex4() {
+  uint32_t hex4(const char*& p) const {
     if (p + 4 > end)
-      fail("truncated \\u escape");
+      fail(p, "truncated \\u escape");
     uint32_t v = 0;
     for (int i = 0; i < 4; ++i) {
       int d = hex_digit(p[i]);
       if (d < 0)
-        fail("invalid \\u escape");
+        fail(p, "invalid \\u escape");
       v = v << 4 | static_cast<uint32_t>(d);
     }
     p += 4;
     return v;
   }
 
-  Value number() {
+  // Integers inline (the common case); a fraction or exponent goes out of line.
+  [[gnu::always_inline]] inline Value number(const char*& p) {
     const char* start = p;
     bool negative = *p == '-';
     if (negative)
       ++p;
     if (p >= end || *p < '0' || *p > '9')
-      fail("invalid number");
+      fail(p, "invalid number");
     uint64_t u = 0;
     if (*p == '0') {
       ++p;
     } else {
+      // Eight digits at a time while eight bytes remain, then one at a time.
+      while (end - p >= 8) {
+        int64_t eight = swar_digits<uint64_t>(p);
+        if (eight < 0)
+          break;
+        u = u * 100000000 + static_cast<uint64_t>(eight); // wraps: BigInteger.longValue()
+        p += 8;
+      }
+      if (end - p >= 4) {
+        if (int64_t four = swar_digits<uint32_t>(p); four >= 0) {
+          u = u * 10000 + static_cast<uint64_t>(four);
+          p += 4;
+        }
+      }
       while (p < end && *p >= '0' && *p <= '9')
         u = u * 10 + static_cast<uint64_t>(*p++ - '0'); // wraps: BigInteger.longValue()
     }
-    bool integral = true;
-    if (p < end && *p == '.') {
-      integral = false;
+    if (p < end && (*p == '.' || *p == 'e' || *p == 'E')) [[unlikely]] {
+      Value v = fraction(start, p);
+      p = after;
+      return v;
+    }
+    // More than 19 digits may have wrapped; that is what Jackson's longValue() does too.
+    return Value::int64(static_cast<int64_t>(negative ? 0 - u : u));
+  }
+
+  // The rest of a number with a fraction or exponent (p at '.', 'e' or 'E').
+  [[gnu::noinline]] Value fraction(const char* start, const char* p) {
+    if (*p == '.') {
       ++p;
       if (p >= end || *p < '0' || *p > '9')
-        fail("invalid number: digit expected after '.'");
+        fail(p, "invalid number: digit expected after '.'");
       while (p < end && *p >= '0' && *p <= '9')
         ++p;
     }
     if (p < end && (*p == 'e' || *p == 'E')) {
-      integral = false;
       ++p;
       if (p < end && (*p == '+' || *p == '-'))
         ++p;
       if (p >= end || *p < '0' || *p > '9')
-        fail("invalid number: digit expected in exponent");
+        fail(p, "invalid number: digit expected in exponent");
       while (p < end && *p >= '0' && *p <= '9')
         ++p;
-    }
-    if (integral) {
-      // More than 19 digits may have wrapped; that is what Jackson's longValue() does too.
-      return Value::int64(static_cast<int64_t>(negative ? 0 - u : u));
     }
     double d = 0;
     auto r = std::from_chars(start, p, d);
@@ -279,93 +324,115 @@ struct FastJsonDecoder::Impl {
       std::string text(start, p); // overflow to +-Infinity, underflow to 0, like BigDecimal.doubleValue()
       d = std::strtod(text.c_str(), nullptr);
     } else if (r.ec != std::errc() || r.ptr != p) {
-      fail("invalid number");
+      fail(p, "invalid number");
     }
+    after = p;
     return Value::float64(d);
   }
 
-  void literal(const char* word, size_t n) {
+  [[gnu::always_inline]] inline void literal(const char*& p, const char* word, size_t n) const {
     if (static_cast<size_t>(end - p) < n || std::memcmp(p, word, n) != 0)
-      fail("unrecognized token");
+      fail(p, "unrecognized token");
     p += n;
   }
 
-  Value value(int depth) {
-    skip_ws();
+  // Any value at p (whitespace skipped): scalars inline, containers out of line.
+  [[gnu::always_inline]] inline Value value(const char*& p, int depth) {
+    if (p < end && static_cast<uint8_t>(*p) <= ' ')
+      skip_ws(p);
     if (p >= end)
-      fail("unexpected end of input");
+      fail(p, "unexpected end of input");
     switch (*p) {
-      case '{': return object(depth + 1, 0);
-      case '[': return array(depth + 1);
-      case '"': ++p; return string();
-      case 't': literal("true", 4); return Value::boolean(true);
-      case 'f': literal("false", 5); return Value::boolean(false);
-      case 'n': literal("null", 4); return Value();
+      case '"': ++p; return string(p);
+      case '{': {
+        Value v = object(p, depth + 1, 0);
+        p = after;
+        return v;
+      }
+      case '[': {
+        Value v = array(p, depth + 1);
+        p = after;
+        return v;
+      }
+      case 't': literal(p, "true", 4); return Value::boolean(true);
+      case 'f': literal(p, "false", 5); return Value::boolean(false);
+      case 'n': literal(p, "null", 4); return Value();
       default:
         if (*p == '-' || (*p >= '0' && *p <= '9'))
-          return number();
-        fail("unexpected character");
+          return number(p);
+        fail(p, "unexpected character");
     }
   }
 
-  Value object(int depth, uint32_t slack) {
+  // Whether the next non-whitespace byte is `c` (consumed). Compact JSON has the
+  // byte right at p: one bounds check and one compare, whitespace only on a miss.
+  [[gnu::always_inline]] inline bool next_is(const char*& p, char c) const {
+    if (p < end && *p == c) [[likely]] {
+      ++p;
+      return true;
+    }
+    skip_ws(p);
+    if (p < end && *p == c) {
+      ++p;
+      return true;
+    }
+    return false;
+  }
+
+  // p at '{'; the end goes to `after`.
+  [[gnu::noinline]] Value object(const char* p, int depth, uint32_t slack) {
     if (depth > max_depth)
-      fail("maximum nesting depth exceeded");
+      fail(p, "maximum nesting depth exceeded");
     ++p; // '{'
     size_t base = entries.size();
-    skip_ws();
-    if (p < end && *p == '}') {
-      ++p;
-    } else {
+    if (!next_is(p, '}')) {
       while (true) {
-        skip_ws();
-        if (p >= end || *p != '"')
-          fail("field name expected");
-        ++p;
+        if (!next_is(p, '"')) {
+          skip_ws(p);
+          fail(p, "field name expected");
+        }
         // The entry goes onto the stack before its value is parsed: a key kept in a
         // local across the call would be spilled and reloaded, a store-forwarding stall.
         size_t slot = entries.size();
         {
-          Value key = string();
+          Value key = string(p);
           MapEntry& e = entries.push();
           e.key = key;
         }
-        skip_ws();
-        if (p >= end || *p != ':')
-          fail("':' expected");
-        ++p;
-        Value v = value(depth);
+        if (!next_is(p, ':')) {
+          skip_ws(p);
+          fail(p, "':' expected");
+        }
+        Value v = value(p, depth);
         entries[slot].value = v;
-        skip_ws();
-        if (p < end && *p == ',') {
-          ++p;
+        if (next_is(p, ','))
           continue;
-        }
-        if (p < end && *p == '}') {
-          ++p;
+        if (next_is(p, '}'))
           break;
-        }
-        fail("',' or '}' expected");
+        skip_ws(p);
+        fail(p, "',' or '}' expected");
       }
     }
     Value m = Value::map_of(*arena, std::span<const MapEntry>(entries.data() + base, entries.size() - base), slack);
     entries.resize(base);
+    after = p;
     return m;
   }
 
-  Value array(int depth) {
+  // p at '['; the end goes to `after`.
+  [[gnu::noinline]] Value array(const char* p, int depth) {
     if (depth > max_depth)
-      fail("maximum nesting depth exceeded");
+      fail(p, "maximum nesting depth exceeded");
     ++p; // '['
     size_t base = items.size();
-    skip_ws();
+    skip_ws(p);
     if (p < end && *p == ']') {
       ++p;
     } else {
       while (true) {
-        Value v = value(depth);
+        Value v = value(p, depth);
         items.push() = v;
-        skip_ws();
+        skip_ws(p);
         if (p < end && *p == ',') {
           ++p;
           continue;
@@ -374,11 +441,12 @@ struct FastJsonDecoder::Impl {
           ++p;
           break;
         }
-        fail("',' or ']' expected");
+        fail(p, "',' or ']' expected");
       }
     }
     Value a = Value::array_of(*arena, std::span<const Value>(items.data() + base, items.size() - base));
     items.resize(base);
+    after = p;
     return a;
   }
 };
@@ -388,17 +456,24 @@ FastJsonDecoder::~FastJsonDecoder() = default;
 
 Value FastJsonDecoder::decode(std::string_view bytes, Arena& arena) {
   auto& m = *impl_;
-  m.begin = m.p = bytes.data();
-  m.end = bytes.data() + bytes.size();
+  const char* p = bytes.data();
+  m.begin = p;
+  m.end = p + bytes.size();
   m.arena = &arena;
   if (!is_ascii(bytes) && !simdjson::validate_utf8(bytes.data(), bytes.size()))
-    m.fail("invalid UTF-8");
+    m.fail(p, "invalid UTF-8");
   try {
-    m.skip_ws();
-    Value out = m.p < m.end && *m.p == '{' ? m.object(1, root_slack) : m.value(0);
-    m.skip_ws();
-    if (m.p != m.end)
-      m.fail("trailing content");
+    m.skip_ws(p);
+    Value out;
+    if (p < m.end && *p == '{') {
+      out = m.object(p, 1, root_slack);
+      p = m.after;
+    } else {
+      out = m.value(p, 0);
+    }
+    m.skip_ws(p);
+    if (p != m.end)
+      m.fail(p, "trailing content");
     return out;
   } catch (...) {
     m.entries.resize(0);

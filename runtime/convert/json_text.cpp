@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -25,6 +26,45 @@ constexpr auto escape_table = [] {
   t['\\'] = 1;
   return t;
 }();
+
+constexpr double pow10_double[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+constexpr uint64_t pow10_int[] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+                                  100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+                                  1000000000000ULL, 10000000000000ULL, 100000000000000ULL, 1000000000000000ULL};
+
+// Java's plain notation of `a` (positive, in [1e-3, 1e7)) when its shortest decimal
+// has at most 15 significant digits, the common case (prices, measurements); nullptr
+// otherwise. For k = 0, 1, ... fraction digits, m = round(a * 10^k) is the only
+// candidate: decimals 10^-k apart are more than 4 ulps apart at 15 digits, so at most
+// one lies within a's rounding interval. m / 10^k is exact in, and correctly rounded
+// by, one division (m < 2^53, 10^k exact), so `m / 10^k == a` is exactly "the decimal
+// reads back as a", and the first k that passes gives the shortest digits, what
+// Double.toString prints. ~30 instructions instead of a general shortest-digits search.
+char* plain_few_digits(double a, char* o) {
+  for (int k = 0; k < 16; ++k) {
+    double scaled = a * pow10_double[k];
+    if (scaled >= 1e15)
+      return nullptr;
+    auto m = static_cast<uint64_t>(scaled + 0.5);
+    if (static_cast<double>(m) / pow10_double[k] != a)
+      continue;
+    // For k > 0 the decimal is not whole (else k = 0 would have passed), and no
+    // integer lies between it and a (they are closer than 10^-k), so the integer
+    // part is a's: no 64-bit division.
+    uint64_t whole = k == 0 ? m : static_cast<uint64_t>(a);
+    uint64_t frac = m - whole * pow10_int[k];
+    o = std::to_chars(o, o + 20, whole).ptr;
+    *o++ = '.';
+    if (k == 0) {
+      *o++ = '0';
+      return o;
+    }
+    for (int i = k - 1; i >= 0; --i, frac /= 10)
+      o[i] = static_cast<char>('0' + frac % 10);
+    return o + k;
+  }
+  return nullptr;
+}
 
 // Shortest digits and decimal exponent of a finite non-zero value: value = 0.d1d2... * 10^exp10
 // expressed as digits "d1d2..." and `point`, the position of the decimal point.
@@ -48,6 +88,16 @@ char* java_format(F v, char* o) {
     return o;
   }
   double a0 = std::fabs(static_cast<double>(v));
+  if constexpr (std::is_same_v<F, double>) {
+    if (a0 >= 1e-3 && a0 < 1e7) {
+      if (std::signbit(v))
+        *o++ = '-';
+      if (char* e = plain_few_digits(a0, o))
+        return e;
+      if (std::signbit(v))
+        --o;
+    }
+  }
   if (a0 >= 1e-3 && a0 < 1e7) {
     // Java prints this range in plain notation: the shortest fixed form, plus ".0"
     // for whole numbers.

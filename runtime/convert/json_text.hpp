@@ -16,6 +16,32 @@
 
 namespace weir::runtime::convert {
 
+/// Copies `n` bytes for short strings (keys, small values) without a call: two
+/// overlapping loads and stores, as memcpy does inline for a known size. Longer
+/// strings go to memcpy.
+inline void copy_short(char* dst, const char* src, size_t n) noexcept {
+  if (n >= 8) {
+    if (n > 16) {
+      std::memcpy(dst, src, n);
+      return;
+    }
+    uint64_t a, b;
+    std::memcpy(&a, src, 8);
+    std::memcpy(&b, src + n - 8, 8);
+    std::memcpy(dst, &a, 8);
+    std::memcpy(dst + n - 8, &b, 8);
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, src, 4);
+    std::memcpy(&b, src + n - 4, 4);
+    std::memcpy(dst, &a, 4);
+    std::memcpy(dst + n - 4, &b, 4);
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      dst[i] = src[i];
+  }
+}
+
 /// An append-only byte buffer for the hot serialization path: one capacity check per
 /// token instead of one per byte (std::string::push_back is a call per byte).
 class JsonBuffer {

@@ -1,7 +1,10 @@
 #include "runtime/convert/json_text.hpp"
 
 #include <boost/test/unit_test.hpp>
+#include <charconv>
 #include <cmath>
+#include <cstring>
+#include <random>
 
 using namespace weir::runtime::convert;
 
@@ -26,6 +29,39 @@ BOOST_AUTO_TEST_CASE(java_double_formatting) {
   std::string nan;
   append_json_double(std::nan(""), nan);
   BOOST_TEST(nan == "\"NaN\"");
+}
+
+// The plain range [1e-3, 1e7) has a fast path for values with few digits; it must
+// print exactly the shortest fixed digits (to_chars) with Java's ".0" for whole numbers.
+BOOST_AUTO_TEST_CASE(java_double_plain_range_matches_shortest_digits) {
+  auto reference = [](double d) {
+    char buf[64];
+    char* e = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::fixed).ptr;
+    std::string s(buf, e);
+    if (s.find('.') == std::string::npos)
+      s += ".0";
+    return s;
+  };
+  std::mt19937_64 rng(42);
+  std::vector<double> values{0.001, 0.0015, 0.3, 0.1 + 0.2, 340.4, 9999999.999999998, 2.9999999999999996,
+                             1234567.125, 0.00123456789012345, 5e-3, 999.995, 1e6, 4.35, 0.07};
+  for (int i = 0; i < 20000; ++i) {
+    values.push_back(static_cast<double>(rng() % 100000000) / 100.0);         // prices
+    values.push_back(static_cast<double>(rng() % 10000000000ULL) / 1000.0);   // 3 decimals
+    values.push_back(std::ldexp(static_cast<double>(rng() >> 11), -53) * 1e4); // full precision
+    values.push_back(static_cast<double>(rng() % 1000000) * 1e-6 + 1e-3);
+  }
+  for (double d : values) {
+    if (!(d >= 1e-3 && d < 1e7))
+      continue;
+    for (double v : {d, -d}) {
+      std::string out;
+      append_java_double(v, out);
+      std::string want = reference(v);
+      if (out != want)
+        BOOST_TEST(out == want);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(string_escaping_like_jackson) {

