@@ -15,6 +15,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
+#include <caf/openssl/publish.hpp>
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
@@ -59,6 +60,33 @@ std::pair<std::string, uint16_t> host_port(const std::string& value, const std::
   return {value.substr(0, colon), static_cast<uint16_t>(port)};
 }
 
+/// cluster.tls.*: all of certificate, key and cafile, or none. True when set.
+bool configure_tls(caf::actor_system_config& cfg, const Config& parsed) {
+  const char* keys[] = {"cluster.tls.certificate", "cluster.tls.key", "cluster.tls.cafile"};
+  int given = 0;
+  for (const auto* key : keys) {
+    const auto& path = parsed.get_string(key);
+    if (path.empty())
+      continue;
+    ++given;
+    if (!std::filesystem::is_regular_file(path))
+      throw ConfigError(key, "Invalid value " + path + " for configuration " + key
+                               + ": no such file");
+  }
+  if (given == 0)
+    return false;
+  for (const auto* key : keys)
+    if (parsed.get_string(key).empty())
+      throw ConfigError(key, std::string{"Missing configuration "} + key
+                               + ": mutual TLS needs cluster.tls.certificate, cluster.tls.key "
+                                 "and cluster.tls.cafile");
+  actors::cluster::configure_tls(cfg, parsed.get_string("cluster.tls.certificate"),
+                                 parsed.get_string("cluster.tls.key"),
+                                 parsed.get_password("cluster.tls.key.password").value(),
+                                 parsed.get_string("cluster.tls.cafile"));
+  return true;
+}
+
 int run_node(const NodeOptions& opt) {
   auto setup = load_worker(opt.config, true);
   const auto& parsed = setup.parsed;
@@ -85,6 +113,7 @@ int run_node(const NodeOptions& opt) {
   actors::cluster::announce_membership_types(cfg);
   actors::cluster::announce_node_types(cfg);
   actors::cluster::configure_middleman(cfg, heartbeat, unreachable);
+  bool tls = configure_tls(cfg, parsed);
   caf::actor_system sys{cfg};
   // The shared state: connectors in the config topic, statuses in the status topic.
   // Declared after the actor system, so they stop (and stop calling into it) first.
@@ -126,14 +155,16 @@ int run_node(const NodeOptions& opt) {
   membership_settings.heartbeat = heartbeat;
   membership_settings.unreachable_after = unreachable;
   membership_settings.subscriber = node;
+  membership_settings.tls = tls;
   if (membership_settings.secret.empty())
     spdlog::warn("cluster.secret is empty: any process that knows group.id can join this cluster");
   auto membership = actors::cluster::spawn_membership(sys, membership_settings);
-  auto port = sys.middleman().publish(membership, listen_port, listen_host.c_str(), true);
+  auto port = tls ? caf::openssl::publish(membership, listen_port, listen_host.c_str(), true)
+                  : sys.middleman().publish(membership, listen_port, listen_host.c_str(), true);
   if (!port)
     throw ConfigError("cluster.listen", "cannot listen on " + listen + ": " + sys.render(port.error()));
-  spdlog::info("node {} listening on {} for the cluster {}", member_id, listen,
-               membership_settings.group_id);
+  spdlog::info("node {} listening on {} for the cluster {}{}", member_id, listen,
+               membership_settings.group_id, tls ? " (mutual TLS)" : "");
 
   configs.start([node](const runtime::cluster::ClusterConfig&) {
     caf::anon_send(node, actors::cluster::configs_atom::value);

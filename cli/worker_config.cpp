@@ -93,6 +93,16 @@ const ConfigDef& worker_def(bool node) {
              "The time a departed node's tasks wait for it before they are reassigned to "
              "the other nodes.",
              validators::range(0, std::nullopt));
+    d.define("cluster.tls.certificate", ConfigType::String, "", Importance::Medium,
+             "weir: this node's certificate chain (PEM). With cluster.tls.key and "
+             "cluster.tls.cafile, nodes talk mutual TLS: a node whose certificate the CA did "
+             "not sign cannot join.");
+    d.define("cluster.tls.key", ConfigType::String, "", Importance::Medium,
+             "weir: the private key (PEM) of cluster.tls.certificate.");
+    d.define("cluster.tls.key.password", ConfigType::Password, "", Importance::Medium,
+             "weir: the passphrase of cluster.tls.key, if it has one.");
+    d.define("cluster.tls.cafile", ConfigType::String, "", Importance::Medium,
+             "weir: the CA certificate(s) (PEM) a peer's certificate must be signed by.");
     d.define("config.storage.topic", ConfigType::String, Importance::High,
              "The topic where connector configs and target states are stored.");
     d.define("status.storage.topic", ConfigType::String, "connect-status", Importance::High,

@@ -12,6 +12,7 @@
 #include <caf/event_based_actor.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/stateful_actor.hpp>
+#include <caf/openssl/manager.hpp>
 #include <spdlog/spdlog.h>
 
 #include "actors/messages.hpp"
@@ -66,6 +67,7 @@ struct MembershipState {
   std::map<caf::actor_addr, std::string> by_addr; ///< for down messages
   std::map<std::string, Clock::time_point> dialled; ///< address -> last connection attempt
   bool joined = false;
+  uint64_t failed_dials = 0; ///< before joining
   std::string refused;
   Clock::time_point last_tick = Clock::now();
   static inline const char* name = "membership";
@@ -164,7 +166,8 @@ void dial(membership_actor* self, const std::string& address) {
     return;
   }
   auto host = address.substr(0, colon);
-  auto mm = self->system().middleman().actor_handle();
+  auto mm = self->state.settings.tls ? self->system().openssl_manager().actor_handle()
+                                     : self->system().middleman().actor_handle();
   self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, host, port)
     .then(
       [=](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
@@ -200,7 +203,15 @@ void dial(membership_actor* self, const std::string& address) {
             }); // retried on a later tick
       },
       [=](const caf::error& e) {
-        spdlog::debug("cluster: cannot reach {}: {}", address, self->system().render(e));
+        // Before joining, say so every 10th attempt: a seed that is not up yet is
+        // the rule at start, a refused TLS handshake is not.
+        auto& st = self->state;
+        if (!st.joined && st.failed_dials++ % 10 == 0)
+          spdlog::warn("cluster: cannot join through {}: {} (is it up? with cluster.tls.*, "
+                       "does it accept this node's certificate?)",
+                       address, self->system().render(e));
+        else
+          spdlog::debug("cluster: cannot reach {}: {}", address, self->system().render(e));
       }); // not up yet: retried on a later tick
 }
 
@@ -330,6 +341,15 @@ void configure_middleman(caf::actor_system_config& cfg, std::chrono::millisecond
                          std::chrono::milliseconds connection_timeout) {
   cfg.set("middleman.heartbeat-interval", caf::timespan{heartbeat});
   cfg.set("middleman.connection-timeout", caf::timespan{connection_timeout});
+}
+
+void configure_tls(caf::actor_system_config& cfg, const std::string& certificate,
+                   const std::string& key, const std::string& passphrase, const std::string& cafile) {
+  cfg.load<caf::openssl::manager>();
+  cfg.openssl_certificate = certificate;
+  cfg.openssl_key = key;
+  cfg.openssl_passphrase = passphrase;
+  cfg.openssl_cafile = cafile;
 }
 
 void announce_membership_types(caf::actor_system_config& cfg) {

@@ -47,6 +47,9 @@ struct MembershipSettings {
   std::chrono::milliseconds heartbeat{500};
   std::chrono::milliseconds unreachable_after{3000};
   caf::actor subscriber; ///< gets (members_atom, MembershipSnapshot) on every change
+  /// Dial the other members over mutual TLS (configure_tls before the actor system
+  /// exists, and publish with caf::openssl::publish).
+  bool tls = false;
 };
 
 /// What subscribers and the admin shell see.
@@ -63,6 +66,12 @@ struct MembershipSnapshot {
 /// system is created.
 void configure_middleman(caf::actor_system_config& cfg, std::chrono::milliseconds heartbeat,
                          std::chrono::milliseconds connection_timeout);
+
+/// Mutual TLS between nodes (cluster.tls.*): every node presents a certificate signed
+/// by `cafile` and accepts only peers that do. Loads caf_openssl; call before the
+/// actor system is created.
+void configure_tls(caf::actor_system_config& cfg, const std::string& certificate,
+                   const std::string& key, const std::string& passphrase, const std::string& cafile);
 
 /// Announces the membership messages (on top of announce_types()).
 void announce_membership_types(caf::actor_system_config& cfg);
