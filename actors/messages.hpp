@@ -59,6 +59,10 @@ using protocol::stats_atom;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 /// To a source: stop reading, let what is in flight drain (and commit), then quit.
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
+/// (tap_atom, int32_t count, caf::actor subscriber) to a stage: the subscriber gets
+/// (tap_atom, std::vector<std::string>) with the next `count` records passing the
+/// stage as JSON lines (count 0 cancels).
+using tap_atom = caf::atom_constant<caf::atom("tap")>;
 
 /// CAF 0.17 message types must be copyable; a DecodedBatch is move-only (its values
 /// point into its own arena). Messages carry it by shared pointer, and exactly one

@@ -5,6 +5,8 @@
 #include <deque>
 #include <exception>
 #include <optional>
+#include <type_traits>
+#include <vector>
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
@@ -12,6 +14,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runtime/credit.hpp"
+#include "runtime/pipeline/tap.hpp"
 
 namespace weir::actors {
 
@@ -97,6 +100,9 @@ struct StageState {
   bool upstream_done = false;
   bool failed = false;
   StageStats stats;
+  // Who taps the records passing this stage, and how many each still wants.
+  std::vector<std::pair<caf::actor, int32_t>> taps;
+  std::unique_ptr<runtime::pipeline::TapRenderer> tap_renderer;
   static inline const char* name = "weir.stage";
 };
 
@@ -161,6 +167,24 @@ void fail(stage_actor<Payload>* self, const std::string& what) {
   spdlog::error("stage {} failed: {}", st.spec.name, what);
 }
 
+/// Sends copies of the records that passed to whoever taps this stage. Only
+/// decoded batches are shown (raw bytes mean nothing to a reader).
+template <class Payload>
+void feed_taps(stage_actor<Payload>* self, const Payload& batch) {
+  if constexpr (std::is_same_v<Payload, runtime::data::DecodedBatch>) {
+    auto& st = self->state;
+    if (!st.tap_renderer)
+      st.tap_renderer = std::make_unique<runtime::pipeline::TapRenderer>();
+    for (auto& [subscriber, wanted] : st.taps) {
+      auto lines = st.tap_renderer->render(batch, static_cast<size_t>(wanted));
+      wanted -= static_cast<int32_t>(lines.size());
+      if (!lines.empty())
+        self->send(subscriber, tap_atom::value, std::move(lines));
+    }
+    std::erase_if(st.taps, [](const auto& t) { return t.second <= 0; });
+  }
+}
+
 template <class Payload>
 void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
   auto& st = self->state;
@@ -176,6 +200,8 @@ void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
       fail(self, e.what());
     }
   }
+  if (!st.failed && !st.taps.empty())
+    feed_taps(self, batch);
   // A failed stage holds its input: nothing past the failure moves on, and the
   // upstream, out of credit, stops reading.
   if (st.failed) {
@@ -237,6 +263,12 @@ caf::behavior stage_behavior(stage_actor<Payload>* self, StageSpecOf<Payload> sp
         finish_if_drained(self);
     },
     [=](stats_atom) { return observe(self); },
+    [=](tap_atom, int32_t count, caf::actor& subscriber) {
+      auto& taps = self->state.taps;
+      std::erase_if(taps, [&](const auto& t) { return t.first == subscriber; });
+      if (count > 0)
+        taps.emplace_back(std::move(subscriber), count);
+    },
   };
 }
 

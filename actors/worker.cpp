@@ -10,7 +10,9 @@
 #include <simdjson.h>
 
 #include <caf/actor_system.hpp>
+#include <caf/after.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
@@ -1157,21 +1159,92 @@ rest::ActorTree Worker::actor_tree(const std::optional<std::string>& connector, 
 }
 
 std::string Worker::metrics_text(Deadline) {
-  return runtime::metrics::render_prometheus(metrics_.snapshot());
+  auto text = runtime::metrics::render_prometheus(metrics_.snapshot());
+  std::lock_guard lock{mutex_};
+  // Kafka Connect's rate metrics, from the worker's last sampling interval.
+  struct RateFamily {
+    const char* name;
+    const char* help;
+    StageRole role; ///< its records out per second
+  };
+  static constexpr RateFamily families[] = {
+    {"kafka_connect_sink_task_sink_record_read_rate", "Records read from Kafka per second (sink-record-read-rate).", StageRole::sink_reader},
+    {"kafka_connect_sink_task_sink_record_send_rate", "Records written by the sink per second (sink-record-send-rate).", StageRole::sink_writer},
+    {"kafka_connect_source_task_source_record_poll_rate", "Records polled per second (source-record-poll-rate).", StageRole::source_reader},
+    {"kafka_connect_source_task_source_record_write_rate", "Records written to Kafka per second (source-record-write-rate).", StageRole::source_writer},
+  };
+  auto stages = metrics_.snapshot();
+  for (const auto& f : families) {
+    text += std::string{"# HELP "} + f.name + " " + f.help + "\n# TYPE " + f.name + " gauge\n";
+    for (const auto& st : stages)
+      if (st.role == f.role) {
+        auto r = rates_.find(st.key);
+        double value = r == rates_.end() ? 0.0 : r->second.out;
+        text += std::string{f.name} + "{connector=\"" + st.key.connector + "\",task=\""
+                + std::to_string(st.key.task) + "\"} " + std::to_string(value) + "\n";
+      }
+  }
+  // Worker metrics (connect-worker-metrics, connect-worker-rebalance-metrics).
+  size_t tasks = 0;
+  for (const auto& [name, c] : connectors_)
+    tasks += c->tasks.size();
+  auto gauge = [&](const char* name, const char* help, double value) {
+    text += std::string{"# HELP "} + name + " " + help + "\n# TYPE " + name + " gauge\n" + name + " "
+            + std::to_string(value) + "\n";
+  };
+  gauge("kafka_connect_worker_connector_count", "Connectors on this worker (connector-count).",
+        static_cast<double>(connectors_.size()));
+  gauge("kafka_connect_worker_task_count", "Tasks running on this worker (task-count).",
+        static_cast<double>(tasks));
+  gauge("kafka_connect_worker_rebalance_epoch",
+        "The generation of the assignment this worker runs (epoch; 0 standalone).",
+        static_cast<double>(generation_));
+  return text;
 }
 
-std::vector<std::string> Worker::tap(const rest::TaskId& id, const std::string& stage, int, Deadline) {
+std::vector<std::string> Worker::tap(const rest::TaskId& id, const std::string& stage, int count,
+                                     Deadline deadline) {
+  caf::actor target;
   {
     std::lock_guard lock{mutex_};
     const auto& c = get(id.connector);
-    if (id.task < 0 || !c.tasks.count(static_cast<size_t>(id.task)))
-      throw rest::not_found("Task " + task_name(id.connector, static_cast<size_t>(id.task)) + " not found");
-    const auto& names = c.tasks.at(static_cast<size_t>(id.task)).names;
-    if (std::find(names.begin(), names.end(), stage) == names.end())
-      throw rest::not_found("Stage " + stage + " not found in task "
-                            + task_name(id.connector, static_cast<size_t>(id.task)));
+    auto name = task_name(id.connector, static_cast<size_t>(std::max(id.task, 0)));
+    auto task = c.tasks.find(static_cast<size_t>(id.task));
+    if (id.task < 0 || task == c.tasks.end())
+      throw rest::not_found("Task " + name + " not found" + (c.target != "RUNNING" ? " (the connector is " + c.target + ")" : std::string{}));
+    const auto& names = task->second.names;
+    auto at = std::find(names.begin(), names.end(), stage);
+    if (at == names.end())
+      throw rest::not_found("Stage " + stage + " not found in task " + name);
+    // The reader (consumer or poller) and a source's producer pass raw or
+    // encoded batches: the decoded records are seen at the SMTs and the sink.
+    if (at == names.begin() || (c.plan.source && at + 1 == names.end()))
+      throw rest::bad_request("Stage " + stage + " of task " + name + " cannot be tapped: tap an SMT "
+                              "stage or the sink (" + [&] {
+                                std::string list;
+                                for (auto it = names.begin() + 1; it != names.end() - (c.plan.source ? 1 : 0); ++it)
+                                  list += (list.empty() ? "" : ", ") + *it;
+                                return list.empty() ? std::string{"none in this task"} : list;
+                              }() + ")");
+    target = task->second.stages.at(static_cast<size_t>(at - names.begin()));
   }
-  throw rest::RestError(501, "tap is not implemented yet in this version of weir");
+  std::vector<std::string> lines;
+  caf::scoped_actor self{sys_};
+  self->send(target, tap_atom::value, static_cast<int32_t>(count), caf::actor{self});
+  while (static_cast<int>(lines.size()) < count) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left <= 0ms)
+      break;
+    self->receive([&](tap_atom, std::vector<std::string>& more) {
+                    for (auto& line : more)
+                      lines.push_back(std::move(line));
+                  },
+                  caf::after(left) >> [] {});
+  }
+  if (static_cast<int>(lines.size()) < count) // cancel what is left
+    self->send(target, tap_atom::value, int32_t{0}, caf::actor{self});
+  lines.resize(std::min(lines.size(), static_cast<size_t>(count)));
+  return lines;
 }
 
 // --- cluster mode

@@ -118,18 +118,23 @@ void send_to(node_actor* self, const caf::actor& membership, Ts&&... xs) {
 }
 
 /// Keep-majority: a leader that reaches no more than half of the members it last
-/// agreed on must not move work (the other side may have a leader of its own).
+/// agreed on (before its first round: of every member it knows) must not move work:
+/// the other side may have a leader of its own, or, just back from a freeze, this
+/// node has not heard from the others yet.
 bool has_majority(node_actor* self) {
   auto& st = self->state;
-  if (st.agreed.empty())
-    return true;
+  auto reference = st.agreed;
+  if (reference.empty())
+    for (const auto& m : st.members.members)
+      if (m.status == MemberStatus::up)
+        reference.insert(m.id);
   size_t reached = 0;
   for (const auto& m : st.members.members)
-    if (st.agreed.count(m.id)
+    if (reference.count(m.id)
         && std::find(st.members.unreachable.begin(), st.members.unreachable.end(), m.id)
              == st.members.unreachable.end())
       ++reached;
-  return reached * 2 > st.agreed.size();
+  return reached * 2 > reference.size();
 }
 
 /// Sends every round the rebalancer has ready.
@@ -139,8 +144,8 @@ void supervise(node_actor* self) {
     return;
   if (!has_majority(self)) {
     if (!st.minority_logged)
-      spdlog::warn("cluster: not assigning work: this node reaches no more than half of the {} "
-                   "members of the last assignment (keep-majority)", st.agreed.size());
+      spdlog::warn("cluster: not assigning work: this node reaches no more than half of the "
+                   "members of the last assignment (keep-majority)");
     st.minority_logged = true;
     return;
   }

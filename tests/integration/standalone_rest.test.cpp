@@ -3,7 +3,7 @@
 // would: create, status, pause/resume (nothing consumed while paused), reconfigure,
 // stop, sink and source offsets (read, altered, refused while running, reset), delete, plugins,
 // validation, loggers, and a failing task restarted automatically with backoff
-// until it gives up, visible in its status.
+// until it gives up, visible in its status; and a tap on an SMT stage.
 #include "runtime/rest/test_http_client.hpp"
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/process.hpp"
@@ -242,6 +242,29 @@ BOOST_AUTO_TEST_CASE(a_failed_task_restarts_with_backoff_then_gives_up) {
   // A restart through the API is always allowed; it fails the same way.
   BOOST_TEST(w.call("POST", "/connectors/broken/tasks/0/restart").status == 204);
   BOOST_TEST(w.call("POST", "/connectors/broken/tasks/7/restart").status == 404);
+  stop_cleanly(*w.process);
+}
+
+BOOST_AUTO_TEST_CASE(tap_shows_the_records_passing_an_smt_stage) {
+  TempDir dir{"weir-rest"};
+  auto w = start_worker(dir);
+  auto created = w.call("POST", "/connectors",
+                        R"({"name":"slow","config":{"connector.class":"DatagenConnector","kafka.topic":")"
+                          + unique_name("rest-tap") + R"(","quickstart":"users","max.interval":"20",)"
+                          R"("iterations":"100000","transforms":"tag",)"
+                          R"("transforms.tag.type":"org.apache.kafka.connect.transforms.InsertField$Value",)"
+                          R"("transforms.tag.static.field":"tapped","transforms.tag.static.value":"yes"}})");
+  BOOST_REQUIRE(created.status == 201);
+  auto tap = w.call("GET", "/weir/connectors/slow/tasks/0/stages/tag/tap?count=3");
+  BOOST_TEST(tap.status == 200);
+  BOOST_TEST(std::count(tap.body.begin(), tap.body.end(), '\n') == 3);
+  BOOST_TEST(has(tap, R"("tapped":"yes")"));
+  BOOST_TEST(has(tap, R"("userid":"User_)"));
+  // The poller passes no decoded records of its own; an unknown stage is a 404.
+  auto reader = w.call("GET", "/weir/connectors/slow/tasks/0/stages/poller/tap?count=1");
+  BOOST_TEST(reader.status == 400);
+  BOOST_TEST(has(reader, "tap an SMT stage or the sink (tag)"));
+  BOOST_TEST(w.call("GET", "/weir/connectors/slow/tasks/0/stages/nope/tap?count=1").status == 404);
   stop_cleanly(*w.process);
 }
 
