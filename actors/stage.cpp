@@ -234,6 +234,8 @@ caf::behavior stage_behavior(stage_actor<Payload>* self, StageSpecOf<Payload> sp
   st.stats.kind = std::string{st.spec.logic->kind()};
   st.stats.state = "RUNNING";
   st.stats.capacity = st.spec.capacity;
+  if (st.spec.cell) // shown in the tree before its first batch
+    st.spec.cell->publish(st.stats);
   if (st.out.downstream) {
     // A task's pipeline lives and dies as one: a stage that fails or is stopped
     // takes its neighbours with it (across nodes too, as remote links).
@@ -304,6 +306,8 @@ StageStats& observe(source_actor<Payload>* self, bool now = false) {
   st.out.fill_stats(st.stats);
   st.stats.lag = st.spec.source->lag();
   st.stats.partitions = st.spec.source->assigned_partitions();
+  st.stats.commits = st.spec.source->commits();
+  st.stats.commit_ns = st.spec.source->commit_ns();
   if (st.spec.cell)
     st.spec.cell->publish(st.stats);
   return st.stats;

@@ -110,8 +110,7 @@ struct Worker::Connector {
   runtime::worker::ConnectorPlan plan;
   std::string target = "RUNNING"; ///< RUNNING, PAUSED or STOPPED
   std::map<size_t, Task> tasks;   ///< by task id: those running here while RUNNING
-  size_t task_count = 0;          ///< tasks of its last start (shown PAUSED while paused)
-  std::vector<StringMap> task_configs;
+  std::vector<StringMap> task_configs; ///< of its last start (its tasks shown PAUSED while paused)
   std::string failure; ///< why its tasks could not be made (connector FAILED)
   std::string plan_error; ///< cluster mode: why its config was refused (connector FAILED)
   int32_t partitions = -1;
@@ -310,7 +309,6 @@ bool Worker::prepare(Connector& c) {
   }
   std::lock_guard lock{mutex_};
   c.task_configs = std::move(configs);
-  c.task_count = c.task_configs.size();
   c.partitions = partitions;
   c.failure = failure;
   c.topics_reset = false;
@@ -382,7 +380,8 @@ std::vector<std::string> Worker::ask_to_drain(Connector& c, const std::optional<
   return waiting;
 }
 
-void Worker::end_tasks(Connector& c, const std::optional<std::set<size_t>>& only) {
+std::vector<caf::actor> Worker::end_tasks(Connector& c, const std::optional<std::set<size_t>>& only) {
+  std::vector<caf::actor> ended;
   for (auto it = c.tasks.begin(); it != c.tasks.end();) {
     auto& [id, t] = *it;
     if (only && !only->count(id)) {
@@ -392,13 +391,32 @@ void Worker::end_tasks(Connector& c, const std::optional<std::set<size_t>>& only
     // Every drained source task reported its last delivery before its done.
     if (t.offsets)
       store_offsets(c.plan, t.offsets->take_changes());
-    for (auto& stage : t.stages)
+    for (auto& stage : t.stages) {
       caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
+      ended.push_back(stage);
+    }
     spdlog::info("task {} stopped (generation {})", task_name(c.plan.name, id), generation_);
-    // Actor handles keep detached actors' threads alive: drop them before the
-    // actor system waits for those threads.
     it = c.tasks.erase(it);
   }
+  return ended;
+}
+
+void Worker::await_exit(std::vector<caf::actor> actors) {
+  if (actors.empty())
+    return;
+  caf::scoped_actor self{sys_};
+  for (const auto& a : actors)
+    self->monitor(a);
+  auto left = actors.size();
+  // Handles keep detached actors' threads alive: drop ours before waiting.
+  actors.clear();
+  auto until = Clock::now() + 15s;
+  while (left > 0 && Clock::now() < until)
+    self->receive([&](const caf::down_msg&) { --left; },
+                  caf::after(std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()))
+                    >> [] {});
+  if (left > 0)
+    spdlog::warn("{} stage actor(s) still ending after 15 s", left);
 }
 
 void Worker::drain_tasks(Connector& c, const std::optional<std::set<size_t>>& only) {
@@ -406,14 +424,28 @@ void Worker::drain_tasks(Connector& c, const std::optional<std::set<size_t>>& on
   {
     std::lock_guard lock{mutex_};
     waiting = ask_to_drain(c, only);
+    // A request that waits behind this change says which stages hold it up.
+    if (!waiting.empty()) {
+      std::string stages;
+      for (const auto& s : waiting)
+        stages += (stages.empty() ? "" : ", ") + s;
+      doing_ += " (waiting for " + stages + " to write what they hold and commit)";
+    }
   }
   auto late = done_->wait(waiting, Clock::now() + options_.graceful_timeout);
   for (const auto& stage : late)
     spdlog::warn("connector {}: {} did not drain within {} ms (task.shutdown.graceful.timeout.ms); "
                  "ending it: records it had not committed will be delivered again",
                  c.plan.name, stage, options_.graceful_timeout.count());
-  std::lock_guard lock{mutex_};
-  end_tasks(c, only);
+  std::vector<caf::actor> ending;
+  {
+    std::lock_guard lock{mutex_};
+    ending = end_tasks(c, only);
+  }
+  // Their consumers leave the group as the actors end: only then is a stopped
+  // connector's group empty (its offsets can be altered) and its tasks' partitions
+  // free for whoever takes them next.
+  await_exit(std::move(ending));
 }
 
 void Worker::restart_one(Connector& c, size_t i) {
@@ -680,7 +712,7 @@ rest::ConnectorStatus Worker::status_of(const Connector& c) const {
   if (c.target == "STOPPED")
     return status; // Kafka Connect lists no tasks of a stopped connector
   if (c.target == "PAUSED") {
-    for (size_t t = 0; t < c.task_count; ++t)
+    for (size_t t = 0; t < c.task_configs.size(); ++t)
       status.tasks.push_back({static_cast<int>(t), {"PAUSED", options_.worker_id, ""}});
     return status;
   }
@@ -727,7 +759,7 @@ rest::ConnectorInfo Worker::connector_info(const std::string& name, Deadline) {
   const auto& c = get(name);
   rest::ConnectorInfo info{name, c.plan.raw, {}, c.plan.type(), c.plan.secret_keys};
   if (c.target != "STOPPED")
-    for (size_t t = 0; t < std::max(c.tasks.size(), c.task_count); ++t)
+    for (size_t t = 0; t < c.task_configs.size(); ++t)
       info.tasks.push_back({name, static_cast<int>(t)});
   return info;
 }
@@ -1000,6 +1032,29 @@ std::vector<rest::ConnectorOffset> Worker::connector_offsets(const std::string& 
 }
 
 namespace {
+
+/// Runs `change` on a stopped sink's consumer group, again while the group still
+/// has members on their way out: a task's consumer that was still joining when the
+/// connector stopped lingers in the group up to its session timeout.
+template <class F>
+void while_group_settles(F change, Deadline deadline) {
+  auto until = std::min(deadline, Clock::now() + 60s);
+  for (;;) {
+    try {
+      return change();
+    } catch (const runtime::kafka::KafkaError& e) {
+      auto code = e.code();
+      bool settling = code == RD_KAFKA_RESP_ERR_UNKNOWN_MEMBER_ID
+                      || code == RD_KAFKA_RESP_ERR_GROUP_SUBSCRIBED_TO_TOPIC
+                      || code == RD_KAFKA_RESP_ERR_NON_EMPTY_GROUP
+                      || code == RD_KAFKA_RESP_ERR_REBALANCE_IN_PROGRESS;
+      if (!settling || Clock::now() + 500ms > until)
+        throw;
+      std::this_thread::sleep_for(500ms);
+    }
+  }
+}
+
 [[noreturn]] void throw_not_stopped(const std::string& name) {
   throw rest::bad_request("Connectors must be in the STOPPED state before their offsets can be "
                           "modified. This can be done for the specified connector by issuing a "
@@ -1042,8 +1097,10 @@ std::string Worker::alter_connector_offsets(const std::string& name,
         commit.push_back(o);
     }
     auto props = runtime::pipeline::task_client_props(config, options_.config, "admin");
-    runtime::kafka::alter_group_offsets(props, "connect-" + name, commit, 30s);
-    runtime::kafka::delete_group_offsets(props, "connect-" + name, forget, 30s);
+    while_group_settles([&] {
+      runtime::kafka::alter_group_offsets(props, "connect-" + name, commit, 30s);
+      runtime::kafka::delete_group_offsets(props, "connect-" + name, forget, 30s);
+    }, deadline);
     return done;
   });
 }
@@ -1071,10 +1128,12 @@ std::string Worker::reset_connector_offsets(const std::string& name, Deadline de
       return done;
     }
     auto props = runtime::pipeline::task_client_props(config, options_.config, "admin");
-    std::vector<runtime::kafka::TopicPartition> all;
-    for (const auto& o : runtime::kafka::group_offsets(props, "connect-" + name, 30s))
-      all.push_back({o.topic, o.partition});
-    runtime::kafka::delete_group_offsets(props, "connect-" + name, all, 30s);
+    while_group_settles([&] {
+      std::vector<runtime::kafka::TopicPartition> all;
+      for (const auto& o : runtime::kafka::group_offsets(props, "connect-" + name, 30s))
+        all.push_back({o.topic, o.partition});
+      runtime::kafka::delete_group_offsets(props, "connect-" + name, all, 30s);
+    }, deadline);
     return done;
   });
 }
@@ -1199,6 +1258,12 @@ std::string Worker::metrics_text(Deadline) {
   gauge("kafka_connect_worker_rebalance_epoch",
         "The generation of the assignment this worker runs (epoch; 0 standalone).",
         static_cast<double>(generation_));
+  gauge("kafka_connect_worker_rebalance_completed_rebalances_total",
+        "Assignments this worker applied (completed-rebalances-total).", static_cast<double>(rebalances_));
+  gauge("kafka_connect_worker_rebalance_time_since_last_rebalance_ms",
+        "Time since this worker applied its last assignment (time-since-last-rebalance-ms; -1 none).",
+        rebalances_ == 0 ? -1.0
+                         : std::chrono::duration<double, std::milli>(Clock::now() - last_rebalance_).count());
   return text;
 }
 
@@ -1316,6 +1381,8 @@ void Worker::run_only(std::set<runtime::cluster::Work> mine, uint64_t generation
     doing_ = "applying assignment generation " + std::to_string(generation);
     assigned_ = std::move(mine);
     generation_ = generation;
+    ++rebalances_;
+    last_rebalance_ = Clock::now();
   }
   reconcile();
 }

@@ -178,8 +178,11 @@ private:
   /// Sends stop to every task with something to drain; returns the stages whose
   /// done to wait for. Under mutex_.
   std::vector<std::string> ask_to_drain(Connector& c, const std::optional<std::set<size_t>>& only);
-  /// Stores source offsets and ends the tasks' actors. Under mutex_.
-  void end_tasks(Connector& c, const std::optional<std::set<size_t>>& only);
+  /// Stores source offsets and tells the tasks' actors to end; returns them. Under
+  /// mutex_.
+  std::vector<caf::actor> end_tasks(Connector& c, const std::optional<std::set<size_t>>& only);
+  /// Waits (at most 15 s) until `actors` have ended. Not under mutex_.
+  void await_exit(std::vector<caf::actor> actors);
   void restart_one(Connector& c, size_t task);
   /// Stores (`put`) and forgets (`erase`) source offsets of a connector; by_request:
   /// through the REST API (also for an exactly-once connector). Under mutex_.
@@ -217,6 +220,8 @@ private:
   std::chrono::steady_clock::time_point last_flush_;
   std::unique_ptr<runtime::kafka::Producer> offsets_producer_;
   uint64_t generation_ = 0; // of the assignment the tasks here run under (cluster mode)
+  uint64_t rebalances_ = 0; // assignments applied here (cluster mode)
+  std::chrono::steady_clock::time_point last_rebalance_ = std::chrono::steady_clock::now();
   std::set<runtime::cluster::Work> assigned_;
   void reconcile(); // cluster mode: makes the tasks here those of assigned_
 };

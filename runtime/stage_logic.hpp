@@ -85,6 +85,9 @@ public:
   /// and how many partitions are assigned (-1: not a consumer).
   virtual int64_t lag() const { return -1; }
   virtual int32_t assigned_partitions() const { return -1; }
+  /// Offset commits completed so far, and their total time (request to answer).
+  virtual uint64_t commits() const { return 0; }
+  virtual uint64_t commit_ns() const { return 0; }
 
   virtual std::string_view kind() const noexcept = 0;
 };

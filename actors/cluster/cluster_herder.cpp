@@ -9,6 +9,7 @@
 #include "runtime/rest/config_info.hpp"
 #include "runtime/rest/forward.hpp"
 #include "runtime/rest/router.hpp"
+#include "runtime/rest/weir_json.hpp"
 
 namespace weir::actors::cluster {
 
@@ -259,11 +260,35 @@ void ClusterHerder::set_cluster_logger_level(const std::string& name, const std:
     }
 }
 
-rest::ActorTree ClusterHerder::actor_tree(const std::optional<std::string>& connector, Deadline d) {
+rest::ActorTree ClusterHerder::node_tree(const std::optional<std::string>& connector, Deadline d) {
   auto tree = worker().actor_tree(connector, d);
   auto members = links_.view->members();
   for (auto& node : tree.nodes)
     node.leader = members.leader == links_.member_id;
+  return tree;
+}
+
+rest::ActorTree ClusterHerder::actor_tree(const std::optional<std::string>& connector, Deadline d) {
+  auto tree = node_tree(connector, d);
+  auto members = links_.view->members();
+  auto path = "/weir/tree" + (connector ? "/" + rest::percent_encode(*connector) : std::string{})
+              + "?scope=node";
+  for (const auto& m : members.members) {
+    bool unreachable = std::find(members.unreachable.begin(), members.unreachable.end(), m.id)
+                       != members.unreachable.end();
+    if (m.id == links_.member_id || m.status != runtime::cluster::MemberStatus::up || unreachable
+        || m.rest_url.empty())
+      continue;
+    try {
+      auto theirs = rest::parse_actor_tree(
+        rest::forward_request(m.rest_url, "GET", path, {}, links_.rest_token, std::min(remaining(d), 5000ms)));
+      for (auto& node : theirs.nodes)
+        tree.nodes.push_back(std::move(node));
+    } catch (const std::exception& e) {
+      spdlog::warn("cluster: no actor tree from {}: {}", m.rest_url, e.what());
+      tree.nodes.push_back({m.rest_url.substr(m.rest_url.find("//") + 2), m.id == members.leader, {}});
+    }
+  }
   return tree;
 }
 

@@ -90,7 +90,10 @@ public:
     return worker().set_worker_logger_level(name, level, d);
   }
   void set_cluster_logger_level(const std::string& name, const std::string& level, Deadline d) override;
+  /// Every node's actors: this node's and, asked over REST, every other live node's
+  /// (a node that does not answer in time is listed without connectors).
   runtime::rest::ActorTree actor_tree(const std::optional<std::string>& connector, Deadline d) override;
+  runtime::rest::ActorTree node_tree(const std::optional<std::string>& connector, Deadline d) override;
   std::string metrics_text(Deadline d) override { return worker().metrics_text(d); }
   std::vector<std::string> tap(const runtime::rest::TaskId& id, const std::string& stage, int count,
                                Deadline d) override {

@@ -283,7 +283,12 @@ void Consumer::commit(const std::vector<TopicPartitionOffset>& offsets, bool asy
   auto list = make_list(static_cast<int>(offsets.size()));
   for (const auto& o : offsets)
     rd_kafka_topic_partition_list_add(list.get(), o.topic.c_str(), o.partition)->offset = o.offset;
+  auto sent = std::chrono::steady_clock::now();
   auto err = rd_kafka_commit(rk_.get(), list.get(), async ? 1 : 0);
+  if (async && !err)
+    commits_in_flight_.push_back(sent); // answered through on_commit, in order
+  else if (!async)
+    commit_answered(sent);
   std::string failed;
   for (int i = 0; i < list->cnt; ++i)
     if (list->elems[i].err)
@@ -464,9 +469,19 @@ void Consumer::drop_pending_of(const std::vector<TopicPartition>& revoked) {
   pending_.erase(keep, pending_.end());
 }
 
+void Consumer::commit_answered(std::chrono::steady_clock::time_point sent) {
+  ++commits_done_;
+  commit_ns_ += static_cast<uint64_t>(
+    std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - sent).count());
+}
+
 void Consumer::on_commit(rd_kafka_t*, rd_kafka_resp_err_t err,
                          rd_kafka_topic_partition_list_t* offsets, void* opaque) {
   auto* self = static_cast<Consumer*>(opaque);
+  if (!self->commits_in_flight_.empty()) {
+    self->commit_answered(self->commits_in_flight_.front());
+    self->commits_in_flight_.pop_front();
+  }
   if (err == RD_KAFKA_RESP_ERR__NO_OFFSET)
     return;
   bool failed = err != RD_KAFKA_RESP_ERR_NO_ERROR;

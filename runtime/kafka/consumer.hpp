@@ -17,6 +17,7 @@
 #include "weir/batch.hpp"
 
 #include <chrono>
+#include <deque>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -92,6 +93,9 @@ public:
 
   /// Non-fatal errors seen so far (fetch errors, failed async commits, ...).
   uint64_t error_count() const noexcept { return errors_; }
+  /// Offset commits answered so far, and their total time from request to answer.
+  uint64_t commits_done() const noexcept { return commits_done_; }
+  uint64_t commit_ns() const noexcept { return commit_ns_; }
 
   /// "COOPERATIVE", "EAGER" or "NONE" (before the first assignment).
   std::string rebalance_protocol() const;
@@ -127,6 +131,10 @@ private:
   bool revoked_during_fetch_ = false;
   bool closed_ = false;
   bool subscribed_ = false;
+  std::deque<std::chrono::steady_clock::time_point> commits_in_flight_; ///< async, oldest first
+  uint64_t commits_done_ = 0;
+  uint64_t commit_ns_ = 0;
+  void commit_answered(std::chrono::steady_clock::time_point sent);
   bool assigned_once_ = false; ///< a rebalance assigned partitions (or none) at least once
   uint64_t errors_ = 0;
 };

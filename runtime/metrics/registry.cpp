@@ -164,6 +164,7 @@ struct TaskTotals {
   bool sink = false, source = false;
   double read = 0, sent = 0, polled = 0, written = 0, errors = 0;
   double put_batches = 0, put_cpu_ns = 0;
+  double commits = 0, commit_ns = 0;
 };
 
 } // namespace
@@ -195,6 +196,8 @@ std::string render_prometheus(const std::vector<StageSnapshot>& stages) {
       case StageRole::sink_reader:
         t.sink = true;
         t.read += double(st.records_out);
+        t.commits += double(st.commits);
+        t.commit_ns += double(st.commit_ns);
         break;
       case StageRole::sink_writer:
         t.sent += double(st.records_in);
@@ -231,6 +234,14 @@ std::string render_prometheus(const std::vector<StageSnapshot>& stages) {
                "Average CPU time of a put into the sink writer, ms (put-batch-avg-time-ms)."},
               is_sink, [](const TaskTotals& t) {
                 return t.put_batches > 0 ? t.put_cpu_ns / t.put_batches / 1e6 : 0.0;
+              });
+  task_family({"kafka_connect_sink_task_offset_commit_completion_total", "counter",
+               "Offset commits answered by the broker (offset-commit-completion-total)."},
+              is_sink, [](const TaskTotals& t) { return t.commits; });
+  task_family({"kafka_connect_sink_task_offset_commit_avg_time_ms", "gauge",
+               "Average time of an offset commit, request to answer, ms (offset-commit-avg-time-ms)."},
+              is_sink, [](const TaskTotals& t) {
+                return t.commits > 0 ? t.commit_ns / t.commits / 1e6 : 0.0;
               });
   task_family({"kafka_connect_source_task_source_record_poll_total", "counter",
                "Records polled by the source task (source-record-poll-total)."},

@@ -38,6 +38,8 @@ public:
   int32_t assigned_partitions() const override {
     return static_cast<int32_t>(consumer_.assignment().size());
   }
+  uint64_t commits() const override { return consumer_.commits_done(); }
+  uint64_t commit_ns() const override { return consumer_.commit_ns(); }
 
   kafka::Consumer& consumer() noexcept { return consumer_; }
   uint64_t committed_batches() const noexcept { return commits_; }

@@ -308,6 +308,11 @@ public:
   // --- weir's own: what is running inside (see docs/rest.md)
   /// The live actor tree, of one connector when `connector` is given (404 if unknown).
   virtual ActorTree actor_tree(const std::optional<std::string>& connector, Deadline deadline) = 0;
+  /// This node's part of the tree (GET /weir/tree?scope=node): what a cluster node
+  /// asks the others for when it builds the whole tree.
+  virtual ActorTree node_tree(const std::optional<std::string>& connector, Deadline deadline) {
+    return actor_tree(connector, deadline);
+  }
   /// GET /metrics: the Prometheus text exposition of every stage and task.
   virtual std::string metrics_text(Deadline deadline) = 0;
   /// Copies of the next `count` records that pass stage `stage` of task `id`, each

@@ -29,9 +29,13 @@ struct WeirApi {
 
   Deadline deadline() const { return std::chrono::steady_clock::now() + options.request_timeout; }
 
-  HttpResponse tree(const std::optional<std::string>& connector) const {
+  HttpResponse tree(const RouteRequest& request, const std::optional<std::string>& connector) const {
+    // ?scope=node: this node's actors only (how a cluster node gathers the others').
+    bool node_only = request.query.get("scope") == std::optional<std::string>{"node"};
     std::string body;
-    append_actor_tree(herder.actor_tree(connector, deadline()), body);
+    append_actor_tree(node_only ? herder.node_tree(connector, deadline())
+                                : herder.actor_tree(connector, deadline()),
+                      body);
     return json_response(200, std::move(body));
   }
 
@@ -59,9 +63,11 @@ struct WeirApi {
 
 void add_weir_routes(Router& router, ConnectHerder& herder, const ConnectApiOptions& options) {
   auto api = std::make_shared<WeirApi>(WeirApi{herder, options});
-  router.add("GET", "/weir/tree", [api](const RouteRequest&) { return api->tree(std::nullopt); });
-  router.add("GET", "/weir/tree/{connector}",
-             [api](const RouteRequest& request) { return api->tree(request.param("connector")); });
+  router.add("GET", "/weir/tree",
+             [api](const RouteRequest& request) { return api->tree(request, std::nullopt); });
+  router.add("GET", "/weir/tree/{connector}", [api](const RouteRequest& request) {
+    return api->tree(request, request.param("connector"));
+  });
   router.add("GET", "/metrics", [api](const RouteRequest&) { return api->metrics(); });
   router.add("GET", "/weir/connectors/{connector}/tasks/{task}/stages/{stage}/tap",
              [api](const RouteRequest& request) { return api->tap(request); });

@@ -1,5 +1,7 @@
 #include "runtime/rest/weir_json.hpp"
 
+#include <simdjson.h>
+
 #include "runtime/convert/json_text.hpp"
 #include "runtime/rest/connect_json.hpp"
 
@@ -130,6 +132,125 @@ void append_actor_tree(const ActorTree& tree, std::string& out) {
   out += "{\"nodes\":";
   append_array(tree.nodes, append_node, out);
   out += '}';
+}
+
+namespace {
+
+using simdjson::dom::element;
+
+[[noreturn]] void malformed(std::string_view what) {
+  throw RestError(500, "A node answered a malformed actor tree: " + std::string{what});
+}
+
+std::string text(element e, std::string_view field) {
+  std::string_view v;
+  if (e[field].get(v))
+    return {};
+  return std::string{v};
+}
+
+uint64_t number(element e, std::string_view field) {
+  uint64_t u = 0;
+  if (!e[field].get(u))
+    return u;
+  int64_t i = 0;
+  return e[field].get(i) ? 0 : static_cast<uint64_t>(std::max<int64_t>(i, 0));
+}
+
+int64_t signed_or(element e, std::string_view field, int64_t none) {
+  int64_t v = none;
+  return e[field].get(v) ? none : v;
+}
+
+double real(element e, std::string_view field) {
+  double d = 0;
+  if (!e[field].get(d))
+    return d;
+  return static_cast<double>(number(e, field));
+}
+
+Credit credit(element e) {
+  return {static_cast<uint32_t>(number(e, "batches")), number(e, "bytes")};
+}
+
+StateInfo state(element e) { return {text(e, "state"), text(e, "worker_id"), text(e, "trace")}; }
+
+TreeStage stage(element e) {
+  TreeStage st;
+  st.name = text(e, "name");
+  st.role = text(e, "role");
+  auto& s = st.stats;
+  s.name = st.name;
+  s.kind = text(e, "kind");
+  s.state = text(e, "state");
+  s.mailbox = number(e, "mailbox");
+  element c, o;
+  if (!e["credit"].get(c)) {
+    element x;
+    if (!c["granted"].get(x)) s.capacity = credit(x);
+    if (!c["held"].get(x)) s.held = credit(x);
+  }
+  if (!e["out_credit"].get(o)) {
+    element x;
+    if (!o["granted"].get(x)) s.out_capacity = credit(x);
+    if (!o["in_flight"].get(x)) s.out_in_flight = credit(x);
+    if (!o["max_in_flight"].get(x)) s.out_max_in_flight = credit(x);
+  }
+  s.records_in = number(e, "records_in");
+  s.records_out = number(e, "records_out");
+  s.batches_in = number(e, "batches_in");
+  s.bytes_in = number(e, "bytes_in");
+  st.records_in_per_sec = real(e, "records_in_per_sec");
+  st.records_out_per_sec = real(e, "records_out_per_sec");
+  st.bytes_in_per_sec = real(e, "bytes_in_per_sec");
+  s.errors = number(e, "errors");
+  s.last_error = text(e, "last_error");
+  s.cpu_ns = number(e, "cpu_ns");
+  st.cpu_per_sec = real(e, "cpu_per_sec");
+  s.lag = signed_or(e, "lag", -1);
+  s.partitions = static_cast<int32_t>(signed_or(e, "partitions", -1));
+  return st;
+}
+
+ConnectorType type_named(std::string_view name) {
+  return name == "sink" ? ConnectorType::sink : name == "source" ? ConnectorType::source : ConnectorType::unknown;
+}
+
+} // namespace
+
+ActorTree parse_actor_tree(std::string_view json) {
+  simdjson::dom::parser parser;
+  simdjson::padded_string padded{json};
+  element doc;
+  simdjson::dom::array nodes;
+  if (parser.parse(padded).get(doc) || doc["nodes"].get(nodes))
+    malformed("no \"nodes\" array");
+  ActorTree tree;
+  for (element n : nodes) {
+    TreeNode node{text(n, "id"), false, {}};
+    bool leader = false;
+    if (!n["leader"].get(leader))
+      node.leader = leader;
+    simdjson::dom::array connectors;
+    if (n["connectors"].get(connectors))
+      malformed("a node without \"connectors\"");
+    for (element c : connectors) {
+      TreeConnector tc{text(c, "name"), type_named(text(c, "type")), state(c), {}};
+      simdjson::dom::array tasks;
+      if (!c["tasks"].get(tasks))
+        for (element t : tasks) {
+          TreeTask task{static_cast<int>(signed_or(t, "id", 0)), state(t), {}};
+          simdjson::dom::array stages;
+          if (!t["stages"].get(stages))
+            for (element s : stages)
+              task.stages.push_back(stage(s));
+          tc.tasks.push_back(std::move(task));
+        }
+      node.connectors.push_back(std::move(tc));
+    }
+    tree.nodes.push_back(std::move(node));
+  }
+  return tree;
 }
 
 } // namespace weir::runtime::rest

@@ -17,5 +17,8 @@ void append_tree_stage(const TreeStage& stage, std::string& out);
 /// `{"nodes":[{"id","leader","connectors":[{"name","type","state","worker_id"
 /// [,"trace"],"tasks":[{"id","state","worker_id"[,"trace"],"stages":[…]}]}]}]}`.
 void append_actor_tree(const ActorTree& tree, std::string& out);
+/// The inverse of append_actor_tree (a cluster node gathers the others' trees).
+/// Throws RestError(500) naming what is malformed.
+ActorTree parse_actor_tree(std::string_view json);
 
 } // namespace weir::runtime::rest
