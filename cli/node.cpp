@@ -140,7 +140,6 @@ int run_node(const NodeOptions& opt) {
   node_settings.member_id = member_id;
   node_settings.address = listen;
   node_settings.max_delay = std::chrono::milliseconds{parsed.get_long("scheduled.rebalance.max.delay.ms")};
-  node_settings.frozen_after = unreachable;
   node_settings.worker = &worker;
   node_settings.configs = &configs;
   node_settings.view = view;

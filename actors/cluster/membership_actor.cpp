@@ -47,7 +47,7 @@ auto inspect(Inspector& f, MemberEntry& x) {
 template <class Inspector>
 auto inspect(Inspector& f, MembershipSnapshot& x) {
   return f(caf::meta::type_name("weir::MembershipSnapshot"), x.members, x.unreachable, x.leader,
-           x.refused, x.handles);
+           x.refused, x.handles, x.freezes);
 }
 
 using MemberEntries = std::vector<MemberEntry>;
@@ -68,6 +68,7 @@ struct MembershipState {
   std::map<std::string, Clock::time_point> dialled; ///< address -> last connection attempt
   bool joined = false;
   uint64_t failed_dials = 0; ///< before joining
+  uint64_t freezes = 0;      ///< times this process found itself frozen
   std::string refused;
   Clock::time_point last_tick = Clock::now();
   static inline const char* name = "membership";
@@ -100,6 +101,7 @@ void notify(membership_actor* self) {
       snap.unreachable.push_back(m.id);
   snap.leader = st.view->leader().value_or("");
   snap.refused = st.refused;
+  snap.freezes = st.freezes;
   snap.handles = st.peers;
   snap.handles[st.settings.self.id] = self;
   self->send(st.settings.subscriber, members_atom::value, std::move(snap));
@@ -229,10 +231,11 @@ void tick(membership_actor* self) {
     st.peers.clear();
     st.by_addr.clear();
     st.dialled.clear();
+    ++st.freezes;
   }
+  bool changed = now - st.last_tick > st.settings.unreachable_after; // subscribers hear of it
   st.last_tick = now;
   gossip_to_all(self);
-  bool changed = false;
   for (const auto& id : st.view->detect(now, st.settings.unreachable_after)) {
     spdlog::warn("cluster: member {} unreachable: silent for more than {} ms", id,
                  st.settings.unreachable_after.count());

@@ -59,6 +59,9 @@ struct MembershipSnapshot {
   std::string leader;                   ///< empty when no member is live
   std::string refused;                  ///< set when a seed refused this node: why
   std::map<std::string, caf::actor> handles; ///< member id -> its membership actor
+  /// How often this process found itself frozen (a tick far too late: SIGSTOP, a
+  /// VM pause): its work has probably moved meanwhile.
+  uint64_t freezes = 0;
 };
 
 /// Sets CAF's middleman heartbeat so a silent connection is dropped (and the proxies

@@ -11,9 +11,9 @@
 //                       tasks drained and committed
 //   node -> new leader: (running_atom, node address, generation, work): what runs
 //                       there, which the new supervisor adopts (no needless moves)
-// A node whose own timer shows it was frozen for longer than the unreachable
-// timeout abandons its tasks at once, without committing: the others have taken
-// them over, and Kafka fences its late commits anyway.
+// A node whose membership actor finds it was frozen for longer than the
+// unreachable timeout abandons its tasks at once, without committing: the others
+// have taken them over, and Kafka fences its late commits anyway.
 #pragma once
 
 #include <chrono>
@@ -55,7 +55,6 @@ struct NodeSettings {
   std::string member_id; ///< this incarnation's membership id
   std::string address;   ///< cluster.listen: the node's stable name for the supervisor
   std::chrono::milliseconds max_delay{300000};  ///< scheduled.rebalance.max.delay.ms
-  std::chrono::milliseconds frozen_after{3000}; ///< cluster.unreachable.timeout.ms
   Worker* worker = nullptr;
   const runtime::cluster::ConfigLog* configs = nullptr;
   std::shared_ptr<ClusterView> view;
