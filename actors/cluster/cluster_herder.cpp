@@ -143,31 +143,26 @@ void ClusterHerder::delete_connector(const std::string& name, Deadline d) {
   wait_for([&] { return !knows(worker(), name); }, 3s);
 }
 
-void ClusterHerder::pause_connector(const std::string& name, Deadline d) {
+void ClusterHerder::set_target_state(const std::string& name, const std::string& state,
+                                     const std::string& verb, Deadline d) {
   if (auto url = leader_url(); !url.empty())
-    rest::forward_request(url, "PUT", path_of(name) + "/pause", {}, links_.rest_token, remaining(d));
+    rest::forward_request(url, "PUT", path_of(name) + "/" + verb, {}, links_.rest_token, remaining(d));
   else if (!links_.configs->snapshot().connectors.count(name))
     throw rest::not_found("Connector " + name + " not found");
   else
-    links_.configs->put_target_state(name, "PAUSED");
+    links_.configs->put_target_state(name, state);
+}
+
+void ClusterHerder::pause_connector(const std::string& name, Deadline d) {
+  set_target_state(name, "PAUSED", "pause", d);
 }
 
 void ClusterHerder::resume_connector(const std::string& name, Deadline d) {
-  if (auto url = leader_url(); !url.empty())
-    rest::forward_request(url, "PUT", path_of(name) + "/resume", {}, links_.rest_token, remaining(d));
-  else if (!links_.configs->snapshot().connectors.count(name))
-    throw rest::not_found("Connector " + name + " not found");
-  else
-    links_.configs->put_target_state(name, "RUNNING");
+  set_target_state(name, "RUNNING", "resume", d);
 }
 
 void ClusterHerder::stop_connector(const std::string& name, Deadline d) {
-  if (auto url = leader_url(); !url.empty())
-    rest::forward_request(url, "PUT", path_of(name) + "/stop", {}, links_.rest_token, remaining(d));
-  else if (!links_.configs->snapshot().connectors.count(name))
-    throw rest::not_found("Connector " + name + " not found");
-  else
-    links_.configs->put_target_state(name, "STOPPED");
+  set_target_state(name, "STOPPED", "stop", d);
 }
 
 void ClusterHerder::restart_connector(const std::string& name, Deadline d) {

@@ -105,6 +105,9 @@ private:
   /// The leader's REST URL when this node does not lead (then the request goes
   /// there); empty when it does. 503-like RestError when no leader is known.
   std::string leader_url();
+  /// Pause, resume or stop (`verb`): the leader writes `state` to the config topic.
+  void set_target_state(const std::string& name, const std::string& state, const std::string& verb,
+                        Deadline d);
   void write_config(const std::string& name, const runtime::rest::ConfigMap& config,
                     std::optional<std::string> target_state, Deadline d);
   Links links_;
