@@ -290,13 +290,24 @@ rest::ActorTree ClusterHerder::actor_tree(const std::optional<std::string>& conn
 void ClusterHerder::publish_statuses() {
   auto [mine, generation] = worker().assigned();
   auto self = worker().worker_id();
+  // Only what changed since the last call goes to the topic.
+  auto changed = [&](const std::string& key, const runtime::cluster::StatusRecord& record) {
+    auto [it, fresh] = published_.try_emplace(key, record);
+    if (!fresh && it->second == record)
+      return false;
+    it->second = record;
+    return true;
+  };
   for (const auto& status : worker().local_statuses()) {
-    for (const auto& t : status.tasks)
-      links_.statuses->put_task(status.name, t.id,
-                                {t.state.state, t.state.trace, self, generation});
-    if (mine.count({status.name, runtime::cluster::Work::connector_instance}))
-      links_.statuses->put_connector(status.name, {status.connector.state, status.connector.trace,
-                                                   self, generation});
+    for (const auto& t : status.tasks) {
+      runtime::cluster::StatusRecord record{t.state.state, t.state.trace, self, generation};
+      if (changed("task " + status.name + "-" + std::to_string(t.id), record))
+        links_.statuses->put_task(status.name, t.id, record);
+    }
+    runtime::cluster::StatusRecord record{status.connector.state, status.connector.trace, self, generation};
+    if (mine.count({status.name, runtime::cluster::Work::connector_instance})
+        && changed("connector " + status.name, record))
+      links_.statuses->put_connector(status.name, record);
   }
 }
 

@@ -27,7 +27,8 @@ public:
   explicit ClusterHerder(Links links) : links_(std::move(links)) {}
 
   /// Writes the statuses of this node's tasks (and of the connectors whose
-  /// instance runs here) to the status topic.
+  /// instance runs here) that changed since the last call to the status topic.
+  /// Called from one thread (the node's main loop).
   void publish_statuses();
 
   runtime::rest::ServerInfo server_info(Deadline d) override { return worker().server_info(d); }
@@ -111,6 +112,7 @@ private:
   void write_config(const std::string& name, const runtime::rest::ConfigMap& config,
                     std::optional<std::string> target_state, Deadline d);
   Links links_;
+  std::map<std::string, runtime::cluster::StatusRecord> published_; // by "task NAME-N" / "connector NAME"
 };
 
 } // namespace weir::actors::cluster

@@ -73,6 +73,7 @@ struct StatusRecord {
   std::string trace; ///< empty: none (null in the record)
   std::string worker_id;
   uint64_t generation = 0;
+  bool operator==(const StatusRecord&) const = default;
 };
 
 /// What status.storage.topic says now.
