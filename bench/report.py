@@ -69,6 +69,56 @@ def row(name, r, records, note=""):
             f"{fmt(num(r, 'cpu_s'))} | {fmt(cpu_per_m(r, records))} | {fmt(num(r, 'rss_mb'), 0)} | {note} |")
 
 
+FAILOVER_KINDS = ("weir_failover", "kc_failover")
+
+
+def failover_target(w, runs):
+    """The target line: weir's failover time against Kafka Connect's."""
+    wf, kf = first(runs, "weir_failover"), first(runs, "kc_failover")
+    if ok(wf) and ok(kf):
+        a, b = num(wf, "failover_s"), num(kf, "failover_s")
+        x = ratio(b, a)
+        w(f"| failover after kill -9 (3 nodes), s | {fmt(a)} | {fmt(b)} | {x:.1f}× | ≥ 5× faster | "
+          f"{'yes' if x >= 5 else 'NO'} |")
+    elif wf or kf:
+        w(f"| failover after kill -9 (3 nodes), s | {failover_cell(wf)} | {failover_cell(kf)} | — | ≥ 5× faster | NO |")
+
+
+def failover_cell(r):
+    if r is None:
+        return "not run"
+    return fmt(num(r, "failover_s")) if ok(r) else f"status {r.get('status', '?')}"
+
+
+def failover_table(w, runs):
+    """The failover runs (bench/failover_probe.cpp): one row per engine."""
+    rows = [r for r in runs if r["kind"] in FAILOVER_KINDS]
+    if not rows:
+        return
+    w("")
+    w("Failover: three workers (`weir node`, or Kafka Connect's `ConnectDistributed`) with their defaults "
+      "except `scheduled.rebalance.max.delay.ms=0`, one FileStreamSink with `tasks.max=6` over a topic of "
+      "6 partitions, each worker writing its own file. `failover_probe` produces 2,000 records/s, each "
+      "carrying its production time; once every partition has flowed for 5 s it sends SIGKILL to the "
+      "last-started worker that runs a task. The failover time is from the kill until every partition "
+      "has a record written that was produced after the kill (lines redelivered from before the kill do "
+      "not count). The partitions back within 1 s of the kill were the survivors' own; their longest stall "
+      "(no newer record written, from the kill until every partition flows again: written within 1 s of "
+      "production) shows whether the takeover stopped or slowed them too.")
+    w("")
+    w("| run | failover s (every partition) | survivors' partitions: longest stall s | per partition s | "
+      "records produced | "
+      "killed worker (0 = first started) |")
+    w("| --- | ---: | ---: | --- | ---: | :---: |")
+    for r in rows:
+        if ok(r):
+            w(f"| {r['subject']} | {fmt(num(r, 'failover_s'))} | {fmt(num(r, 'others_stall_s'))} | "
+              f"{r.get('partitions_s', '').replace(',', ', ')} | {num(r, 'produced'):,.0f} | "
+              f"{r.get('victim', '?')} |")
+        else:
+            w(f"| {r['subject']} | status {r.get('status', '?').replace('_', ' ')} | | | | {r.get('victim', '?')} |")
+
+
 def ratio(a, b):
     return a / b if a and b else 0.0
 
@@ -80,14 +130,26 @@ def main():
     w = out.append
     w("# weir vs Apache Kafka Connect: bench/run.sh")
     w("")
-    w(f"- records: {n:,} JSON user events (~180 bytes), topic of 8 partitions; `bench/run.sh --records {n}`")
+    only_failover = all(r["kind"] in FAILOVER_KINDS for r in runs)
+    if only_failover:
+        w("- the failover runs only: `bench/run.sh --only failover`")
+    else:
+        w(f"- records: {n:,} JSON user events (~180 bytes), topic of 8 partitions; `bench/run.sh --records {n}`")
     w(f"- machine: {meta.get('cores', '?')} cores ({meta.get('cpu', '?')}), {meta.get('memory', '?')} memory; "
       f"load average before: {meta.get('load_before', '?')}, after: {meta.get('load_after', '?')}")
-    w(f"- date: {meta.get('date', '?')}; weir {meta.get('weir', '?')} (release build); "
+    w(f"- date: {meta.get('date', '?')}; weir {meta.get('weir', '?')} ({meta.get('buildtype', 'release')} build); "
       f"scheduling priority of the whole run (broker included): nice {meta.get('nice', '0')}")
     w(f"- versions: Kafka broker {meta.get('kafka', '?')}, Kafka Connect {meta.get('connect', '?')} on "
       f"{meta.get('java', '?')}, librdkafka {meta.get('librdkafka', '?')}, SQLite {meta.get('sqlite', '?')}")
     w(f"- Kafka Connect JVM: `{meta.get('connect_jvm', '?')}` (connect-standalone.sh's defaults)")
+    if only_failover:
+        failover_table(w, runs)
+        w("")
+        w("| target | weir | reference | ratio | goal | met |")
+        w("| --- | ---: | ---: | ---: | ---: | :---: |")
+        failover_target(w, runs)
+        print("\n".join(out))
+        return
     w("")
     w("Each figure is measured from the process start (fork) to the last record written (sink file lines, "
       "table rows, topic end offsets); CPU is user+sys of the whole process up to that moment; peak RSS is "
@@ -109,6 +171,7 @@ def main():
     for r in runs:
         if r["kind"] in ("weir_source", "kc_source"):
             w(row(r["subject"], r, n))
+    failover_table(w, runs)
     raw = first(runs, "raw_sqlite")
     if raw:
         w("")
@@ -163,7 +226,7 @@ def main():
     else:
         w(f"| source records/s vs Kafka Connect | {fmt_rate(wsrc) if ok(wsrc) else 'not available yet'} | "
           f"{fmt_rate(ksrc)} | — | (none) | |")
-    w("| failover after kill -9 (3 nodes) | not measured: weir has no cluster mode yet | | | ≥ 5× | |")
+    failover_target(w, runs)
     w("")
     w("Profile, and why the missed targets are missed: [profile.md](profile.md).")
     notes = meta.get("notes", "")
