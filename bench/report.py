@@ -87,17 +87,18 @@ def failover_target(w, runs):
 def failover_cell(r):
     if r is None:
         return "not run"
-    return fmt(num(r, "failover_s")) if ok(r) else f"status {r.get('status', '?')}"
+    return fmt(num(r, "failover_s")) if ok(r) else f"status {r.get('status', '?').replace('_', ' ')}"
 
 
-def failover_table(w, runs):
+def failover_table(w, meta, runs):
     """The failover runs (bench/failover_probe.cpp): one row per engine."""
     rows = [r for r in runs if r["kind"] in FAILOVER_KINDS]
     if not rows:
         return
     w("")
+    extra = " ".join(f"`{kv}`" for kv in meta.get("failover_props", "").split())
     w("Failover: three workers (`weir node`, or Kafka Connect's `ConnectDistributed`) with their defaults "
-      "except `scheduled.rebalance.max.delay.ms=0`, one FileStreamSink with `tasks.max=6` over a topic of "
+      f"except `scheduled.rebalance.max.delay.ms=0`{' and ' + extra if extra else ''}, one FileStreamSink with `tasks.max=6` over a topic of "
       "6 partitions, each worker writing its own file. `failover_probe` produces 2,000 records/s, each "
       "carrying its production time; once every partition has flowed for 5 s it sends SIGKILL to the "
       "last-started worker that runs a task. The failover time is from the kill until every partition "
@@ -111,12 +112,13 @@ def failover_table(w, runs):
       "killed worker (0 = first started) |")
     w("| --- | ---: | ---: | --- | ---: | :---: |")
     for r in rows:
+        victim = r.get("victim", "?") if r.get("victim") != "-1" else "none"
         if ok(r):
             w(f"| {r['subject']} | {fmt(num(r, 'failover_s'))} | {fmt(num(r, 'others_stall_s'))} | "
               f"{r.get('partitions_s', '').replace(',', ', ')} | {num(r, 'produced'):,.0f} | "
-              f"{r.get('victim', '?')} |")
+              f"{victim} |")
         else:
-            w(f"| {r['subject']} | status {r.get('status', '?').replace('_', ' ')} | | | | {r.get('victim', '?')} |")
+            w(f"| {r['subject']} | {failover_cell(r)} | | | | {victim} |")
 
 
 def ratio(a, b):
@@ -143,7 +145,7 @@ def main():
       f"{meta.get('java', '?')}, librdkafka {meta.get('librdkafka', '?')}, SQLite {meta.get('sqlite', '?')}")
     w(f"- Kafka Connect JVM: `{meta.get('connect_jvm', '?')}` (connect-standalone.sh's defaults)")
     if only_failover:
-        failover_table(w, runs)
+        failover_table(w, meta, runs)
         w("")
         w("| target | weir | reference | ratio | goal | met |")
         w("| --- | ---: | ---: | ---: | ---: | :---: |")
@@ -171,7 +173,7 @@ def main():
     for r in runs:
         if r["kind"] in ("weir_source", "kc_source"):
             w(row(r["subject"], r, n))
-    failover_table(w, runs)
+    failover_table(w, meta, runs)
     raw = first(runs, "raw_sqlite")
     if raw:
         w("")
