@@ -103,7 +103,7 @@ def failover_table(w, meta, runs):
       "carrying its production time; once every partition has flowed for 5 s it sends SIGKILL to the "
       "last-started worker that runs a task. The failover time is from the kill until every partition "
       "has a record written that was produced after the kill (lines redelivered from before the kill do "
-      "not count). The partitions back within 1 s of the kill were the survivors' own; their longest stall "
+      "not count). The partitions back in less than half that time were the survivors' own; their longest stall "
       "(no newer record written, from the kill until every partition flows again: written within 1 s of "
       "production) shows whether the takeover stopped or slowed them too.")
     w("")
