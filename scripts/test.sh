@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
 # Build weir and run every test suite ('unit' and 'integration') against a real,
-# freshly started Apache Kafka broker, then stop the broker (always, even on failure).
+# freshly started Apache Kafka broker, then a small smoke run of the benchmark
+# harness (bench/run.sh, 10,000 records, failover included, on its own broker), then
+# stop both brokers (always, even on failure).
 #
 #   scripts/test.sh                    build into build/ with -Dwerror=true, run the tests
 #   scripts/test.sh --sanitize         the same with AddressSanitizer and UBSan, in build-asan/
+#   scripts/test.sh --no-bench         skip the bench smoke run
 #   scripts/test.sh [...] -- ARGS...   pass ARGS to `meson test` (e.g. -- --suite unit)
+#
+# The smoke run checks that every subject of the harness delivers (bench/run.sh
+# --check), never a time. Its report goes to .cache/bench-smoke/latest.md; its broker
+# listens on WEIR_BENCH_KAFKA_PORT (default 29092, the controller on the next port).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -16,10 +23,12 @@ usage() {
 }
 
 sanitize=0
+bench=1
 meson_test_args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sanitize) sanitize=1 ;;
+    --no-bench) bench=0 ;;
     --) shift; meson_test_args=("$@"); break ;;
     -h | --help) usage ;;
     *) printf 'unknown argument: %s\n' "$1" >&2; usage ;;
@@ -37,17 +46,23 @@ if ((sanitize)); then
   export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 fi
 
-weir::log "test: step 1/4: system packages"
+# The smoke run's broker: never the test broker's port or state directory.
+bench_kafka=(env -u WEIR_KAFKA_CONTROLLER_PORT WEIR_KAFKA_PORT="${WEIR_BENCH_KAFKA_PORT:-29092}"
+  WEIR_KAFKA_DIR="$WEIR_REPO/.cache/bench-smoke-kafka")
+
+weir::log "test: step 1/5: system packages"
 weir::ensure_packages build java
 
-weir::log "test: step 2/4: build ($builddir/, ${build_opts[*]})"
+weir::log "test: step 2/5: build ($builddir/, ${build_opts[*]})"
 weir::build "$builddir" "${build_opts[@]}"
 
-weir::log "test: step 3/4: a fresh Kafka broker"
+weir::log "test: step 3/5: a fresh Kafka broker"
 stop_broker() {
   local rc=$?
   weir::log "test: stopping the Kafka broker"
   "$WEIR_REPO/scripts/kafka.sh" stop || rc=1
+  # bench/run.sh stops its own broker; this covers run.sh being killed outright.
+  ((!bench)) || "${bench_kafka[@]}" "$WEIR_REPO/scripts/kafka.sh" stop >/dev/null 2>&1 || true
   exit "$rc"
 }
 trap stop_broker EXIT
@@ -58,6 +73,17 @@ bootstrap="$("$WEIR_REPO/scripts/kafka.sh" start | tail -n 1)"
 export WEIR_KAFKA_BOOTSTRAP="$bootstrap"
 weir::log "test: WEIR_KAFKA_BOOTSTRAP=$WEIR_KAFKA_BOOTSTRAP"
 
-weir::log "test: step 4/4: meson test -C $builddir ${meson_test_args[*]}"
+weir::log "test: step 4/5: meson test -C $builddir ${meson_test_args[*]}"
 meson test -C "$WEIR_REPO/$builddir" --print-errorlogs --num-processes 2 "${meson_test_args[@]}"
+
+if ((bench)); then
+  # The harness only: 10,000 records, tasks.max=1, the failover runs, this build
+  # (no release build). It fails when a subject does not deliver, never on a time.
+  weir::log "test: step 5/5: bench/run.sh smoke run (report in .cache/bench-smoke/latest.md)"
+  "${bench_kafka[@]}" WEIR_BENCH_BUILD="$builddir" WEIR_BENCH_DIR="$WEIR_REPO/.cache/bench-smoke" \
+    WEIR_BENCH_TIMEOUT=150 "$WEIR_REPO/bench/run.sh" --no-build --check --records 10000 --tasks 1 --connect-tasks 1 \
+    --out "$WEIR_REPO/.cache/bench-smoke/latest.md"
+else
+  weir::log "test: step 5/5: bench smoke run skipped (--no-bench)"
+fi
 weir::log "test: all tests passed"
