@@ -23,6 +23,7 @@
 #include "actors/cluster/membership_actor.hpp"
 #include "actors/cluster/node.hpp"
 #include "actors/messages.hpp"
+#include "actors/scheduler.hpp"
 #include "cli/commands.hpp"
 #include "cli/worker_config.hpp"
 #include "runtime/cluster/state_log.hpp"
@@ -110,6 +111,7 @@ int run_node(const NodeOptions& opt) {
 
   caf::actor_system_config cfg;
   actors::announce_types(cfg);
+  actors::tune_scheduler(cfg);
   actors::cluster::announce_membership_types(cfg);
   actors::cluster::announce_node_types(cfg);
   actors::cluster::configure_middleman(cfg, heartbeat, unreachable);

@@ -19,6 +19,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/messages.hpp"
+#include "actors/scheduler.hpp"
 #include "actors/worker.hpp"
 #include "cli/commands.hpp"
 #include "cli/worker_config.hpp"
@@ -67,6 +68,7 @@ int run_standalone(const Options& opt) {
   runtime::metrics::MetricsRegistry metrics;
   caf::actor_system_config cfg;
   actors::announce_types(cfg);
+  actors::tune_scheduler(cfg);
   caf::actor_system sys{cfg};
 
   actors::Worker herder{sys, state, metrics, setup.options};
