@@ -37,7 +37,15 @@ void KafkaSource::on_rebalance(const kafka::RebalanceEvent& event) {
 }
 
 BatchSource::Status KafkaSource::fill(Batch& out, uint64_t max_bytes) {
+  // Room for a batch like the last one, so that the arena is allocated once instead
+  // of growing (and being copied) a dozen times per batch.
+  if (out.empty())
+    out.reserve(last_records_, std::min<uint64_t>(last_bytes_, max_bytes));
   auto n = consumer_.poll(out, options_.max_records, max_bytes, options_.poll_timeout);
+  if (n > 0) {
+    last_records_ = out.size();
+    last_bytes_ = out.byte_size();
+  }
   // An empty poll already waited poll_timeout: come back soon, but through the
   // mailbox, so credit and stats requests are served in between.
   return n == 0 ? Status::idle : Status::ready;

@@ -54,6 +54,8 @@ private:
   uint64_t commits_ = 0;
   kafka::Consumer consumer_;
   Batch scratch_; // serve() polls into it; always empty while paused
+  size_t last_records_ = 0; // the size of the last batch filled: the next one's guess
+  size_t last_bytes_ = 0;
   bool blocked_ = false;
   std::chrono::steady_clock::time_point blocked_since_;
 };
