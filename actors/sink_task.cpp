@@ -35,6 +35,8 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
   consumer.consumer["group.id"] = "connect-" + spec.connector; // Kafka Connect's naming
   consumer.consumer.try_emplace("client.id", "connector-consumer-" + spec.connector + "-"
                                                + std::to_string(spec.task));
+  if (!spec.group_instance_id.empty())
+    consumer.consumer.try_emplace("group.instance.id", spec.group_instance_id);
   consumer.topics = settings.topics;
   auto kafka = std::make_shared<pipeline::KafkaSource>(consumer);
 

@@ -24,6 +24,10 @@ struct SinkTaskSpec {
   std::map<std::string, std::string> worker_config; ///< the worker's, for converters and clients
   Credit capacity{4, 8u << 20};                     ///< per hop
   caf::actor observer; ///< gets (done, StageStats) from the sink after a clean stop
+  /// The consumer's group.instance.id (static membership), or empty: in a cluster a
+  /// task restarted on another node after a crash takes its old member's place at
+  /// once, instead of waiting for the dead one's session to time out.
+  std::string group_instance_id = {};
   /// Where the stages publish their statistics (none when null).
   runtime::metrics::MetricsRegistry* metrics = nullptr;
 };

@@ -221,8 +221,10 @@ runtime::pipeline::OffsetMap resume_offsets(const runtime::worker::ConnectorPlan
   return stored;
 }
 
-std::string transactional_id(const StringMap& worker, const std::string& connector, size_t task) {
-  // Kafka Connect's naming: ${group.id}-${connector}-${task}
+/// A task's id towards Kafka in a cluster, the same on every node: its producer's
+/// transactional.id (Kafka Connect's naming, ${group.id}-${connector}-${task}) and its
+/// consumer's group.instance.id.
+std::string task_client_id(const StringMap& worker, const std::string& connector, size_t task) {
   return worker.at("group.id") + "-" + task_name(connector, task);
 }
 
@@ -257,13 +259,15 @@ namespace {
 Task spawn_task(caf::actor_system& sys, const runtime::worker::ConnectorPlan& plan, size_t t,
                 const StringMap& task_config, const StringMap& worker,
                 const runtime::pipeline::OffsetMap& stored, caf::actor observer,
-                runtime::metrics::MetricsRegistry& metrics) {
+                runtime::metrics::MetricsRegistry& metrics, bool cluster) {
   Task task;
   auto id = static_cast<int>(t);
   try {
     if (plan.sink) {
       SinkTaskSpec spec{plan.name, id, plan.sink, plan.config, worker, {4, 8u << 20}, observer};
       spec.metrics = &metrics;
+      if (cluster) // one node runs each task: the cluster, not the group, decides who
+        spec.group_instance_id = task_client_id(worker, plan.name, t);
       auto spawned = spawn_sink_task(sys, spec);
       task.stages = std::move(spawned.stages);
       task.names = std::move(spawned.names);
@@ -271,7 +275,7 @@ Task spawn_task(caf::actor_system& sys, const runtime::worker::ConnectorPlan& pl
     } else {
       SourceTaskSpec spec{plan.name, id, plan.source, task_config, worker, stored, {4, 8u << 20},
                           observer,
-                          plan.exactly_once ? transactional_id(worker, plan.name, t) : std::string{},
+                          plan.exactly_once ? task_client_id(worker, plan.name, t) : std::string{},
                           plan.exactly_once ? plan.offsets_topic : std::string{}};
       spec.metrics = &metrics;
       auto spawned = spawn_source_task(sys, spec);
@@ -327,7 +331,7 @@ void Worker::start_tasks(Connector& c, const std::vector<size_t>& ids) {
       std::vector<std::string> transactional_ids;
       for (auto t : ids)
         if (plan.exactly_once)
-          transactional_ids.push_back(transactional_id(worker, plan.name, t));
+          transactional_ids.push_back(task_client_id(worker, plan.name, t));
       stored = resume_offsets(plan, worker, stored_offsets(plan.name), transactional_ids);
     } catch (const std::exception& e) {
       failure = e.what();
@@ -336,7 +340,8 @@ void Worker::start_tasks(Connector& c, const std::vector<size_t>& ids) {
   for (auto t : ids) {
     done_->forget(task_name(plan.name, t) + (plan.sink ? "/sink" : "/producer"));
     if (failure.empty())
-      started[t] = spawn_task(sys_, plan, t, c.task_configs.at(t), worker, stored, observer_, metrics_);
+      started[t] = spawn_task(sys_, plan, t, c.task_configs.at(t), worker, stored, observer_,
+                              metrics_, options_.cluster);
     else
       started[t].failure = failure;
   }
@@ -471,7 +476,7 @@ void Worker::restart_one(Connector& c, size_t i) {
     if (plan.source)
       stored = resume_offsets(plan, options_.config, std::move(stored),
                               plan.exactly_once
-                                ? std::vector{transactional_id(options_.config, plan.name, i)}
+                                ? std::vector{task_client_id(options_.config, plan.name, i)}
                                 : std::vector<std::string>{});
     // The new stages start from fresh statistics, not the failed ones.
     for (const auto& s : metrics_.snapshot(plan.name))
@@ -483,7 +488,8 @@ void Worker::restart_one(Connector& c, size_t i) {
         metrics_.cell(s.key, s.role)->publish(fresh);
       }
     done_->forget(c.tasks.at(i).last_stage);
-    task = spawn_task(sys_, plan, i, c.task_configs[i], options_.config, stored, observer_, metrics_);
+    task = spawn_task(sys_, plan, i, c.task_configs[i], options_.config, stored, observer_,
+                      metrics_, options_.cluster);
   } catch (const std::exception& e) {
     task.failure = e.what();
   }

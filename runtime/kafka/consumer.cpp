@@ -70,6 +70,7 @@ Consumer::Consumer(const Properties& props, RebalanceListener listener)
   }
   p.try_emplace("partition.assignment.strategy", "cooperative-sticky");
   p.try_emplace("auto.offset.reset", "earliest");
+  static_member_ = !get_or(p, "group.instance.id", "").empty();
 
   auto conf = make_conf(p);
   rd_kafka_conf_set_opaque(conf.get(), this);
@@ -342,6 +343,9 @@ void Consumer::close() {
     rd_kafka_message_destroy(pending_[i]);
   pending_.clear();
   pending_head_ = 0;
+  auto deadline = std::chrono::steady_clock::now() + close_timeout;
+  if (static_member_ && subscribed_)
+    leave_group(deadline);
   // rd_kafka_consumer_close() blocks up to session.timeout.ms (45 s) when the group
   // is rebalancing, which is the rule at shutdown: every task of a connector leaves
   // at once. Close in librdkafka's background, serve the queue (revocations go
@@ -351,7 +355,6 @@ void Consumer::close() {
     spdlog::warn("kafka consumer: leaving the group failed: {}", rd_kafka_error_string(error));
     rd_kafka_error_destroy(error);
   }
-  auto deadline = std::chrono::steady_clock::now() + close_timeout;
   while (!rd_kafka_consumer_closed(rk_.get()) && std::chrono::steady_clock::now() < deadline)
     if (rd_kafka_message_t* msg = rd_kafka_consume_queue(queue_, 100))
       rd_kafka_message_destroy(msg);
@@ -377,6 +380,29 @@ void Consumer::close() {
     rd_kafka_destroy_flags(rk_.release(), RD_KAFKA_DESTROY_F_NO_CONSUMER_CLOSE);
   assignment_.clear();
   rethrow_callback_error();
+}
+
+// A static member's close does not leave its group (KIP-345): its partitions wait
+// for the same group.instance.id to come back, or for session.timeout.ms. That is
+// what a crash should cost (a task restarted elsewhere takes the member's place at
+// once), but a task stopped on purpose must give its partitions up now.
+// Unsubscribing leaves the group (librdkafka clears the member id once it sent the
+// LeaveGroup), after the revocation went through on_rebalance (offsets committed).
+void Consumer::leave_group(std::chrono::steady_clock::time_point deadline) {
+  if (auto err = rd_kafka_unsubscribe(rk_.get())) {
+    spdlog::warn("kafka consumer {}: unsubscribing failed: {}", rd_kafka_name(rk_.get()),
+                 rd_kafka_err2str(err));
+    return;
+  }
+  auto member_id = [&] {
+    char* id = rd_kafka_memberid(rk_.get());
+    std::string copy = id ? id : "";
+    rd_kafka_mem_free(rk_.get(), id);
+    return copy;
+  };
+  while (!member_id().empty() && std::chrono::steady_clock::now() < deadline)
+    if (rd_kafka_message_t* msg = rd_kafka_consume_queue(queue_, 100))
+      rd_kafka_message_destroy(msg);
 }
 
 void Consumer::on_rebalance(rd_kafka_t*, rd_kafka_resp_err_t err,

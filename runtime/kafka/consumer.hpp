@@ -105,6 +105,7 @@ public:
   void close();
 
 private:
+  void leave_group(std::chrono::steady_clock::time_point deadline);
   static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                            rd_kafka_topic_partition_list_t* partitions, void* opaque);
   static void on_commit(rd_kafka_t* rk, rd_kafka_resp_err_t err,
@@ -131,6 +132,7 @@ private:
   bool revoked_during_fetch_ = false;
   bool closed_ = false;
   bool subscribed_ = false;
+  bool static_member_ = false; ///< group.instance.id is set (KIP-345)
   std::deque<std::chrono::steady_clock::time_point> commits_in_flight_; ///< async, oldest first
   uint64_t commits_done_ = 0;
   uint64_t commit_ns_ = 0;
