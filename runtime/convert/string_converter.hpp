@@ -12,7 +12,7 @@ public:
   static constexpr std::string_view class_name_v = "org.apache.kafka.connect.storage.StringConverter";
   static const ConfigDef& config_def();
 
-  StringConverter() = default;
+  StringConverter() : schema_(data::schemas::optional_string()) {}
   StringConverter(const Config& config, bool is_key);
 
   std::string_view class_name() const noexcept override { return class_name_v; }
@@ -20,6 +20,9 @@ public:
   void to_connect(const std::optional<std::string_view>& bytes, data::DecodedBatch& batch,
                   data::Value& out, const data::Schema*& schema) override;
   bool from_connect(const data::Value& v, const data::Schema* schema, std::string& out) override;
+
+private:
+  data::SchemaPtr schema_; ///< Schema.OPTIONAL_STRING_SCHEMA, looked up once
 };
 
 } // namespace weir::runtime::convert
