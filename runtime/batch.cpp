@@ -24,7 +24,14 @@ Slice Batch::store(std::optional<std::string_view> bytes) {
 }
 
 uint32_t Batch::topic_index(std::string_view topic) {
-  // Batches hold few topics (usually one): a linear scan beats hashing.
+  // Consecutive records almost always share a topic: the last record's is tried
+  // first. Batches hold few topics (usually one): a linear scan beats hashing.
+  if (!records_.empty()) {
+    uint32_t last = records_.back().topic;
+    const std::string& t = topics_[last];
+    if (t.size() == topic.size() && std::memcmp(t.data(), topic.data(), t.size()) == 0)
+      return last;
+  }
   auto it = std::find(topics_.begin(), topics_.end(), topic);
   if (it != topics_.end())
     return static_cast<uint32_t>(it - topics_.begin());
