@@ -20,6 +20,12 @@ public:
   void to_connect(const std::optional<std::string_view>& bytes, data::DecodedBatch& batch,
                   data::Value& out, const data::Schema*& schema) override;
   bool from_connect(const data::Value& v, const data::Schema* schema, std::string& out) override;
+  /// A null (e.g. every key of a keyless topic) without touching the scratch buffer.
+  std::optional<std::string_view> serialize(const data::Value& v, const data::Schema* schema) override {
+    if (v.is_null())
+      return std::nullopt;
+    return Converter::serialize(v, schema);
+  }
 
 private:
   data::SchemaPtr schema_; ///< Schema.OPTIONAL_STRING_SCHEMA, looked up once
