@@ -74,7 +74,7 @@ int64_t parse_java_integer(std::string_view s, int64_t min, int64_t max) {
 // Plain decimals of at most 15 significant digits ("-12.50"): the digits are exact in
 // a double and so is 10^k for k <= 22, so one division is correctly rounded, the
 // same result as Double.parseDouble (Clinger's fast path). False: use the full parser.
-bool parse_simple_decimal(std::string_view s, double& out) noexcept {
+[[gnu::always_inline]] inline bool parse_simple_decimal(std::string_view s, double& out) noexcept {
   static constexpr double powers[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7,
                                       1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
   const char* p = s.data();
@@ -82,20 +82,18 @@ bool parse_simple_decimal(std::string_view s, double& out) noexcept {
   bool negative = p < end && *p == '-';
   p += negative ? 1 : 0;
   uint64_t mantissa = 0;
-  int digits = 0, fraction = -1; // fraction: digits after the point, -1 before it
-  for (; p < end; ++p) {
-    auto d = static_cast<unsigned>(*p - '0');
-    if (d <= 9) {
-      mantissa = mantissa * 10 + d;
-      ++digits;
-      fraction += fraction >= 0 ? 1 : 0;
-    } else if (*p == '.' && fraction < 0) {
-      fraction = 0;
-    } else {
-      return false;
-    }
+  auto digits = [&] { // the run of digits at p, into mantissa; returns its length
+    const char* start = p;
+    for (; p < end && static_cast<unsigned>(*p - '0') <= 9; ++p)
+      mantissa = mantissa * 10 + static_cast<unsigned>(*p - '0');
+    return static_cast<int>(p - start);
+  };
+  int whole = digits(), fraction = 0;
+  if (p < end && *p == '.') {
+    ++p;
+    fraction = digits();
   }
-  if (digits == 0 || digits > 15)
+  if (p != end || whole + fraction == 0 || whole + fraction > 15)
     return false;
   double d = static_cast<double>(mantissa);
   if (fraction > 0)
@@ -104,10 +102,17 @@ bool parse_simple_decimal(std::string_view s, double& out) noexcept {
   return true;
 }
 
-// Double.parseDouble: trimmed; NaN, Infinity, decimal or hex floats, optional f/d suffix.
-double parse_java_double(std::string_view s) {
-  if (double d; parse_simple_decimal(s, d))
+double parse_java_double_slow(std::string_view s);
+
+// Double.parseDouble: plain decimals inline, everything else out of line.
+inline double parse_java_double(std::string_view s) {
+  if (double d; parse_simple_decimal(s, d)) [[likely]]
     return d;
+  return parse_java_double_slow(s);
+}
+
+// Double.parseDouble: trimmed; NaN, Infinity, decimal or hex floats, optional f/d suffix.
+[[gnu::noinline]] double parse_java_double_slow(std::string_view s) {
   std::string_view t = runtime::convert::trim(s);
   std::string_view body = t;
   bool negative = false;

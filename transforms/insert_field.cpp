@@ -80,6 +80,16 @@ SchemaPtr InsertField::derive(const Schema& input) const {
   return b.build();
 }
 
+// The record's topic as a field value, marked plain when it needs no JSON escaping.
+// Records of a batch share their topic: the check is remembered for the last one.
+Value InsertField::topic_value(std::string_view topic) {
+  if (topic != checked_topic_) {
+    topic_plain_ = text_value(topic).is_plain();
+    checked_topic_.assign(topic);
+  }
+  return topic_plain_ ? Value::plain_string(topic) : Value::string(topic);
+}
+
 bool InsertField::apply(const RecordView& r) {
   Value& v = r.get(side_);
   if (v.is_null())
@@ -92,7 +102,7 @@ bool InsertField::apply(const RecordView& r) {
   if (r.schema(side_) == nullptr) {
     Value& map = require_map(v, purpose);
     if (topic_)
-      map.put(arena, topic_->key, text_value(r.topic()));
+      map.put(arena, topic_->key, topic_value(r.topic()));
     if (partition_ && r.partition())
       map.put(arena, partition_->key, Value::int32(*r.partition()));
     if (offset_) {
@@ -113,7 +123,7 @@ bool InsertField::apply(const RecordView& r) {
     out.fields()[f.index] = field_value(in, f, arena, replace_null_with_default_);
   auto set = [&](const std::optional<Spec>& spec, Value x) { *out.field(spec->name) = x; };
   if (topic_)
-    set(topic_, text_value(r.topic()));
+    set(topic_, topic_value(r.topic()));
   if (partition_ && r.partition())
     set(partition_, Value::int32(*r.partition()));
   if (offset_) {

@@ -34,6 +34,7 @@ private:
   };
   static std::optional<Spec> parse_spec(const std::optional<std::string>& text);
   runtime::data::SchemaPtr derive(const runtime::data::Schema& input) const;
+  runtime::data::Value topic_value(std::string_view topic);
 
   // Records view these strings instead of copying them: each batch they are used in
   // keeps them alive (DecodedBatch::keep_alive), even if this SMT goes away first.
@@ -46,6 +47,8 @@ private:
   std::shared_ptr<const Specs> specs_;
   bool replace_null_with_default_;
   runtime::data::SchemaCache cache_;
+  std::string checked_topic_; ///< the last topic topic_value() saw, and whether it is plain
+  bool topic_plain_ = true; // "" (the initial checked_topic_) needs no escaping
 };
 
 } // namespace weir::transforms

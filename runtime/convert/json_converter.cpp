@@ -501,20 +501,22 @@ struct JsonConverter::Impl {
   void write_schemaless(const Value& v, JsonBuffer& out) {
     switch (v.kind()) {
       case Kind::Map: {
-        for (const auto& e : v.entries())
+        // One capacity check for the whole object: keys and plain strings at their
+        // size, other scalars at most 48 bytes (write_json_double's bound). Nested
+        // containers and strings to escape are written (and bounded) by write().
+        size_t bound = 2;
+        for (const auto& e : v.entries()) {
           if (!e.key.is_plain()) { // rare: a key to escape, or a non-string key
             write(&v, nullptr, out);
             return;
           }
-        out += '{';
-        bool first = true;
+          bound += e.key.size() + 4 + (e.value.is_plain() ? e.value.size() + 2 : 48);
+        }
+        char* o = out.reserve(bound);
+        *o++ = '{';
         for (const auto& e : v.entries()) {
           const Value& x = e.value;
           size_t ks = e.key.size();
-          char* o = out.reserve(ks + 5 + (x.is_plain() ? x.size() + 2 : 24));
-          if (!first)
-            *o++ = ',';
-          first = false;
           *o++ = '"';
           copy_short(o, e.key.as_string().data(), ks);
           o += ks;
@@ -525,18 +527,21 @@ struct JsonConverter::Impl {
             copy_short(o, x.as_string().data(), x.size());
             o += x.size();
             *o++ = '"';
-            out.commit(o);
           } else if (x.is_integer()) {
-            out.commit(std::to_chars(o, o + 24, x.as_int()).ptr);
+            o = write_int(x.as_int(), o);
           } else if (x.kind() == Kind::Float64) {
-            out.commit(o);
-            append_json_double(x.as_double(), out);
+            o = write_json_double(x.as_double(), o);
           } else {
             out.commit(o);
             write_schemaless(x, out);
+            o = out.reserve(bound); // the rest still fits in `bound`
           }
+          *o++ = ','; // the last one becomes the '}'
         }
-        out += '}';
+        if (v.size() != 0)
+          --o;
+        *o++ = '}';
+        out.commit(o);
         return;
       }
       case Kind::Array: {

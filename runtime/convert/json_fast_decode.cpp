@@ -1,5 +1,6 @@
 #include "runtime/convert/json_fast_decode.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -69,23 +70,6 @@ void append_utf8(uint32_t cp, char*& out) {
   }
 }
 
-// Most records are ASCII: checking that is cheaper than the general UTF-8 validator.
-bool is_ascii(std::string_view s) {
-  const char* p = s.data();
-  const char* end = p + s.size();
-#if defined(__SSE2__)
-  __m128i acc = _mm_setzero_si128();
-  for (; end - p >= 16; p += 16)
-    acc = _mm_or_si128(acc, _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  if (_mm_movemask_epi8(acc) != 0)
-    return false;
-#endif
-  uint8_t rest = 0;
-  for (; p < end; ++p)
-    rest |= static_cast<uint8_t>(*p);
-  return rest < 0x80;
-}
-
 // A stack of T that is appended by value. Values arrive in registers and are stored
 // whole; std::vector::push_back(const T&) would spill them to a temporary first and
 // copy it with a wide load, which stalls on store forwarding.
@@ -137,9 +121,80 @@ struct FastJsonDecoder::Impl {
   const char* begin = nullptr;
   const char* end = nullptr;
   const char* after = nullptr;
+  // From index(): one bit per input byte, set at quotes; and whether the record has
+  // no backslash and no control character at all (compact JSON without escapes, the
+  // common case), so that every string simply ends at the next quote bit.
+  std::vector<uint64_t> quote_bits;
+  bool no_escapes = false;
   Arena* arena = nullptr;
   Stack<MapEntry> entries; ///< object entries under construction
   Stack<Value> items;      ///< array items under construction
+  uint32_t last_root_size = 0; ///< entries of the last root object (capacity for the next)
+
+  // One data-parallel pass over the record before parsing: where its quotes are,
+  // whether it has escapes or control characters, and whether it is all ASCII (the
+  // return value; most records are, which is cheaper to see than to validate UTF-8).
+  // With the quotes indexed, finding a string's end is a bit scan instead of a
+  // 16-byte load and compare that waits on the previous token (as simdjson's stage 1).
+  bool index(std::string_view bytes) {
+    size_t n = bytes.size();
+    quote_bits.resize(n / 64 + 1); // + 1: a string may start at the very end
+    uint8_t high = 0, special = 0;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
+    __m128i any_high = _mm_setzero_si128(), any_special = _mm_setzero_si128();
+    auto block = [&](const char* p) { // 64 bytes -> their quote bits
+      uint64_t bits = 0;
+      for (int k = 0; k < 4; ++k) {
+        __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+        any_high = _mm_or_si128(any_high, x);
+        any_special = _mm_or_si128(any_special, _mm_or_si128(_mm_cmpeq_epi8(x, backslash),
+                                                             _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl)));
+        bits |= static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, quote)))) << (16 * k);
+      }
+      return bits;
+    };
+    size_t i = 0;
+    for (; n - i >= 64; i += 64)
+      quote_bits[i / 64] = block(bytes.data() + i);
+    if (size_t rest = n - i; rest != 0 && n >= 64) {
+      // The tail: the last 64 bytes (overlapping ones already seen), shifted.
+      quote_bits[i / 64] = block(bytes.data() + n - 64) >> (64 - rest);
+    } else {
+      // A short record (or none left): padded with spaces, which are neither quote,
+      // escape, control nor non-ASCII.
+      char tail[64];
+      std::memset(tail, ' ', sizeof tail);
+      std::memcpy(tail, bytes.data() + i, rest);
+      quote_bits[i / 64] = block(tail);
+    }
+    high = static_cast<uint8_t>(_mm_movemask_epi8(any_high) != 0);
+    special = static_cast<uint8_t>(_mm_movemask_epi8(any_special) != 0);
+#else
+    std::fill(quote_bits.begin(), quote_bits.end(), 0);
+    for (size_t i = 0; i < n; ++i) {
+      auto c = static_cast<uint8_t>(bytes[i]);
+      high |= c >> 7;
+      special |= string_special[c] && c != '"';
+      quote_bits[i / 64] |= static_cast<uint64_t>(c == '"') << (i % 64);
+    }
+#endif
+    no_escapes = special == 0;
+    return high == 0;
+  }
+
+  // The first quote at or after p (end if none); only valid when no_escapes.
+  [[gnu::always_inline]] inline const char* next_quote(const char* p) const {
+    auto i = static_cast<size_t>(p - begin);
+    uint64_t w = quote_bits[i / 64] >> (i % 64);
+    while (w == 0) {
+      i = (i / 64 + 1) * 64;
+      if (i >= static_cast<size_t>(end - begin))
+        return end;
+      w = quote_bits[i / 64];
+    }
+    return begin + i + __builtin_ctzll(w);
+  }
 
   [[noreturn, gnu::noinline, gnu::cold]] void fail(const char* p, const char* what) const {
     throw DataError("Converting byte[] to Kafka Connect data failed due to serialization error: " + std::string(what)
@@ -152,32 +207,41 @@ struct FastJsonDecoder::Impl {
       ++p;
   }
 
-  // Advances p to the first quote, backslash or control character (or end).
-  [[gnu::always_inline]] inline void scan_plain(const char*& p) const {
+  // Advances p to the first quote, backslash or control character (or end); true
+  // when that is a quote. The answer comes from the compare masks, not from reading
+  // *p again: that load would put a load-to-use delay on every string's path.
+  [[gnu::always_inline]] inline bool scan_plain(const char*& p) const {
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
     while (end - p >= 16) {
       __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash)),
+      __m128i is_quote = _mm_cmpeq_epi8(x, quote);
+      __m128i hit = _mm_or_si128(_mm_or_si128(is_quote, _mm_cmpeq_epi8(x, backslash)),
                                  _mm_cmpeq_epi8(_mm_max_epu8(x, ctl), ctl)); // x <= 0x1F
-      if (int mask = _mm_movemask_epi8(hit)) {
-        p += __builtin_ctz(static_cast<unsigned>(mask));
-        return;
+      if (unsigned mask = static_cast<unsigned>(_mm_movemask_epi8(hit))) {
+        unsigned at = static_cast<unsigned>(__builtin_ctz(mask));
+        p += at;
+        return (static_cast<unsigned>(_mm_movemask_epi8(is_quote)) >> at) & 1;
       }
       p += 16;
     }
 #endif
     while (p < end && !string_special[static_cast<uint8_t>(*p)])
       ++p;
+    return p < end && *p == '"';
   }
 
   // After the opening quote. Returns the string: a (plain) view of the input when it
   // has no escapes (the common case, inlined), else its unescaped copy in the arena.
   [[gnu::always_inline]] inline Value string(const char*& p) {
     const char* start = p;
-    scan_plain(p);
-    if (p < end && *p == '"') [[likely]]
+    if (no_escapes) [[likely]] {
+      p = next_quote(p);
+      if (p < end) [[likely]]
+        return Value::plain_string({start, static_cast<size_t>(p++ - start)});
+    } else if (scan_plain(p)) {
       return Value::plain_string({start, static_cast<size_t>(p++ - start)});
+    }
     Value v = escaped_string(start, p);
     p = after;
     return v;
@@ -345,7 +409,7 @@ struct FastJsonDecoder::Impl {
     switch (*p) {
       case '"': ++p; return string(p);
       case '{': {
-        Value v = object(p, depth + 1, 0);
+        Value v = object(p, depth + 1);
         p = after;
         return v;
       }
@@ -379,42 +443,71 @@ struct FastJsonDecoder::Impl {
     return false;
   }
 
-  // p at '{'; the end goes to `after`.
-  [[gnu::noinline]] Value object(const char* p, int depth, uint32_t slack) {
+  // An object's members, from just past its '{' to just past its '}': `add_key(key)`
+  // stores a key and returns where, `set_value(where, value)` then stores its value.
+  // The key is stored before the value is parsed: a key kept in a local across that
+  // call would be spilled and reloaded, a store-forwarding stall.
+  template <class AddKey, class SetValue>
+  [[gnu::always_inline]] inline void members(const char*& p, int depth, AddKey&& add_key, SetValue&& set_value) {
+    if (next_is(p, '}'))
+      return;
+    while (true) {
+      if (!next_is(p, '"')) {
+        skip_ws(p);
+        fail(p, "field name expected");
+      }
+      auto slot = add_key(string(p));
+      if (!next_is(p, ':')) {
+        skip_ws(p);
+        fail(p, "':' expected");
+      }
+      set_value(slot, value(p, depth));
+      if (next_is(p, ','))
+        continue;
+      if (next_is(p, '}'))
+        return;
+      skip_ws(p);
+      fail(p, "',' or '}' expected");
+    }
+  }
+
+  // p at '{'; the end goes to `after`. Entries are collected on the stack, then
+  // copied into the arena at their exact number.
+  [[gnu::noinline]] Value object(const char* p, int depth) {
     if (depth > max_depth)
       fail(p, "maximum nesting depth exceeded");
     ++p; // '{'
     size_t base = entries.size();
-    if (!next_is(p, '}')) {
-      while (true) {
-        if (!next_is(p, '"')) {
-          skip_ws(p);
-          fail(p, "field name expected");
-        }
-        // The entry goes onto the stack before its value is parsed: a key kept in a
-        // local across the call would be spilled and reloaded, a store-forwarding stall.
-        size_t slot = entries.size();
-        {
-          Value key = string(p);
-          MapEntry& e = entries.push();
-          e.key = key;
-        }
-        if (!next_is(p, ':')) {
-          skip_ws(p);
-          fail(p, "':' expected");
-        }
-        Value v = value(p, depth);
-        entries[slot].value = v;
-        if (next_is(p, ','))
-          continue;
-        if (next_is(p, '}'))
-          break;
-        skip_ws(p);
-        fail(p, "',' or '}' expected");
-      }
-    }
-    Value m = Value::map_of(*arena, std::span<const MapEntry>(entries.data() + base, entries.size() - base), slack);
+    members(
+        p, depth,
+        [&](Value key) {
+          size_t slot = entries.size();
+          entries.push().key = key;
+          return slot;
+        },
+        [&](size_t slot, Value v) { entries[slot].value = v; });
+    Value m = Value::map_of(*arena, std::span<const MapEntry>(entries.data() + base, entries.size() - base));
     entries.resize(base);
+    after = p;
+    return m;
+  }
+
+  // The root object (p at '{'; the end goes to `after`). Its entries go straight into
+  // an arena map with room for as many as the previous root had (records of a topic
+  // mostly share their shape) plus slack for fields SMTs add; a larger one grows it.
+  // Nested objects are collected on the stack instead: their size is less predictable.
+  [[gnu::noinline]] Value root_object(const char* p) {
+    ++p; // '{'
+    Value m = Value::map(*arena, last_root_size + root_slack);
+    members(
+        p, 1,
+        [&](Value key) {
+          uint32_t slot = m.size();
+          m.append(*arena, key, Value());
+          return slot;
+        },
+        [&](uint32_t slot, Value v) { m.entries()[slot].value = v; });
+    last_root_size = m.size();
     after = p;
     return m;
   }
@@ -460,13 +553,13 @@ Value FastJsonDecoder::decode(std::string_view bytes, Arena& arena) {
   m.begin = p;
   m.end = p + bytes.size();
   m.arena = &arena;
-  if (!is_ascii(bytes) && !simdjson::validate_utf8(bytes.data(), bytes.size()))
+  if (!m.index(bytes) && !simdjson::validate_utf8(bytes.data(), bytes.size()))
     m.fail(p, "invalid UTF-8");
   try {
     m.skip_ws(p);
     Value out;
     if (p < m.end && *p == '{') {
-      out = m.object(p, 1, root_slack);
+      out = m.root_object(p);
       p = m.after;
     } else {
       out = m.value(p, 0);

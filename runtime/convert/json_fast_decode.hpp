@@ -9,9 +9,10 @@
 // place: strings and keys without escapes are views of them, which the caller
 // guarantees live as long as the batch (RecordCodec passes views into
 // DecodedBatch::raw()); escaped strings are unescaped into the arena. UTF-8 is
-// validated up front with simdjson (run-time dispatched SIMD). Containers are
-// collected on scratch stacks and copied once, at their exact size, into the arena;
-// the root object gets a little slack for fields SMTs insert.
+// validated up front with simdjson (run-time dispatched SIMD). Nested containers
+// are collected on scratch stacks and copied once, at their exact size, into the
+// arena; the root object is built in the arena directly, sized like the previous
+// record's plus a little slack for fields SMTs insert.
 //
 // Semantics are Jackson's as Kafka's JsonConverter uses it: integers become int64
 // (wider ones wrap to their low 64 bits, as BigInteger.longValue()), other numbers

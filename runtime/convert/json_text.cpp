@@ -40,20 +40,21 @@ constexpr uint64_t pow10_int[] = {1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000
 // by, one division (m < 2^53, 10^k exact), so `m / 10^k == a` is exactly "the decimal
 // reads back as a", and the first k that passes gives the shortest digits, what
 // Double.toString prints. ~30 instructions instead of a general shortest-digits search.
-char* plain_few_digits(double a, char* o) {
+inline char* plain_few_digits(double a, char* o) {
   for (int k = 0; k < 16; ++k) {
     double scaled = a * pow10_double[k];
     if (scaled >= 1e15)
       return nullptr;
-    auto m = static_cast<uint64_t>(scaled + 0.5);
+    // Signed conversions (m < 1e15): one instruction each way, unlike uint64_t's.
+    auto m = static_cast<int64_t>(scaled + 0.5);
     if (static_cast<double>(m) / pow10_double[k] != a)
       continue;
     // For k > 0 the decimal is not whole (else k = 0 would have passed), and no
     // integer lies between it and a (they are closer than 10^-k), so the integer
     // part is a's: no 64-bit division.
-    uint64_t whole = k == 0 ? m : static_cast<uint64_t>(a);
-    uint64_t frac = m - whole * pow10_int[k];
-    o = std::to_chars(o, o + 20, whole).ptr;
+    int64_t whole = k == 0 ? m : static_cast<int64_t>(a);
+    auto frac = static_cast<uint64_t>(m - whole * static_cast<int64_t>(pow10_int[k]));
+    o = write_int(whole, o);
     *o++ = '.';
     if (k == 0) {
       *o++ = '0';
@@ -66,11 +67,10 @@ char* plain_few_digits(double a, char* o) {
   return nullptr;
 }
 
-// Shortest digits and decimal exponent of a finite non-zero value: value = 0.d1d2... * 10^exp10
-// expressed as digits "d1d2..." and `point`, the position of the decimal point.
-// Java's Double/Float.toString at `o` (room for 32 bytes); returns the end.
+// Java's Double/Float.toString at `o` (room for 32 bytes); returns the end. Every
+// value; java_format() below takes the common ones first.
 template <class F>
-char* java_format(F v, char* o) {
+[[gnu::noinline]] char* java_format_general(F v, char* o) {
   auto put = [&](std::string_view t) {
     std::memcpy(o, t.data(), t.size());
     o += t.size();
@@ -88,16 +88,6 @@ char* java_format(F v, char* o) {
     return o;
   }
   double a0 = std::fabs(static_cast<double>(v));
-  if constexpr (std::is_same_v<F, double>) {
-    if (a0 >= 1e-3 && a0 < 1e7) {
-      if (std::signbit(v))
-        *o++ = '-';
-      if (char* e = plain_few_digits(a0, o))
-        return e;
-      if (std::signbit(v))
-        --o;
-    }
-  }
   if (a0 >= 1e-3 && a0 < 1e7) {
     // Java prints this range in plain notation: the shortest fixed form, plus ".0"
     // for whole numbers.
@@ -159,6 +149,22 @@ char* java_format(F v, char* o) {
   }
   *o++ = 'E';
   return std::to_chars(o, o + 8, exp).ptr;
+}
+
+// Java's Double/Float.toString at `o` (room for 32 bytes); returns the end. Doubles
+// in the plain range with few digits (the common case) are written inline here, the
+// rest out of line; NaN, infinities and zero fail the range test.
+template <class F>
+char* java_format(F v, char* o) {
+  if constexpr (std::is_same_v<F, double>) {
+    double a = std::fabs(v);
+    if (a >= 1e-3 && a < 1e7) [[likely]] {
+      *o = '-'; // kept only when negative
+      if (char* e = plain_few_digits(a, o + (std::signbit(v) ? 1 : 0)))
+        return e;
+    }
+  }
+  return java_format_general(v, o);
 }
 
 template <class F>
@@ -247,22 +253,18 @@ void append_json_string(std::string_view s, std::string& out) {
   out.resize(static_cast<size_t>(e - out.data()));
 }
 
-void append_int(int64_t i, JsonBuffer& out) {
-  char* p = out.reserve(24);
-  out.commit(std::to_chars(p, p + 24, i).ptr);
+void append_int(int64_t i, JsonBuffer& out) { out.commit(write_int(i, out.reserve(24))); }
+
+char* write_json_double(double d, char* o) {
+  if (std::isfinite(d)) [[likely]]
+    return java_format(d, o);
+  *o++ = '"';
+  o = java_format(d, o);
+  *o++ = '"';
+  return o;
 }
 
-void append_json_double(double d, JsonBuffer& out) {
-  char* o = out.reserve(48);
-  if (!std::isfinite(d)) {
-    *o++ = '"';
-    o = java_format(d, o);
-    *o++ = '"';
-  } else {
-    o = java_format(d, o);
-  }
-  out.commit(o);
-}
+void append_json_double(double d, JsonBuffer& out) { out.commit(write_json_double(d, out.reserve(48))); }
 
 void append_json_float(float f, JsonBuffer& out) {
   char* o = out.reserve(48);
@@ -301,8 +303,7 @@ void append_json_float(float f, std::string& out) {
 
 void append_int(int64_t i, std::string& out) {
   char buf[24];
-  auto r = std::to_chars(buf, buf + sizeof buf, i);
-  out.append(buf, r.ptr);
+  out.append(buf, write_int(i, buf));
 }
 
 

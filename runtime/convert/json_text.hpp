@@ -42,6 +42,62 @@ inline void copy_short(char* dst, const char* src, size_t n) noexcept {
   }
 }
 
+namespace detail {
+
+/// The eight decimal digits of `v` (< 10^8, leading zeros kept) as ASCII-digit values
+/// 0..9 in one little-endian word, most significant digit in the lowest byte. SWAR:
+/// the halves, then the pairs, then the single digits are split in parallel lanes,
+/// each division by a constant done as a multiply and shift exact in its lane's range
+/// (x * 10486 >> 20 == x / 100 for x < 10^4; x * 103 >> 10 == x / 10 for x < 100).
+inline uint64_t eight_digits(uint32_t v) noexcept {
+  uint64_t x = (v / 10000) | (static_cast<uint64_t>(v % 10000) << 32);
+  uint64_t hundreds = ((x * 10486) >> 20) & 0x0000007F0000007FULL;
+  x = hundreds | ((x - hundreds * 100) << 16);
+  uint64_t tens = ((x * 103) >> 10) & 0x000F000F000F000FULL;
+  return tens | ((x - tens * 10) << 8);
+}
+
+} // namespace detail
+
+/// Writes `i` in decimal at `o` (room for 24 bytes; bytes after the digits may be
+/// overwritten) and returns the end: the same text as std::to_chars, in about a
+/// third of its instructions (8 digits at a time instead of 2, no length loop).
+inline char* write_int(int64_t i, char* o) noexcept {
+  uint64_t u = static_cast<uint64_t>(i);
+  if (i < 0) {
+    *o++ = '-';
+    u = 0 - u;
+  }
+  constexpr uint64_t ascii_zeros = 0x3030303030303030ULL;
+  auto put8 = [](char* p, uint64_t digits) { std::memcpy(p, &digits, 8); };
+  // The leading block of up to 8 digits: its leading zero bytes are dropped.
+  auto leading = [&](uint32_t v) {
+    if (v == 0) {
+      *o++ = '0';
+      return;
+    }
+    uint64_t d = detail::eight_digits(v);
+    int zeros = __builtin_ctzll(d) / 8; // leading zero digits (lowest bytes)
+    put8(o, (d >> (8 * zeros)) + ascii_zeros);
+    o += 8 - zeros;
+  };
+  if (u < 100000000) {
+    leading(static_cast<uint32_t>(u));
+    return o;
+  }
+  uint64_t high = u / 100000000;
+  auto low = static_cast<uint32_t>(u % 100000000);
+  if (high < 100000000) {
+    leading(static_cast<uint32_t>(high));
+  } else {
+    leading(static_cast<uint32_t>(high / 100000000)); // at most 1844
+    put8(o, detail::eight_digits(static_cast<uint32_t>(high % 100000000)) + ascii_zeros);
+    o += 8;
+  }
+  put8(o, detail::eight_digits(low) + ascii_zeros);
+  return o + 8;
+}
+
 /// An append-only byte buffer for the hot serialization path: one capacity check per
 /// token instead of one per byte (std::string::push_back is a call per byte).
 class JsonBuffer {
@@ -73,6 +129,9 @@ private:
   size_t size_ = 0;
   size_t cap_ = 0;
 };
+
+/// Writes `d` as append_json_double does at `o` (room for 48 bytes); returns the end.
+char* write_json_double(double d, char* o);
 
 void append_json_string(std::string_view s, JsonBuffer& out);
 void append_int(int64_t i, JsonBuffer& out);

@@ -70,4 +70,27 @@ BOOST_AUTO_TEST_CASE(string_escaping_like_jackson) {
   BOOST_TEST(out == "\"a\\\"b\\\\c\\n\\u0001/é\"");
 }
 
+
+// write_int must print exactly what std::to_chars prints, at every digit count and
+// around every block boundary of its 8-digit SWAR.
+BOOST_AUTO_TEST_CASE(write_int_matches_to_chars) {
+  auto check = [](int64_t v) {
+    char want[32], got[32];
+    char* w = std::to_chars(want, want + sizeof want, v).ptr;
+    char* g = write_int(v, got);
+    BOOST_TEST(std::string(got, g) == std::string(want, w));
+  };
+  for (int64_t v : {int64_t{0}, int64_t{1}, int64_t{-1}, INT64_MAX, INT64_MIN, INT64_MIN + 1})
+    check(v);
+  for (uint64_t p = 1; p <= 1000000000000000000ULL; p *= 10)
+    for (int64_t d : {-1, 0, 1}) {
+      check(static_cast<int64_t>(p) + d);
+      check(-(static_cast<int64_t>(p) + d));
+    }
+  std::mt19937_64 rng(42);
+  for (int i = 0; i < 200000; ++i) {
+    uint64_t r = rng();
+    check(static_cast<int64_t>(r >> (r % 64))); // every magnitude
+  }
+}
 BOOST_AUTO_TEST_SUITE_END()

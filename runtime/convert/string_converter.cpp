@@ -21,11 +21,11 @@ const ConfigDef& StringConverter::config_def() {
   return def;
 }
 
-StringConverter::StringConverter(const Config&, bool) {}
+StringConverter::StringConverter(const Config&, bool) : schema_(schemas::optional_string()) {}
 
 void StringConverter::to_connect(const std::optional<std::string_view>& bytes, DecodedBatch& batch,
                                  Value& out, const Schema*& schema) {
-  schema = batch.retain(schemas::optional_string());
+  schema = batch.retain(schema_);
   if (!bytes) {
     out = Value();
     return;

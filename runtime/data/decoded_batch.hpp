@@ -87,7 +87,7 @@ public:
   DecodedRecord& record() const noexcept { return *rec_; }
   uint32_t index() const noexcept { return index_; }
   DecodedBatch& batch() const noexcept { return *batch_; }
-  Arena& arena() const noexcept;
+  inline Arena& arena() const noexcept;
 
   std::string_view topic() const noexcept { return rec_->topic; }
   std::optional<int32_t> partition() const noexcept;
@@ -154,7 +154,12 @@ public:
   void fail(uint32_t i, ErrorStage stage, std::string_view class_name, const std::exception& e);
 
   /// Keeps `schema` alive while this batch lives; returns the pointer records store.
-  const Schema* retain(const SchemaPtr& schema);
+  const Schema* retain(const SchemaPtr& schema) {
+    // Inline for the common case, a converter retaining the same schema per record.
+    if (!retained_.empty() && retained_.back() == schema)
+      return schema.get();
+    return retain_more(schema);
+  }
   /// Keeps any other owner alive while this batch lives: an SMT whose strings (field
   /// names, static values) records view instead of copying calls this per record
   /// (cheap: repeated owners are recognised).
@@ -178,6 +183,8 @@ public:
   DecodedRecord& append_record(DecodedRecord r) { records_.push_back(r); return records_.back(); }
 
 private:
+  const Schema* retain_more(const SchemaPtr& schema);
+
   Batch raw_;
   Arena arena_{64 * 1024};
   std::vector<DecodedRecord> records_;
@@ -188,6 +195,7 @@ private:
 
 inline RecordView::RecordView(DecodedBatch& batch, uint32_t index) noexcept
     : batch_(&batch), rec_(&batch[index]), index_(index) {}
+inline Arena& RecordView::arena() const noexcept { return batch_->arena(); }
 
 /// The node-independent form of a DecodedBatch (see the file comment).
 struct DecodedBatchWire {
