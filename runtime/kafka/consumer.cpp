@@ -71,6 +71,8 @@ Consumer::Consumer(const Properties& props, RebalanceListener listener)
   p.try_emplace("partition.assignment.strategy", "cooperative-sticky");
   p.try_emplace("auto.offset.reset", "earliest");
   static_member_ = !get_or(p, "group.instance.id", "").empty();
+  prefetch_max_messages_ = std::stoul(get_or(p, "queued.min.messages", "100000"));
+  prefetch_max_bytes_ = std::stoul(get_or(p, "queued.max.messages.kbytes", "65536")) * 1024;
 
   auto conf = make_conf(p);
   rd_kafka_conf_set_opaque(conf.get(), this);
@@ -118,6 +120,7 @@ size_t Consumer::poll(weir::Batch& out, size_t max_records, size_t max_bytes,
   }
 
   const size_t start_bytes = out.byte_size();
+  const size_t start_records = out.size();
   size_t n = 0;
   while (n < max_records && pending_head_ < pending_.size()
          && take(out, pending_[pending_head_], max_bytes, start_bytes)) {
@@ -144,8 +147,46 @@ size_t Consumer::poll(weir::Batch& out, size_t max_records, size_t max_bytes,
       pending_.push_back(msg);
     }
   }
+  watch_prefetch(out.size() - start_records, out.byte_size() - start_bytes);
   rethrow_callback_error(); // the records stay in `out`: nothing is lost
   return n;
+}
+
+// librdkafka (before 2.1, whose fetch.queue.backoff.ms fixes it) stops fetching once
+// its local queue holds queued.min.messages or queued.max.messages.kbytes, and its
+// broker thread looks again only when something wakes it, at the latest after
+// 1 s. A consumer slower than the network (any real pipeline) drains the queue
+// in a fraction of that second and then waits for the rest: the sink bench ran at
+// ~200k records/s, the queue full, then empty, once per second. So once the queue
+// was full and is half drained, a ListOffsets request to the partitions' leaders
+// wakes their broker threads, which then fetch again.
+void Consumer::watch_prefetch(size_t taken, size_t taken_bytes) {
+  if (taken > 0) {
+    double mean = static_cast<double>(taken_bytes) / static_cast<double>(taken);
+    mean_message_bytes_ = mean_message_bytes_ == 0 ? mean : 0.9 * mean_message_bytes_ + 0.1 * mean;
+  }
+  auto queued = static_cast<double>(rd_kafka_queue_length(queue_));
+  double fill = std::max(queued / static_cast<double>(prefetch_max_messages_),
+                         queued * mean_message_bytes_ / static_cast<double>(prefetch_max_bytes_));
+  if (fill >= 0.9) {
+    prefetch_full_ = true;
+  } else if (prefetch_full_ && fill <= 0.5) {
+    prefetch_full_ = false;
+    wake_fetchers();
+  }
+}
+
+void Consumer::wake_fetchers() {
+  if (assignment_.empty())
+    return;
+  auto list = to_list(assignment_);
+  for (int i = 0; i < list->cnt; ++i)
+    list->elems[i].offset = RD_KAFKA_OFFSET_END; // the latest offset: no timestamp lookup
+  // One request per leader broker, answered in about a round trip; the answer is
+  // not needed, the request is what wakes the broker thread.
+  if (auto err = rd_kafka_offsets_for_times(rk_.get(), list.get(), 1000))
+    spdlog::debug("kafka consumer {}: waking the fetchers: {}", rd_kafka_name(rk_.get()),
+                  rd_kafka_err2str(err));
 }
 
 size_t Consumer::fetch(std::chrono::milliseconds timeout, size_t max) {

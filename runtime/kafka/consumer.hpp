@@ -115,6 +115,8 @@ private:
   bool take(weir::Batch& out, rd_kafka_message_t* msg, size_t max_bytes, size_t start_bytes);
   bool handle_error(rd_kafka_message_t* msg); // true: msg was an error (consumed)
   size_t fetch(std::chrono::milliseconds timeout, size_t max);
+  void watch_prefetch(size_t taken, size_t taken_bytes);
+  void wake_fetchers();
   void throw_if_fatal();
   void rethrow_callback_error();
 
@@ -133,6 +135,13 @@ private:
   bool closed_ = false;
   bool subscribed_ = false;
   bool static_member_ = false; ///< group.instance.id is set (KIP-345)
+  // librdkafka's prefetch limits (queued.min.messages, queued.max.messages.kbytes),
+  // whether the queue reached them since the last wake_fetchers(), and the mean
+  // message size, which turns the queue's length into bytes.
+  size_t prefetch_max_messages_ = 100000;
+  size_t prefetch_max_bytes_ = size_t{65536} * 1024;
+  bool prefetch_full_ = false;
+  double mean_message_bytes_ = 0;
   std::deque<std::chrono::steady_clock::time_point> commits_in_flight_; ///< async, oldest first
   uint64_t commits_done_ = 0;
   uint64_t commit_ns_ = 0;
