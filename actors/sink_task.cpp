@@ -38,6 +38,7 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
   if (!spec.group_instance_id.empty())
     consumer.consumer.try_emplace("group.instance.id", spec.group_instance_id);
   consumer.topics = settings.topics;
+  consumer.join_gate = spec.join_gate;
   auto kafka = std::make_shared<pipeline::KafkaSource>(consumer);
 
   using runtime::metrics::StageRole;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 
 #include "connectors/registry.hpp"
 #include "runtime/metrics/registry.hpp"
+#include "runtime/pipeline/kafka_source.hpp"
 #include "weir/credit.hpp"
 
 namespace weir::actors {
@@ -28,6 +30,9 @@ struct SinkTaskSpec {
   /// task restarted on another node after a crash takes its old member's place at
   /// once, instead of waiting for the dead one's session to time out.
   std::string group_instance_id = {};
+  /// Shared by the tasks started together (see runtime::pipeline::JoinGate); none:
+  /// the consumer subscribes at once.
+  std::shared_ptr<runtime::pipeline::JoinGate> join_gate = nullptr;
   /// Where the stages publish their statistics (none when null).
   runtime::metrics::MetricsRegistry* metrics = nullptr;
 };

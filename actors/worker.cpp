@@ -259,7 +259,8 @@ namespace {
 Task spawn_task(caf::actor_system& sys, const runtime::worker::ConnectorPlan& plan, size_t t,
                 const StringMap& task_config, const StringMap& worker,
                 const runtime::pipeline::OffsetMap& stored, caf::actor observer,
-                runtime::metrics::MetricsRegistry& metrics, bool cluster) {
+                runtime::metrics::MetricsRegistry& metrics, bool cluster,
+                std::shared_ptr<runtime::pipeline::JoinGate> join_gate = nullptr) {
   Task task;
   auto id = static_cast<int>(t);
   try {
@@ -268,6 +269,7 @@ Task spawn_task(caf::actor_system& sys, const runtime::worker::ConnectorPlan& pl
       spec.metrics = &metrics;
       if (cluster) // one node runs each task: the cluster, not the group, decides who
         spec.group_instance_id = task_client_id(worker, plan.name, t);
+      spec.join_gate = std::move(join_gate);
       auto spawned = spawn_sink_task(sys, spec);
       task.stages = std::move(spawned.stages);
       task.names = std::move(spawned.names);
@@ -337,14 +339,17 @@ void Worker::start_tasks(Connector& c, const std::vector<size_t>& ids) {
       failure = e.what();
     }
   }
+  auto join_gate = std::make_shared<runtime::pipeline::JoinGate>();
   for (auto t : ids) {
     done_->forget(task_name(plan.name, t) + (plan.sink ? "/sink" : "/producer"));
     if (failure.empty())
       started[t] = spawn_task(sys_, plan, t, c.task_configs.at(t), worker, stored, observer_,
-                              metrics_, options_.cluster);
+                              metrics_, options_.cluster, join_gate);
     else
       started[t].failure = failure;
   }
+  join_gate->expected = static_cast<int>(
+    std::count_if(started.begin(), started.end(), [](const auto& s) { return !s.second.stages.empty(); }));
   std::lock_guard lock{mutex_};
   for (auto& [t, task] : started) {
     state_.set_task_status(plan.name, static_cast<int>(t), task.stages.empty() ? "FAILED" : "RUNNING",

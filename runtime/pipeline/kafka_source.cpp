@@ -9,7 +9,10 @@ namespace weir::runtime::pipeline {
 KafkaSource::KafkaSource(Options options, kafka::RebalanceListener listener)
   : options_(std::move(options)), listener_(std::move(listener)),
     consumer_(options_.consumer, [this](const kafka::RebalanceEvent& e) { on_rebalance(e); }) {
-  consumer_.subscribe(options_.topics);
+  if (!options_.join_gate) {
+    consumer_.subscribe(options_.topics);
+    subscribed_ = true;
+  }
 }
 
 void KafkaSource::on_rebalance(const kafka::RebalanceEvent& event) {
@@ -37,6 +40,18 @@ void KafkaSource::on_rebalance(const kafka::RebalanceEvent& event) {
 }
 
 BatchSource::Status KafkaSource::fill(Batch& out, uint64_t max_bytes) {
+  if (!subscribed_) {
+    auto& gate = *options_.join_gate;
+    if (!connected_) {
+      connected_ = true;
+      consumer_.connect(options_.topics, std::chrono::milliseconds{1000});
+      ++gate.connected;
+    }
+    if (!gate.open())
+      return Status::idle;
+    consumer_.subscribe(options_.topics);
+    subscribed_ = true;
+  }
   // Room for a batch like the last one, so that the arena is allocated once instead
   // of growing (and being copied) a dozen times per batch.
   if (out.empty())

@@ -2,7 +2,9 @@
 // partitions when credit stays out (pause_after), commits only what the sink reported durable.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,22 @@
 #include "runtime/stage_logic.hpp"
 
 namespace weir::runtime::pipeline {
+
+/// The consumers of tasks started together join their group together. One that
+/// joins alone gets every partition in a first generation that the others' joins
+/// then break, and librdkafka 2.0 rejoins only 1 to 2 s later: no records flow
+/// meanwhile. So each consumer first connects (see Consumer::connect), then waits
+/// until all have, or until `deadline`, and only then subscribes.
+struct JoinGate {
+  std::atomic<int> expected{-1}; ///< how many consumers; -1 until the starter knows
+  std::atomic<int> connected{0};
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::now()
+                                                   + std::chrono::seconds{2};
+  bool open() const {
+    int e = expected.load();
+    return (e >= 0 && connected.load() >= e) || std::chrono::steady_clock::now() >= deadline;
+  }
+};
 
 class KafkaSource : public BatchSource {
 public:
@@ -20,6 +38,8 @@ public:
     std::chrono::milliseconds poll_timeout{100};
     /// How long credit may stay out before the partitions are paused (see set_blocked).
     std::chrono::milliseconds pause_after{1000};
+    /// When set, the consumers sharing it join their group together (see JoinGate).
+    std::shared_ptr<JoinGate> join_gate = nullptr;
   };
 
   /// `listener` hears of every rebalance after the source's own handling: partitions
@@ -54,6 +74,8 @@ private:
   uint64_t commits_ = 0;
   kafka::Consumer consumer_;
   Batch scratch_; // serve() polls into it; always empty while paused
+  bool subscribed_ = false;
+  bool connected_ = false; ///< through the join gate's first step
   size_t last_records_ = 0; // the size of the last batch filled: the next one's guess
   size_t last_bytes_ = 0;
   bool blocked_ = false;
