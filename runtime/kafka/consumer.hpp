@@ -50,7 +50,8 @@ class Consumer {
 public:
   /// `props` are librdkafka consumer properties; `bootstrap.servers` and `group.id`
   /// are required. Defaults (overridable): partition.assignment.strategy=
-  /// cooperative-sticky, auto.offset.reset=earliest. enable.auto.commit and
+  /// cooperative-sticky, auto.offset.reset=earliest, queued.min.messages=20000.
+  /// enable.auto.commit and
   /// enable.auto.offset.store are always false (weir commits), and setting either to
   /// true is an error. Throws KafkaError.
   explicit Consumer(const Properties& props, RebalanceListener listener = {});
