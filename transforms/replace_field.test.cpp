@@ -48,6 +48,9 @@ BOOST_AUTO_TEST_CASE(schemaless) {
           {"deprecated whitelist", {{"whitelist", "b"}}, in, R"({"b":"x"})"},
           {"exclude beats blacklist", {{"exclude", "a"}, {"blacklist", "b"}}, R"({"a":1,"b":2})", R"({"b":2})"},
           {"nested fields are not touched", {{"exclude", "d"}}, in, in},
+          // A repeated key is one field, its last value at its first place (Jackson's tree).
+          {"repeated key: exclude removes it", {{"exclude", "a"}}, R"({"a":1,"b":2,"a":3})", R"({"b":2})"},
+          {"repeated key: rename sees the last value", {{"renames", "a:z"}}, R"({"a":1,"b":2,"a":3})", R"({"z":3,"b":2})"},
           {"tombstone passes", {{"exclude", "a"}}, std::nullopt, "null"},
           {"array is an error", {{"exclude", "a"}}, "[1]", "error: Only Map objects supported in absence of schema for [field replacement], found: java.util.ArrayList"},
       },

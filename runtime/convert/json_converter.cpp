@@ -9,6 +9,7 @@
 
 #include "runtime/convert/text.hpp"
 #include "runtime/convert/json_fast_decode.hpp"
+#include "runtime/convert/json_keys.hpp"
 #include "runtime/convert/json_text.hpp"
 #include "runtime/data/base64.hpp"
 #include "runtime/data/decimal.hpp"
@@ -129,12 +130,20 @@ bool is_numeric(std::string_view format) {
   return true;
 }
 
+// The value of `key` as Jackson's ObjectNode.get has it: the last of a repeated key
+// (json_keys.hpp). simdjson's at_key would give the first.
 std::optional<dom::element> member(dom::object o, std::string_view key) {
-  auto r = o.at_key(key);
-  if (r.error())
-    return std::nullopt;
-  return r.value_unsafe();
+  std::optional<dom::element> found;
+  for (auto [k, v] : o)
+    if (k == key)
+      found = v;
+  return found;
 }
+
+struct DomMember {
+  std::string_view key;
+  dom::element value;
+};
 
 } // namespace
 
@@ -151,6 +160,15 @@ struct JsonConverter::Impl {
   std::string b64;         ///< base64 text being written
   JsonBuffer wbuf;         ///< the record being serialized
   std::string key_scratch; ///< canonical schema text
+  UniqueKeys unique_keys;
+  std::vector<DomMember> params; ///< a schema's parameters
+
+  // A map decoded from a JSON object: one entry per key, as Jackson has it.
+  void drop_repeated_keys(Value& m) {
+    auto* e = m.entries().data();
+    if (keys_may_repeat(e, m.size(), entry_key)) [[unlikely]]
+      m.truncate(static_cast<uint32_t>(unique_keys.apply(e, m.size(), entry_key)));
+  }
 
   dom::element parse(std::string_view bytes) {
     if (buffer.size() < bytes.size() + simdjson::SIMDJSON_PADDING)
@@ -172,6 +190,7 @@ struct JsonConverter::Impl {
         Value m = Value::map(arena, static_cast<uint32_t>(o.size()));
         for (auto [k, v] : o)
           m.append(arena, Value::string(arena.copy(k)), schemaless(v, arena));
+        drop_repeated_keys(m);
         return m;
       }
       case dom::element_type::ARRAY: {
@@ -299,6 +318,7 @@ struct JsonConverter::Impl {
           Value m = Value::map(arena, static_cast<uint32_t>(o.size()));
           for (auto [k, v] : o)
             m.append(arena, Value::string(arena.copy(k)), with_schema(*s.value_schema(), v, arena));
+          drop_repeated_keys(m);
           return m;
         }
         if (!e.is_array())
@@ -389,8 +409,13 @@ struct JsonConverter::Impl {
     if (auto d = member(o, "doc"); d && d->is_string())
       b->doc(std::string(d->get_string().value_unsafe()));
     if (auto p = member(o, "parameters"); p && p->is_object()) {
-      dom::object params = p->get_object().value_unsafe();
-      for (auto [k, v] : params) {
+      // Only a repeated key's last value counts, also for the check.
+      params.clear();
+      dom::object given = p->get_object().value_unsafe();
+      for (auto [k, v] : given)
+        params.push_back({k, v});
+      params.resize(unique_keys.apply(params.data(), params.size(), [](const DomMember& m) { return m.key; }));
+      for (const auto& [k, v] : params) {
         if (!v.is_string())
           throw DataError("Schema parameters must have string values.");
         b->parameter(std::string(k), std::string(v.get_string().value_unsafe()));
@@ -766,11 +791,19 @@ void JsonConverter::to_connect(const std::optional<std::string_view>& bytes, Dec
     root = impl_->parse(*bytes);
   std::optional<dom::element> schema_node, payload;
   if (root && root->is_object()) {
+    // Exactly the two keys (each may repeat: the last counts, as in Jackson's tree).
+    bool other = false;
     dom::object o = root->get_object().value_unsafe();
-    if (o.size() == 2) {
-      schema_node = member(o, "schema");
-      payload = member(o, "payload");
+    for (auto [k, v] : o) {
+      if (k == "schema")
+        schema_node = v;
+      else if (k == "payload")
+        payload = v;
+      else
+        other = true;
     }
+    if (other)
+      schema_node.reset();
   }
   if (!schema_node || !payload)
     throw DataError("JsonConverter with schemas.enable requires \"schema\" and \"payload\" fields and may not "

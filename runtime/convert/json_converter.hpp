@@ -9,7 +9,8 @@
 // record) straight into the batch arena. A schema is parsed once per distinct
 // schema text and then found by its text, so schema'd records cost one hash lookup
 // for their schema. Without schemas, objects become maps, integers int64, other
-// numbers float64.
+// numbers float64. A key repeated in a JSON object counts once, at its first
+// position with its last value, as in Jackson's tree (json_keys.hpp).
 #pragma once
 
 #include <memory>

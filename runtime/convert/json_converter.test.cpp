@@ -137,6 +137,92 @@ BOOST_AUTO_TEST_CASE(required_null_cannot_be_serialized) {
   BOOST_TEST(!conv.from_connect(Value(), nullptr, out)); // null schema + null value: Kafka null
 }
 
+// Jackson's tree keeps one member per key: the last value, at the key's first
+// position. Without schemas the fast decoder reads the record; with schemas (and a
+// null schema) the envelope path does. Both must agree.
+BOOST_AUTO_TEST_CASE(repeated_keys_keep_the_last_value_at_the_first_position) {
+  struct Case {
+    const char* name;
+    const char* in;
+    const char* out;
+  };
+  const Case cases[] = {
+      {"top level", R"({"a":1,"b":2,"a":3})", R"({"a":3,"b":2})"},
+      {"nested", R"({"x":{"a":1,"b":2,"a":3},"y":[{"k":1,"k":2}]})", R"({"x":{"a":3,"b":2},"y":[{"k":2}]})"},
+      {"three times", R"({"a":1,"b":2,"a":3,"c":4,"a":5})", R"({"a":5,"b":2,"c":4})"},
+      {"another type", R"({"a":"s","b":2,"a":{"c":[1]}})", R"({"a":{"c":[1]},"b":2})"},
+      {"object replaced whole, not merged", R"({"a":{"x":1},"a":{"y":2}})", R"({"a":{"y":2}})"},
+      {"null is a value too", R"({"a":1,"a":null})", R"({"a":null})"},
+      {"escaped form of the same key", R"({"a":1,"\u0061":2,"\n":3,"\n":4})", R"({"a":2,"\n":4})"},
+      {"empty key", R"({"":1,"b":2,"":3})", R"({"":3,"b":2})"},
+      {"no repeats: unchanged, order kept", R"({"z":1,"y":2,"x":{"b":1,"a":2},"w":[3]})",
+       R"({"z":1,"y":2,"x":{"b":1,"a":2},"w":[3]})"},
+      {"same length and last byte, different keys", R"({"ab":1,"bb":2,"cb":3})", R"({"ab":1,"bb":2,"cb":3})"},
+  };
+  RoundTrip plain_rt(plain), envelope_rt(enveloped);
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.name) {
+      BOOST_TEST(plain_rt(c.in) == c.out);
+      std::string env = std::string(R"({"schema":null,"payload":)") + c.in + "}";
+      BOOST_TEST(envelope_rt(env) == std::string(R"({"schema":null,"payload":)") + c.out + "}");
+    }
+  }
+  // Lookups see the one entry.
+  plain_rt(R"({"a":1,"b":2,"a":3})");
+  BOOST_TEST(plain_rt.value.entries().size() == 2u);
+  BOOST_TEST(plain_rt.value.find("a")->as_int() == 3);
+}
+
+BOOST_AUTO_TEST_CASE(repeated_keys_in_large_objects) {
+  // Past the small-object path: 300 keys, each written twice, the second time with
+  // its value + 1000, so the filter hits everywhere and the hash table decides.
+  std::string in = "{", out = "{";
+  for (int round = 0; round < 2; ++round)
+    for (int i = 0; i < 300; ++i)
+      in += (in.size() > 1 ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i + 1000 * round);
+  for (int i = 0; i < 300; ++i)
+    out += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i + 1000);
+  in += "}";
+  out += "}";
+  RoundTrip rt(plain);
+  BOOST_TEST(rt(in) == out);
+  RoundTrip env(enveloped);
+  BOOST_TEST(env(R"({"schema":null,"payload":)" + in + "}") == R"({"schema":null,"payload":)" + out + "}");
+}
+
+BOOST_AUTO_TEST_CASE(repeated_keys_with_schemas) {
+  RoundTrip rt(enveloped);
+  const std::string schema =
+      R"({"type":"struct","fields":[{"type":"int32","optional":false,"field":"id"},)"
+      R"({"type":"map","keys":{"type":"string","optional":false},"values":{"type":"int64","optional":false},"optional":true,"field":"m"}],)"
+      R"("optional":false})";
+  struct Case {
+    const char* name;
+    std::string in;
+    std::string out; ///< the payload written back
+  };
+  const Case cases[] = {
+      {"struct field: the last value", R"({"id":1,"m":{},"id":2})", R"({"id":2,"m":{}})"},
+      {"struct field: a wrong type earlier is not read", R"({"id":"x","id":3,"m":null})", R"({"id":3,"m":null})"},
+      {"map with string keys", R"({"id":1,"m":{"k":1,"j":2,"k":3}})", R"({"id":1,"m":{"k":3,"j":2}})"},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.name) {
+      BOOST_TEST(rt(R"({"schema":)" + schema + R"(,"payload":)" + c.in + "}")
+                 == R"({"schema":)" + schema + R"(,"payload":)" + c.out + "}");
+    }
+  }
+  // The envelope itself: each of its two keys may repeat, the last counts.
+  BOOST_TEST(rt(R"({"schema":null,"payload":1,"payload":{"a":2}})") == R"({"schema":null,"payload":{"a":2}})");
+  BOOST_TEST(rt(R"({"schema":{"type":"string","optional":false},"payload":1,"schema":null})") == R"({"schema":null,"payload":1})");
+  BOOST_CHECK_THROW(rt(R"({"schema":null,"payload":1,"payload":2,"x":3})"), DataError);
+  // Schemas: the last "type" counts; a parameter's earlier, non-string value is not checked.
+  BOOST_TEST(rt(R"({"schema":{"type":"string","optional":false,"type":"int32"},"payload":5})")
+             == R"({"schema":{"type":"int32","optional":false},"payload":5})");
+  BOOST_TEST(rt(R"({"schema":{"type":"string","optional":false,"parameters":{"p":1,"q":"b","p":"a"}},"payload":"s"})")
+             == R"({"schema":{"type":"string","optional":false,"parameters":{"p":"a","q":"b"}},"payload":"s"})");
+}
+
 BOOST_AUTO_TEST_CASE(config_is_declared_and_strict) {
   auto c = make_converter("org.apache.kafka.connect.json.JsonConverter", {{"schemas.enable", "false"}}, false,
                           "value.converter.");

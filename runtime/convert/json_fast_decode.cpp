@@ -15,6 +15,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "runtime/convert/json_keys.hpp"
 #include "runtime/data/errors.hpp"
 
 namespace weir::runtime::convert {
@@ -130,6 +131,7 @@ struct FastJsonDecoder::Impl {
   Stack<MapEntry> entries; ///< object entries under construction
   Stack<Value> items;      ///< array items under construction
   uint32_t last_root_size = 0; ///< entries of the last root object (capacity for the next)
+  UniqueKeys unique_keys; ///< for objects that may repeat a key (rare)
 
   // One data-parallel pass over the record before parsing: where its quotes are,
   // whether it has escapes or control characters, and whether it is all ASCII (the
@@ -446,9 +448,11 @@ struct FastJsonDecoder::Impl {
   // An object's members, from just past its '{' to just past its '}': `add_key(key)`
   // stores a key and returns where, `set_value(where, value)` then stores its value.
   // The key is stored before the value is parsed: a key kept in a local across that
-  // call would be spilled and reloaded, a store-forwarding stall.
+  // call would be spilled and reloaded, a store-forwarding stall. Each key goes into
+  // `filter` too (json_keys.hpp).
   template <class AddKey, class SetValue>
-  [[gnu::always_inline]] inline void members(const char*& p, int depth, AddKey&& add_key, SetValue&& set_value) {
+  [[gnu::always_inline]] inline void members(const char*& p, int depth, KeyFilter& filter, AddKey&& add_key,
+                                             SetValue&& set_value) {
     if (next_is(p, '}'))
       return;
     while (true) {
@@ -456,7 +460,11 @@ struct FastJsonDecoder::Impl {
         skip_ws(p);
         fail(p, "field name expected");
       }
-      auto slot = add_key(string(p));
+      Value key = string(p);
+      // Its last byte: a plain key is a view of the input, so for an empty one this
+      // reads its opening quote; an escaped key is an unescaped copy, never empty.
+      filter.add(static_cast<uint8_t>(key.as_string().data()[static_cast<ptrdiff_t>(key.size()) - 1]), key.size());
+      auto slot = add_key(key);
       if (!next_is(p, ':')) {
         skip_ws(p);
         fail(p, "':' expected");
@@ -478,14 +486,17 @@ struct FastJsonDecoder::Impl {
       fail(p, "maximum nesting depth exceeded");
     ++p; // '{'
     size_t base = entries.size();
+    KeyFilter filter;
     members(
-        p, depth,
+        p, depth, filter,
         [&](Value key) {
           size_t slot = entries.size();
           entries.push().key = key;
           return slot;
         },
         [&](size_t slot, Value v) { entries[slot].value = v; });
+    if (filter.may_repeat()) [[unlikely]]
+      entries.resize(base + unique_keys.apply(entries.data() + base, entries.size() - base, entry_key));
     Value m = Value::map_of(*arena, std::span<const MapEntry>(entries.data() + base, entries.size() - base));
     entries.resize(base);
     after = p;
@@ -499,14 +510,17 @@ struct FastJsonDecoder::Impl {
   [[gnu::noinline]] Value root_object(const char* p) {
     ++p; // '{'
     Value m = Value::map(*arena, last_root_size + root_slack);
+    KeyFilter filter;
     members(
-        p, 1,
+        p, 1, filter,
         [&](Value key) {
           uint32_t slot = m.size();
           m.append(*arena, key, Value());
           return slot;
         },
         [&](uint32_t slot, Value v) { m.entries()[slot].value = v; });
+    if (filter.may_repeat()) [[unlikely]]
+      m.truncate(static_cast<uint32_t>(unique_keys.apply(m.entries().data(), m.size(), entry_key)));
     last_root_size = m.size();
     after = p;
     return m;

@@ -16,7 +16,8 @@
 //
 // Semantics are Jackson's as Kafka's JsonConverter uses it: integers become int64
 // (wider ones wrap to their low 64 bits, as BigInteger.longValue()), other numbers
-// float64 (correctly rounded), strict JSON otherwise.
+// float64 (correctly rounded), a repeated key keeps its first position and its last
+// value (json_keys.hpp), strict JSON otherwise.
 //
 // Internal to runtime/convert (json_converter.cpp).
 #pragma once

@@ -14,7 +14,8 @@ using namespace weir::runtime::data;
 
 namespace {
 
-// The same JSON through simdjson's DOM, as the reference value tree.
+// The same JSON through simdjson's DOM, as the reference value tree. A repeated key
+// is put() like Jackson's ObjectNode does: its last value at its first position.
 Value reference(simdjson::dom::element e, Arena& arena) {
   using T = simdjson::dom::element_type;
   switch (e.type()) {
@@ -22,7 +23,7 @@ Value reference(simdjson::dom::element e, Arena& arena) {
       Value m = Value::map(arena, 0);
       simdjson::dom::object o = e.get_object().value_unsafe();
       for (auto [k, v] : o)
-        m.append(arena, Value::string(arena.copy(k)), reference(v, arena));
+        m.put(arena, Value::string(arena.copy(k)), reference(v, arena));
       return m;
     }
     case T::ARRAY: {
@@ -62,6 +63,12 @@ std::string random_string(std::mt19937_64& rng) {
   return s + "\"";
 }
 
+// Keys from a small pool, so that objects often repeat one (also in another escaped form).
+std::string random_key(std::mt19937_64& rng) {
+  static const char* keys[] = {"\"a\"", "\"\\u0061\"", "\"b\"", "\"ab\"", "\"bb\"", "\"\"", "\"id\"", "\"\\n\""};
+  return rng() % 2 ? keys[rng() % std::size(keys)] : random_string(rng);
+}
+
 std::string random_json(std::mt19937_64& rng, int depth) {
   switch (depth > 3 ? rng() % 4 : rng() % 7) {
     case 0: return random_number(rng);
@@ -72,7 +79,7 @@ std::string random_json(std::mt19937_64& rng, int depth) {
     case 5: {
       std::string s = "{";
       for (size_t n = rng() % 10, i = 0; i < n; ++i)
-        s += (i ? (rng() % 3 ? "," : " , ") : "") + random_string(rng) + (rng() % 3 ? ":" : " :\n ") + random_json(rng, depth + 1);
+        s += (i ? (rng() % 3 ? "," : " , ") : "") + random_key(rng) + (rng() % 3 ? ":" : " :\n ") + random_json(rng, depth + 1);
       return s + "}";
     }
     default: {
@@ -105,6 +112,40 @@ BOOST_AUTO_TEST_CASE(matches_simdjson_dom_on_random_documents) {
     if (!(got == want))
       BOOST_TEST(to_debug_string(got) == to_debug_string(want), json);
   }
+}
+
+// Repeated keys, one per row: the decoder keeps the key's first position and its
+// last value, at every level (json_converter.test.cpp checks the same through both
+// of the converter's paths).
+BOOST_AUTO_TEST_CASE(repeated_keys) {
+  struct Case {
+    const char* name;
+    const char* in;
+    const char* want; ///< to_debug_string of the result
+  };
+  const Case cases[] = {
+      {"top level", R"({"a":1,"b":2,"a":3})", R"({"a":3,"b":2})"},
+      {"nested", R"({"o":{"a":1,"b":2,"a":3}})", R"({"o":{"a":3,"b":2}})"},
+      {"in an array", R"([{"a":1,"a":2},{"a":3}])", R"([{"a":2},{"a":3}])"},
+      {"three times", R"({"a":1,"b":2,"a":3,"a":4})", R"({"a":4,"b":2})"},
+      {"string, then object", R"({"a":"s","b":2,"a":{"c":1}})", R"({"a":{"c":1},"b":2})"},
+      {"no repeats: order kept", R"({"c":1,"b":{"y":1,"x":2},"a":3})", R"({"c":1,"b":{"y":1,"x":2},"a":3})"},
+  };
+  FastJsonDecoder decoder;
+  Arena arena;
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.name) {
+      Value got = decoder.decode(c.in, arena);
+      // The reference form, through the same debug printer.
+      simdjson::dom::parser parser;
+      Value want = reference(parser.parse(simdjson::padded_string(std::string_view(c.want))).value_unsafe(), arena);
+      BOOST_TEST(to_debug_string(got) == to_debug_string(want));
+    }
+  }
+  // The root object's capacity follows the last root's size: after a deduplicated
+  // root, the next (larger) record still decodes whole.
+  decoder.decode(R"({"a":1,"a":2,"a":3,"a":4})", arena);
+  BOOST_TEST(decoder.decode(R"({"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7})", arena).entries().size() == 7u);
 }
 
 BOOST_AUTO_TEST_CASE(numbers_and_strings_of_every_length) {
