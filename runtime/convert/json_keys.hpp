@@ -33,21 +33,9 @@ public:
   /// Adds a key of `size` bytes ending in `last` (for an empty key: any byte, the same
   /// for every empty key of the object).
   [[gnu::always_inline]] void add(uint8_t last, size_t size) noexcept {
-    uint64_t bit_index = last + size;
-#if defined(__x86_64__)
-    // bts sets the bit (index mod 64) and leaves its old value in the carry flag: one
-    // instruction and a branch never taken in the common case. GCC 12 compiles the
-    // C++ below to five, and the third live register spills others on the parser's
-    // hot path: ~30 instructions more per record in bench/transform_bench.
-    bool was_set;
-    asm("btsq %[i], %[bits]" : [bits] "+r"(bits_), "=@ccc"(was_set) : [i] "r"(bit_index));
-    if (was_set) [[unlikely]]
-      hit_ = true;
-#else
-    uint64_t bit = uint64_t{1} << (bit_index & 63);
+    uint64_t bit = uint64_t{1} << ((last + size) & 63);
     hit_ |= (bits_ & bit) != 0;
     bits_ |= bit;
-#endif
   }
   /// Whether two of the keys may be equal (false: certainly not).
   bool may_repeat() const noexcept { return hit_; }
