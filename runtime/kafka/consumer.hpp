@@ -64,9 +64,8 @@ public:
   void subscribe(const std::vector<std::string>& topics);
   /// Connects to the cluster and loads the metadata of `topics` (or of every topic
   /// for a regular expression), so that a subscribe() right after joins the group
-  /// without waiting for either. Returns false when the cluster did not answer in
-  /// `timeout` (subscribe() then waits as usual).
-  bool connect(const std::vector<std::string>& topics, std::chrono::milliseconds timeout);
+  /// without waiting for either. Waits at most `timeout`.
+  void connect(const std::vector<std::string>& topics, std::chrono::milliseconds timeout);
 
   /// Appends up to `max_records` records to `out` while `out.byte_size()` grows by at
   /// most `max_bytes`; a single larger record is taken only when `out` is empty.

@@ -329,6 +329,14 @@ BOOST_AUTO_TEST_CASE(a_paused_member_serves_a_rebalance_and_hands_over_cleanly) 
   b.consumer->close();
 }
 
+BOOST_AUTO_TEST_CASE(a_bad_prefetch_limit_is_named) {
+  auto props = consumer_props(unique_name("g"));
+  props["queued.min.messages"] = "many";
+  BOOST_CHECK_EXCEPTION(Consumer{props}, KafkaError, [](const KafkaError& e) {
+    return std::string(e.what()).find("queued.min.messages") != std::string::npos;
+  });
+}
+
 BOOST_AUTO_TEST_CASE(regex_subscription) {
   auto prefix = unique_name("rx");
   create_topics(embedded(), {{prefix + "-one", 1}, {prefix + "-two", 1}});
