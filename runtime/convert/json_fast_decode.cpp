@@ -461,9 +461,11 @@ struct FastJsonDecoder::Impl {
         fail(p, "field name expected");
       }
       Value key = string(p);
-      // Its last byte: a plain key is a view of the input, so for an empty one this
-      // reads its opening quote; an escaped key is an unescaped copy, never empty.
-      filter.add(static_cast<uint8_t>(key.as_string().data()[static_cast<ptrdiff_t>(key.size()) - 1]), key.size());
+      // Its first and last byte: a plain key is a view of the input, so for an empty
+      // one these read its quotes; an escaped key is an unescaped copy, never empty.
+      const char* k = key.as_string().data();
+      filter.add(static_cast<uint8_t>(k[0]), static_cast<uint8_t>(k[static_cast<ptrdiff_t>(key.size()) - 1]),
+                 key.size());
       auto slot = add_key(key);
       if (!next_is(p, ':')) {
         skip_ws(p);

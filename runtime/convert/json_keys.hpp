@@ -9,9 +9,12 @@
 // key FIRST appeared. weir's decoders apply this at every level, so SMTs (Value::find)
 // and encoders see one entry per key.
 //
-// Most objects repeat no key. A 64-bit filter of cheap key features (length and last
-// byte) rules that out without comparing keys: when no two keys of an object share a
-// bit, they are unique. Only otherwise (always beyond 64 keys) does an object cost an
+// Most objects repeat no key. A filter of cheap key features (length, first and last
+// byte) rules that out without comparing keys: each key sets one bit in each of two
+// 64-bit words, and an object may repeat a key only if some key found both its bits
+// set already. With one word, 8 distinct keys would collide in about a third of all
+// objects (the birthday bound); with two, in about 3%. Only then (and always beyond
+// 64 keys, or when distinct keys share all three features) does an object cost an
 // exact check.
 //
 // Internal to runtime/convert.
@@ -25,24 +28,26 @@
 
 namespace weir::runtime::convert {
 
-/// The filter of one object's keys: a key sets a bit chosen by its length and last
-/// byte (field names often share a prefix, less often an end); equal keys set the
-/// same bit. A small value, kept in registers while the object is parsed.
+/// The filter of one object's keys (see above): equal keys set the same bits. Two
+/// small values, kept in registers while the object is parsed.
 class KeyFilter {
 public:
-  /// Adds a key of `size` bytes ending in `last` (for an empty key: any byte, the same
-  /// for every empty key of the object).
-  [[gnu::always_inline]] void add(uint8_t last, size_t size) noexcept {
-    uint64_t bit = uint64_t{1} << ((last + size) & 63);
-    hit_ |= (bits_ & bit) != 0;
-    bits_ |= bit;
+  /// Adds a key of `size` bytes that starts with `first` and ends with `last` (for an
+  /// empty key: any bytes, the same for every empty key of the object).
+  [[gnu::always_inline]] void add(uint8_t first, uint8_t last, size_t size) noexcept {
+    uint64_t h = (uint64_t{first} << 24 | uint64_t{last} << 16 | (size & 0xFFFF)) * 0x9E3779B97F4A7C15ULL;
+    uint64_t a = uint64_t{1} << (h >> 58);
+    uint64_t b = uint64_t{1} << ((h >> 52) & 63);
+    hit_ |= ((a_ & a) != 0) & ((b_ & b) != 0);
+    a_ |= a;
+    b_ |= b;
   }
   /// Whether two of the keys may be equal (false: certainly not).
   bool may_repeat() const noexcept { return hit_; }
 
 private:
-  uint64_t bits_ = 0;
-  bool hit_ = false; ///< a key found its bit already set
+  uint64_t a_ = 0, b_ = 0;
+  bool hit_ = false; ///< a key found both its bits set already
 };
 
 /// Whether two keys of [first, first + n) may be equal (false: certainly not).
@@ -51,7 +56,10 @@ bool keys_may_repeat(const M* first, size_t n, KeyOf key_of) {
   KeyFilter filter;
   for (size_t i = 0; i < n; ++i) {
     std::string_view key = key_of(first[i]);
-    filter.add(key.empty() ? 0 : static_cast<uint8_t>(key.back()), key.size());
+    if (key.empty())
+      filter.add(0, 0, 0);
+    else
+      filter.add(static_cast<uint8_t>(key.front()), static_cast<uint8_t>(key.back()), key.size());
   }
   return filter.may_repeat();
 }
