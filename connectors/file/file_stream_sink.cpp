@@ -43,19 +43,18 @@ void FileStreamSinkWriter::write(runtime::data::DecodedBatch& batch) {
     if (!r.live())
       continue;
     if (lines_.size() >= max_write) {
-      append(lines_.data(), lines_.size());
+      append(lines_.view());
       lines_.clear();
     }
-    if (r.value.is_null())
-      lines_ += "null";
-    else
-      runtime::convert::append_java_to_string(r.value, r.value_schema, lines_);
+    runtime::convert::append_java_to_string(r.value, r.value_schema, lines_);
     lines_ += '\n';
   }
-  append(lines_.data(), lines_.size());
+  append(lines_.view());
 }
 
-void FileStreamSinkWriter::append(const char* data, std::size_t size) {
+void FileStreamSinkWriter::append(std::string_view text) {
+  const char* data = text.data();
+  std::size_t size = text.size();
   // A regular file takes the whole buffer in one write; the loop covers pipes and
   // terminals (standard output), where short writes are possible.
   while (size > 0) {

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
+#include "runtime/convert/json_text.hpp"
 #include "runtime/pipeline/sink_pipeline.hpp"
 #include "weir/config.hpp"
 
@@ -29,11 +31,11 @@ public:
   void write(runtime::data::DecodedBatch& batch) override;
 
 private:
-  void append(const char* data, std::size_t size);
+  void append(std::string_view text);
 
   std::string path_;
   int fd_ = -1;
-  std::string lines_; // the batch's lines; capacity reused across batches
+  runtime::convert::JsonBuffer lines_; // the batch's lines; capacity reused across batches
 };
 
 } // namespace weir::connectors::file

@@ -308,70 +308,138 @@ void append_int(int64_t i, std::string& out) {
 
 
 
-void append_java_to_string(const data::Value& v, const data::Schema* schema, std::string& out) {
-  using data::Kind;
-  if (schema && schema->logical() == data::Logical::Decimal && v.kind() == Kind::Bytes) {
-    out += data::decimal_to_string(data::decimal_unscaled(v.as_string()), schema->decimal_scale());
-    return;
+namespace {
+
+/// A std::string behind JsonBuffer's reserve/commit interface, so that one writer
+/// serves both (the reserved bytes are zero-filled by resize first: the string path
+/// is the cold one).
+class StringOut {
+public:
+  explicit StringOut(std::string& s) : s_(s) {}
+  char* reserve(size_t n) {
+    size_t old = s_.size();
+    s_.resize(old + n);
+    return s_.data() + old;
   }
+  void commit(const char* end) { s_.resize(static_cast<size_t>(end - s_.data())); }
+
+private:
+  std::string& s_;
+};
+
+template <class Out>
+[[gnu::always_inline]] inline void put(std::string_view s, Out& out) {
+  char* o = out.reserve(s.size());
+  copy_short(o, s.data(), s.size());
+  out.commit(o + s.size());
+}
+
+/// `sep` (when not the first), `name`, then `=`: one capacity check per field.
+template <class Out>
+[[gnu::always_inline]] inline void put_name(bool first, std::string_view sep, std::string_view name, Out& out) {
+  char* o = out.reserve(sep.size() + name.size() + 1);
+  if (!first) {
+    copy_short(o, sep.data(), sep.size());
+    o += sep.size();
+  }
+  copy_short(o, name.data(), name.size());
+  o += name.size();
+  *o++ = '=';
+  out.commit(o);
+}
+
+/// A value without a schema that is not a container, inline: false when it is one.
+template <class Out>
+[[gnu::always_inline]] inline bool put_scalar(const data::Value& v, Out& out) {
+  using data::Kind;
   switch (v.kind()) {
-    case Kind::Null: out += "null"; return;
-    case Kind::Boolean: out += v.as_bool() ? "true" : "false"; return;
+    case Kind::Null: put("null", out); return true;
+    case Kind::Boolean: put(v.as_bool() ? "true" : "false", out); return true;
     case Kind::Int8:
     case Kind::Int16:
     case Kind::Int32:
-    case Kind::Int64: append_int(v.as_int(), out); return;
-    case Kind::Float32: append_java_float(v.as_float32(), out); return;
-    case Kind::Float64: append_java_double(v.as_double(), out); return;
+    case Kind::Int64: out.commit(write_int(v.as_int(), out.reserve(24))); return true;
+    case Kind::Float32: out.commit(java_format(v.as_float32(), out.reserve(40))); return true;
+    case Kind::Float64: out.commit(java_format(v.as_double(), out.reserve(40))); return true;
     case Kind::String:
-    case Kind::Bytes: out += v.as_string(); return;
+    case Kind::Bytes: put(v.as_string(), out); return true;
+    default: return false;
+  }
+}
+
+template <class Out>
+void java_to_string(const data::Value& v, const data::Schema* schema, Out& out) {
+  using data::Kind;
+  if (schema && schema->logical() == data::Logical::Decimal && v.kind() == Kind::Bytes) [[unlikely]] {
+    put(data::decimal_to_string(data::decimal_unscaled(v.as_string()), schema->decimal_scale()), out);
+    return;
+  }
+  if (put_scalar(v, out))
+    return;
+  switch (v.kind()) {
     case Kind::Array: {
       const data::Schema* es = schema ? schema->value_schema().get() : nullptr;
-      out += '[';
+      put("[", out);
       bool first = true;
       for (const auto& x : v.items()) {
         if (!first)
-          out += ", ";
+          put(", ", out);
         first = false;
-        append_java_to_string(x, es, out);
+        java_to_string(x, es, out);
       }
-      out += ']';
+      put("]", out);
       return;
     }
     case Kind::Map: {
       const data::Schema* ks = schema ? schema->key_schema().get() : nullptr;
       const data::Schema* vs = schema ? schema->value_schema().get() : nullptr;
-      out += '{';
+      put("{", out);
       bool first = true;
       for (const auto& e : v.entries()) {
-        if (!first)
-          out += ", ";
+        // String keys (every JSON object's) print as they are: one write with the
+        // separator.
+        if (e.key.kind() == Kind::String) [[likely]] {
+          put_name(first, ", ", e.key.as_string(), out);
+        } else {
+          if (!first)
+            put(", ", out);
+          java_to_string(e.key, ks, out);
+          put("=", out);
+        }
         first = false;
-        append_java_to_string(e.key, ks, out);
-        out += '=';
-        append_java_to_string(e.value, vs, out);
+        if (vs || !put_scalar(e.value, out)) // a schemaless map's scalars inline
+          java_to_string(e.value, vs, out);
       }
-      out += '}';
+      put("}", out);
       return;
     }
     case Kind::Struct: {
-      out += "Struct{";
+      put("Struct{", out);
       bool first = true;
       for (const auto& f : v.schema()->fields()) {
         const auto& x = v.fields()[f.index];
         if (x.is_null())
           continue;
-        if (!first)
-          out += ',';
+        put_name(first, ",", f.name, out);
         first = false;
-        out += f.name;
-        out += '=';
-        append_java_to_string(x, f.schema.get(), out);
+        java_to_string(x, f.schema.get(), out);
       }
-      out += '}';
+      put("}", out);
       return;
     }
+    default: return; // the scalars, written above
   }
+}
+
+} // namespace
+
+void append_java_to_string(const data::Value& v, const data::Schema* schema, JsonBuffer& out) {
+  java_to_string(v, schema, out);
+}
+
+void append_java_to_string(const data::Value& v, const data::Schema* schema, std::string& out) {
+  StringOut o(out);
+  java_to_string(v, schema, o);
 }
 
 } // namespace weir::runtime::convert

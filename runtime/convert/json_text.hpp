@@ -152,5 +152,6 @@ void append_int(int64_t i, std::string& out);
 /// lists `[a, b]`, maps `{k=v}`, structs `Struct{a=1,b=x}` (null fields skipped).
 /// Bytes are appended raw. Used by StringConverter and Cast.
 void append_java_to_string(const data::Value& v, const data::Schema* schema, std::string& out);
+void append_java_to_string(const data::Value& v, const data::Schema* schema, JsonBuffer& out);
 
 } // namespace weir::runtime::convert

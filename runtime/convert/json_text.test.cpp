@@ -6,6 +6,9 @@
 #include <cstring>
 #include <random>
 
+#include "runtime/data/schema.hpp"
+#include "runtime/data/value.hpp"
+
 using namespace weir::runtime::convert;
 
 BOOST_AUTO_TEST_SUITE(json_text)
@@ -60,6 +63,70 @@ BOOST_AUTO_TEST_CASE(java_double_plain_range_matches_shortest_digits) {
       std::string want = reference(v);
       if (out != want)
         BOOST_TEST(out == want);
+    }
+  }
+}
+
+// What Java's toString() prints for the value Kafka Connect holds (FileStreamSink's
+// lines, StringConverter, Cast to string), through both outputs.
+BOOST_AUTO_TEST_CASE(java_to_string_like_kafka_connect) {
+  using namespace weir::runtime::data;
+  Arena arena;
+  Value nested = Value::map(arena, 0);
+  nested.put(arena, "k", Value::int64(1));
+  Value list = Value::array(arena, 0);
+  list.push_back(arena, Value::int32(1));
+  list.push_back(arena, Value::string("two"));
+  list.push_back(arena, nested);
+  Value record = Value::map(arena, 0);
+  record.put(arena, "id", Value::int64(-42));
+  record.put(arena, "name", Value::string("a b=c"));
+  record.put(arena, "score", Value::float64(1e7));
+  record.put(arena, "ok", Value::boolean(true));
+  record.put(arena, "none", Value());
+  record.put(arena, "list", list);
+  record.put(arena, "", Value::float32(1.1f));
+
+  auto point = SchemaBuilder::struct_().field("x", schemas::int32()).field("y", schemas::optional_string()).build();
+  Value with_null = Value::structure(arena, *point);
+  *with_null.field("x") = Value::int32(4);
+  Value full = Value::structure(arena, *point);
+  *full.field("x") = Value::int32(5);
+  *full.field("y") = Value::string("s");
+
+  auto money = SchemaBuilder::decimal(2).build();
+  const char unscaled[] = {'\x30', '\x39'}; // 12345, big-endian
+  auto counts = SchemaBuilder::map(schemas::int64(), schemas::string()).build();
+  Value by_int = Value::map(arena, 0);
+  by_int.append(arena, Value::int64(1), Value::string("a"));
+  by_int.append(arena, Value::int64(2), Value::string("b"));
+
+  struct Case {
+    const char* name;
+    Value value;
+    const Schema* schema;
+    const char* want;
+  };
+  const Case cases[] = {
+      {"null", Value(), nullptr, "null"},
+      {"string as is", Value::string("x\"y"), nullptr, "x\"y"},
+      {"double", Value::float64(0.5), nullptr, "0.5"},
+      {"schemaless map", record, nullptr, "{id=-42, name=a b=c, score=1.0E7, ok=true, none=null, list=[1, two, {k=1}], =1.1}"},
+      {"empty map", Value::map(arena, 0), nullptr, "{}"},
+      {"struct skips null fields", with_null, nullptr, "Struct{x=4}"},
+      {"struct", full, nullptr, "Struct{x=5,y=s}"},
+      {"decimal", Value::bytes(std::string_view(unscaled, 2)), money.get(), "123.45"},
+      {"map with int keys", by_int, counts.get(), "{1=a, 2=b}"},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.name) {
+      std::string text = "> ";
+      append_java_to_string(c.value, c.schema, text);
+      BOOST_TEST(text == std::string("> ") + c.want);
+      JsonBuffer buffer;
+      buffer += "> ";
+      append_java_to_string(c.value, c.schema, buffer);
+      BOOST_TEST(buffer.view() == std::string("> ") + c.want);
     }
   }
 }
