@@ -246,4 +246,74 @@ BOOST_AUTO_TEST_CASE(cooperative_sticky_members_share_partitions) {
   a.consumer->close();
 }
 
+// Every value shape with and without headers, under each compression codec: the
+// consumer reads headers where a record has them and only there (Consumer::take reads
+// the header count in the fetched records directly when the value is in them).
+BOOST_AUTO_TEST_CASE(headers_and_values_of_every_shape_under_each_codec) {
+  struct Record {
+    std::optional<std::string> value;
+    std::vector<std::pair<std::string, std::optional<std::string>>> headers;
+  };
+  std::vector<Record> records;
+  for (int i = 0; i < 600; ++i) {
+    Record r;
+    if (i % 5 == 1)
+      r.value = "";
+    else if (i % 5 != 2)
+      r.value = std::string(static_cast<size_t>(1 + i % 300), static_cast<char>('a' + i % 26));
+    if (i % 3 == 0)
+      r.headers = {{"h", std::to_string(i)}, {"null", std::nullopt}, {"", ""}};
+    records.push_back(std::move(r));
+  }
+  for (const char* codec : {"none", "gzip", "snappy", "lz4", "zstd"}) {
+    BOOST_TEST_CONTEXT("compression.type=" << codec) {
+      auto topic = unique_name(std::string("weir-itest-headers-") + codec);
+      create_topics(broker(), {{topic, 1, 1}});
+      auto props = broker();
+      props["compression.type"] = codec;
+      size_t acked = 0, failed = 0;
+      Producer producer(props, [&](uint64_t, size_t, size_t bad, const std::string&) {
+        ++acked;
+        failed += bad;
+      });
+      weir::Batch batch;
+      for (const auto& r : records) {
+        batch.append(topic, 0, -1, -1, std::nullopt, r.value);
+        for (const auto& [k, v] : r.headers)
+          batch.add_header(k, v);
+      }
+      producer.produce(batch, 0);
+      auto deadline = Clock::now() + 30s;
+      while (acked < 1 && Clock::now() < deadline)
+        producer.poll(100ms);
+      BOOST_REQUIRE_EQUAL(acked, 1u);
+      BOOST_REQUIRE_EQUAL(failed, 0u);
+
+      Consumer consumer(member_of(unique_name("weir-itest-headers")));
+      consumer.subscribe({topic});
+      std::vector<std::pair<std::optional<std::string>, decltype(Record::headers)>> got;
+      deadline = Clock::now() + 60s;
+      while (got.size() < records.size() && Clock::now() < deadline) {
+        batch.clear();
+        consumer.poll(batch, 500, 1 << 20, 100ms);
+        for (const auto& r : batch.records()) {
+          auto bytes = [&](weir::Slice s) -> std::optional<std::string> {
+            return s.is_null() ? std::nullopt : std::optional<std::string>(batch.bytes(s));
+          };
+          decltype(Record::headers) headers;
+          for (const auto& h : batch.headers(r))
+            headers.emplace_back(std::string(batch.bytes(h.key)), bytes(h.value));
+          got.emplace_back(bytes(r.value), std::move(headers));
+        }
+      }
+      BOOST_REQUIRE_EQUAL(got.size(), records.size());
+      for (size_t i = 0; i < records.size(); ++i) {
+        BOOST_TEST((got[i].first == records[i].value), "value of record " << i);
+        BOOST_TEST((got[i].second == records[i].headers), "headers of record " << i);
+      }
+      consumer.close();
+    }
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
