@@ -1,6 +1,8 @@
 #include "runtime/convert/json_fast_decode.hpp"
 
 #include <boost/test/unit_test.hpp>
+#include <charconv>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -181,6 +183,35 @@ BOOST_AUTO_TEST_CASE(numbers_and_strings_of_every_length) {
   }
   // Wider than int64: wraps to the low 64 bits, as BigInteger.longValue().
   BOOST_TEST(decoder.decode("18446744073709551617", arena).as_int() == 1);
+}
+
+// Decimals are the double from_chars gives, bit for bit: short ones take a fast path,
+// so cover every digit count and dot position on both sides of its 15-digit limit.
+BOOST_AUTO_TEST_CASE(decimals_are_the_nearest_double) {
+  FastJsonDecoder decoder;
+  Arena arena;
+  std::mt19937_64 rng(7);
+  auto check = [&](const std::string& text) {
+    double want = 0;
+    std::from_chars(text.data(), text.data() + text.size(), want);
+    double got = decoder.decode(text, arena).as_double();
+    BOOST_TEST(std::memcmp(&got, &want, sizeof got) == 0, text << ": " << got << " != " << want);
+  };
+  for (int digits = 2; digits <= 20; ++digits)
+    for (int round = 0; round < 200; ++round) {
+      std::string text;
+      for (int i = 0; i < digits; ++i)
+        text += static_cast<char>('0' + rng() % 10);
+      size_t dot = 1 + rng() % static_cast<uint64_t>(digits - 1);
+      if (dot > 1 && text[0] == '0')
+        text[0] = '1'; // JSON has no leading zeros
+      text.insert(dot, ".");
+      check(text);
+      check("-" + text);
+    }
+  for (const char* text : {"0.0", "-0.0", "0.1", "0.3", "123.45", "9007199254740.993", "999999999999999.9",
+                           "0.000000000000001", "1.5e3", "-2.25E-2"})
+    check(text);
 }
 
 BOOST_AUTO_TEST_CASE(malformed_input_throws) {
