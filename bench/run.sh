@@ -344,10 +344,12 @@ EOF
   if raw="$("$tools/jdbc_bench" --records "$records" --rounds 1 --bootstrap-servers "$bootstrap" \
       --topic "$topic" --pk-fields event_id --table user_events 2>"$work/run/jdbc_bench.err")"; then
     printf '%s\n' "$raw" >"$work/run/jdbc_bench.out"
-    weir::log "bench:   $(grep -m1 'same-rows raw INSERT loop, consumer order' <<<"$raw" | sed 's/^ *//')"
+    weir::log "bench:   $(grep -m1 'same-rows raw INSERT loop, consumer order, 1 transaction' <<<"$raw" | sed 's/^ *//')"
     rate_of() { sed -n "s/.*$1[^:]*: \([0-9]*\) rows.*/\1/p" <<<"$raw" | head -n 1; }
-    printf 'raw_sqlite\tjdbc_bench raw\tstatus=ok rate=%s sorted_rate=%s topic_upsert_rate=%s synthetic_rate=%s upsert_rate=%s\n' \
-      "$(rate_of 'same-rows raw INSERT loop, consumer order')" "$(rate_of 'same-rows raw INSERT loop, key order')" \
+    printf 'raw_sqlite\tjdbc_bench raw\tstatus=ok rate=%s sorted_rate=%s polled_rate=%s topic_upsert_rate=%s synthetic_rate=%s upsert_rate=%s\n' \
+      "$(rate_of 'same-rows raw INSERT loop, consumer order, 1 transaction')" \
+      "$(rate_of 'same-rows raw INSERT loop, key order')" \
+      "$(rate_of 'same-rows raw INSERT loop, consumer order, [0-9]* per transaction')" \
       "$(rate_of 'same-rows JdbcSinkWriter upsert')" "$(rate_of 'raw prepared INSERT loop')" \
       "$(rate_of 'JdbcSinkWriter upsert, 1 transaction')" >>"$results"
   else
