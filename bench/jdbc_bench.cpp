@@ -15,7 +15,8 @@
 // consumer of a fresh group delivers them (partitions interleaved, as the sink gets
 // them). Reading and decoding are not timed. The table is the one the sink's
 // auto.create makes for these records (pk.mode=record_value, pk.fields=F, default
-// event_id): the same CREATE TABLE text, built by the sink's own row mapper.
+// event_id; table.name.format=NAME, default user_events, as in bench/run.sh): the
+// same CREATE TABLE text, built by the sink's own row mapper and SQL text.
 //   raw        the raw loop above on these rows, in consumer order: the fair
 //              baseline for the sink on this topic (bench/run.sh's target);
 //   raw/sorted the same rows sorted by primary key (appends to the rowid table, as
@@ -25,7 +26,7 @@
 //   upsert/poll JdbcSinkWriter upsert of the decoded batches as polled (up to P
 //              records each), one transaction each: raw/P plus weir's own work.
 // Every database is a fresh file opened as the sink opens it (SQLITE_OPEN_NOMUTEX,
-// journal_mode=WAL, synchronous=NORMAL); each raw loop is one transaction.
+// journal_mode=WAL, synchronous=NORMAL); each raw loop but raw/P is one transaction.
 // Each line gives rows per wall second and the timing thread's CPU (user+sys) per row,
 // which other load on the machine disturbs less. Each database file is deleted and
 // the page cache flushed after its loop (untimed). The target: the sink >= 60%
