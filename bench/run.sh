@@ -3,7 +3,7 @@
 # (issue 8). Writes the markdown table to bench/results/latest.md and prints it.
 #
 #   bench/run.sh [--records N] [--tasks "1 2 4 8"] [--connect-tasks "1 2 4 8"]
-#                [--out FILE] [--keep] [--no-failover | --only failover]
+#                [--out FILE] [--keep] [--no-failover | --only failover|jdbc]
 #                [--no-build] [--check]
 #
 #   --records N        input size, default 2000000 (a topic of N JSON user events,
@@ -14,6 +14,7 @@
 #   --keep             keep the work directory (sink files, logs) afterwards
 #   --no-failover      skip the failover runs (step 8)
 #   --only failover    run the failover runs only (steps 3 to 7 skipped)
+#   --only jdbc        run the JDBC sink and its raw baselines only (step 6)
 #   --no-build         use the build directory as it is (WEIR_BENCH_BUILD, e.g. the
 #                      test build of scripts/test.sh): no meson, only a check that
 #                      weir and the bench tools are there; the report names its type
@@ -65,7 +66,8 @@ connect_tasks_list=""
 out="$WEIR_REPO/bench/results/latest.md"
 keep=0
 failover=1
-others=1
+sinks=1 # steps 3, 4, 5 and 7
+jdbc=1  # step 6
 build=1
 check=0
 while [[ $# -gt 0 ]]; do
@@ -77,8 +79,12 @@ while [[ $# -gt 0 ]]; do
     --keep) keep=1 ;;
     --no-failover) failover=0 ;;
     --only)
-      [[ "${2:-}" == failover ]] || weir::die "--only takes: failover"
-      others=0; shift ;;
+      case "${2:-}" in
+        failover) sinks=0; jdbc=0 ;;
+        jdbc) sinks=0; failover=0 ;;
+        *) weir::die "--only takes: failover, jdbc" ;;
+      esac
+      shift ;;
     --no-build) build=0 ;;
     --check) check=1 ;;
     -h | --help) usage ;;
@@ -174,7 +180,8 @@ ensure_connect_jars() {
   fi
   exec 8<&-
 }
-ensure_connect_jars
+# Kafka Connect runs in steps 4, 7 and 8 only.
+if ((sinks || failover)); then ensure_connect_jars; fi
 
 # --- step 2: the broker and the input ---------------------------------------------
 weir::log "bench: step 2/8: broker on $bootstrap (state in $WEIR_KAFKA_DIR) and $records records"
@@ -204,7 +211,7 @@ broker_started=1
 "$WEIR_REPO/scripts/kafka.sh" start >/dev/null
 topic="user-events-$run_id"
 "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$topic" --partitions 8 --records "$records" >&2
-"$tools/preload" --file "$work/run/source-input.txt" --records "$records"
+if ((sinks)); then "$tools/preload" --file "$work/run/source-input.txt" --records "$records"; fi
 # The first consumer group on a fresh broker waits for __consumer_offsets to be
 # created and loaded (seconds): pay that here, not in whichever run comes first.
 timeout 120 "$tools/bare_consumer" --bootstrap-servers "$bootstrap" --topic "$topic" \
@@ -283,7 +290,7 @@ measure() {
 connect_cmd=(java "${connect_jvm[@]}" -Dlog4j2.configurationFile="$connect_dir/log4j2.properties"
   -cp "$connect_lib/*" org.apache.kafka.connect.cli.ConnectStandalone)
 
-if ((others)); then
+if ((sinks)); then
   # --- step 3: weir sink, each tasks.max --------------------------------------------
   weir::log "bench: step 3/8: weir standalone FileStreamSink, tasks.max in: $tasks_list"
   for t in $tasks_list; do
@@ -309,7 +316,9 @@ if ((others)); then
   measure ceiling "bare librdkafka consumer" exit -- \
     "$tools/bare_consumer" --bootstrap-servers "$bootstrap" --topic "$topic" \
     --group "connect-bench-bare-$run_id" --records "$records"
+fi
 
+if ((jdbc)); then
   # --- step 6: JDBC sink on SQLite, and the raw insert rate -----------------------------
   weir::log "bench: step 6/8: weir JDBC sink (SQLite, upsert) and raw SQLite inserts"
   name="bench-weir-jdbc-$run_id"
@@ -328,12 +337,28 @@ table.name.format=user_events
 EOF
   measure weir_jdbc "weir JDBC sink (SQLite upsert), tasks.max=1" "sqlite:$db" tasks=1 -- \
     "$weir" standalone "$(worker_file "$name")" "$work/run/$name.properties"
-  raw="$("$tools/jdbc_bench" --records "$records" --rounds 1)"
-  printf '%s\n' "$raw" >"$work/run/jdbc_bench.out"
-  raw_rate="$(sed -n 's/.*raw prepared INSERT loop.*: \([0-9]*\) rows.*/\1/p' <<<"$raw")"
-  upsert_rate="$(sed -n 's/.*upsert, 1 transaction *: \([0-9]*\) rows.*/\1/p' <<<"$raw")"
-  printf 'raw_sqlite\tjdbc_bench raw\tstatus=ok rate=%s upsert_rate=%s\n' "${raw_rate:-0}" "${upsert_rate:-0}" >>"$results"
+  # The raw SQLite insert rates: of the very records the sink just wrote, read from
+  # the topic in consumer order into the table auto.create made (the target's
+  # reference), and of jdbc_bench's synthetic rows in key order (for comparison).
+  weir::log "bench: jdbc_bench (raw SQLite inserts, same rows and synthetic)"
+  if raw="$("$tools/jdbc_bench" --records "$records" --rounds 1 --bootstrap-servers "$bootstrap" \
+      --topic "$topic" --pk-fields event_id --table user_events 2>"$work/run/jdbc_bench.err")"; then
+    printf '%s\n' "$raw" >"$work/run/jdbc_bench.out"
+    weir::log "bench:   $(grep -m1 'same-rows raw INSERT loop, consumer order, 1 transaction' <<<"$raw" | sed 's/^ *//')"
+    rate_of() { sed -n "s/.*$1[^:]*: \([0-9]*\) rows.*/\1/p" <<<"$raw" | head -n 1; }
+    printf 'raw_sqlite\tjdbc_bench raw\tstatus=ok rate=%s sorted_rate=%s polled_rate=%s topic_upsert_rate=%s synthetic_rate=%s upsert_rate=%s\n' \
+      "$(rate_of 'same-rows raw INSERT loop, consumer order, 1 transaction')" \
+      "$(rate_of 'same-rows raw INSERT loop, key order')" \
+      "$(rate_of 'same-rows raw INSERT loop, consumer order, [0-9]* per transaction')" \
+      "$(rate_of 'same-rows JdbcSinkWriter upsert')" "$(rate_of 'raw prepared INSERT loop')" \
+      "$(rate_of 'JdbcSinkWriter upsert, 1 transaction')" >>"$results"
+  else
+    weir::log "bench:   jdbc_bench failed: $(tail -n 1 "$work/run/jdbc_bench.err")"
+    printf 'raw_sqlite\tjdbc_bench raw\tstatus=failed\n' >>"$results"
+  fi
+fi
 
+if ((sinks)); then
   # --- step 7: the source direction -------------------------------------------------------
   weir::log "bench: step 7/8: FileStreamSource, $records lines -> topic"
   source_file() {

@@ -351,6 +351,68 @@ BOOST_AUTO_TEST_CASE(upsert_needs_a_unique_key_on_the_pk_columns) {
              b.errors().all()[0].message);
 }
 
+// Upsert semantics that any faster way of writing must keep: records in order, the
+// last one per key winning; columns the records lack keep their values (unlike
+// INSERT OR REPLACE); a conflict on another unique column fails that record alone.
+BOOST_AUTO_TEST_CASE(upsert_is_last_write_wins_and_keeps_other_columns) {
+  const Raw upsert_by_id{{"insert.mode", "upsert"}, {"pk.mode", "record_value"}, {"pk.fields", "id"}};
+  {
+    BOOST_TEST_CONTEXT("a key repeated within a batch and across batches") {
+      TempDb db;
+      Raw raw = upsert_by_id;
+      raw["auto.create"] = "true";
+      JdbcSinkWriter writer(db.config(raw), "sink", 0);
+      auto first = decode(people(0, {{1, "a"}, {1, "b"}, {2, "c"}, {1, "d"}}));
+      writer.write(first);
+      auto second = decode(people(4, {{2, "e"}, {3, "f"}, {2, "g"}}));
+      writer.write(second);
+      BOOST_TEST(first.errors().empty());
+      BOOST_TEST(second.errors().empty());
+      BOOST_TEST(db.rows("SELECT id, name FROM t ORDER BY id") == "1|d;2|g;3|f");
+      BOOST_TEST(writer.stats().written == 7u);
+    }
+  }
+  {
+    BOOST_TEST_CONTEXT("a column the records do not have keeps its value") {
+      TempDb db;
+      db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, note TEXT DEFAULT 'new');"
+              "INSERT INTO t VALUES (1, 'x', 'kept')");
+      JdbcSinkWriter writer(db.config(upsert_by_id), "sink", 0);
+      auto b = decode(people(0, {{1, "a"}, {2, "b"}}));
+      writer.write(b);
+      BOOST_TEST(b.errors().empty());
+      BOOST_TEST(db.rows("SELECT id, name, note FROM t ORDER BY id") == "1|a|kept;2|b|new");
+    }
+  }
+  {
+    BOOST_TEST_CONTEXT("a text primary key") {
+      TempDb db;
+      JdbcSinkWriter writer(db.config({{"insert.mode", "upsert"}, {"pk.mode", "record_value"}, {"pk.fields", "name"},
+                                       {"auto.create", "true"}}),
+                            "sink", 0);
+      auto b = decode(people(0, {{1, "a"}, {2, "a"}, {3, "b"}}));
+      writer.write(b);
+      BOOST_TEST(b.errors().empty());
+      BOOST_TEST(db.rows("SELECT name, id FROM t ORDER BY name") == "a|2;b|3");
+    }
+  }
+  {
+    BOOST_TEST_CONTEXT("a conflict on another unique column fails that record alone") {
+      TempDb db;
+      db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT UNIQUE);"
+              "INSERT INTO t VALUES (1, 'x')");
+      JdbcSinkWriter writer(db.config(upsert_by_id), "sink", 0, JdbcSinkWriter::OnRecordError::Continue);
+      auto b = decode(people(0, {{2, "x"}, {1, "y"}, {3, "x"}, {4, "z"}}));
+      writer.write(b);
+      // Record 0 finds 'x' taken; record 1 renames row 1, so record 2 may take 'x'.
+      BOOST_REQUIRE(messages(b).size() == 1u);
+      BOOST_TEST(contains(messages(b)[0], "UNIQUE constraint failed: t.name"), messages(b)[0]);
+      BOOST_TEST((b[0].state == RecordState::Failed));
+      BOOST_TEST(db.rows("SELECT id, name FROM t ORDER BY id") == "1|y;3|x;4|z");
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(fields_whitelist_keeps_listed_fields_and_the_key) {
   TempDb db;
   JdbcSinkWriter writer(db.config({{"auto.create", "true"}, {"pk.mode", "record_value"}, {"pk.fields", "id"},
