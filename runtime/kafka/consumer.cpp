@@ -67,6 +67,17 @@ bool may_have_headers(const rd_kafka_message_t* msg) {
   return msg->len == 0 || !msg->payload || static_cast<const char*>(msg->payload)[msg->len] != 0;
 }
 
+// "topic-0, topic-3": partitions as Kafka's consumer logs them.
+std::string list_partitions(const std::vector<TopicPartition>& partitions) {
+  std::string out;
+  for (const auto& tp : partitions) {
+    if (!out.empty())
+      out += ", ";
+    out += tp.topic + "-" + std::to_string(tp.partition);
+  }
+  return out;
+}
+
 } // namespace
 
 Consumer::Consumer(const Properties& props, RebalanceListener listener)
@@ -511,6 +522,10 @@ void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_
   auto listed = to_vector(partitions);
 
   if (err == RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS) {
+    // As Kafka's consumer does ("Adding newly assigned partitions: ...").
+    if (!listed.empty())
+      spdlog::info("kafka consumer {}: adding newly assigned partitions: {}", rd_kafka_name(rk),
+                   list_partitions(listed));
     if (cooperative) {
       report("incremental assign", rd_kafka_incremental_assign(rk, partitions));
       assignment_.insert(assignment_.end(), listed.begin(), listed.end());
@@ -532,6 +547,9 @@ void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_
     listed = assignment_;
   }
   const bool lost = err != RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS || rd_kafka_assignment_lost(rk);
+  if (!listed.empty())
+    spdlog::info("kafka consumer {}: {} previously assigned partitions: {}", rd_kafka_name(rk),
+                 lost ? "lost" : "revoking", list_partitions(listed));
   revoked_during_fetch_ = true;
   drop_pending_of(listed);
   std::exception_ptr listener_error;
