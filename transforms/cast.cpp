@@ -276,6 +276,7 @@ Cast::Cast(const Config& c, Side side)
     config_error("spec", shown,
                  "Cast transformations that specify a type to cast the entire value to may only specify a single "
                  "cast in their spec");
+  hints_.assign(casts_.size(), 0);
 }
 
 const Type* Cast::cast_for(std::string_view field) const noexcept {
@@ -417,8 +418,9 @@ bool Cast::apply(const RecordView& r) {
       return true;
     }
     Value& map = require_map(v, purpose);
-    for (const auto& [field, type] : casts_) {
-      if (Value* x = map.find(field))
+    for (size_t i = 0; i < casts_.size(); ++i) {
+      const auto& [field, type] = casts_[i];
+      if (Value* x = find_hinted(map, field, hints_[i]))
         *x = cast(nullptr, *x, type, arena, scratch_);
       else
         map.append(arena, Value::string(r.copy(field)), Value());

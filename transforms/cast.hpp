@@ -46,6 +46,7 @@ private:
   bool replace_null_with_default_;
   runtime::data::SchemaCache cache_;
   std::string scratch_;
+  std::vector<uint32_t> hints_; ///< per cast field: its index in the last schemaless record (find_hinted)
 };
 
 } // namespace weir::transforms

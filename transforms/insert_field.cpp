@@ -83,7 +83,8 @@ SchemaPtr InsertField::derive(const Schema& input) const {
 // The record's topic as a field value, marked plain when it needs no JSON escaping.
 // Records of a batch share their topic: the check is remembered for the last one.
 Value InsertField::topic_value(std::string_view topic) {
-  if (topic != checked_topic_) {
+  // Compared inline: a memcmp call per record was ~1% of the transform path.
+  if (topic.size() != checked_topic_.size() || !equal_bytes(topic.data(), checked_topic_.data(), topic.size())) {
     topic_plain_ = text_value(topic).is_plain();
     checked_topic_.assign(topic);
   }

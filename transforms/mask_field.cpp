@@ -29,7 +29,7 @@ const ConfigDef& MaskField::config_def() {
 
 MaskField::MaskField(const Config& c, Side side)
     : side_(side), fields_(NameTable(c.get_list("fields"))), replacement_(optional_string(c, "replacement")),
-      replace_null_with_default_(c.get_bool("replace.null.with.default")) {
+      replace_null_with_default_(c.get_bool("replace.null.with.default")), hints_(fields_.size(), 0) {
   if (fields_.empty())
     config_error("fields", "", "Empty list");
   if (replacement_ && replacement_->empty())
@@ -103,8 +103,9 @@ bool MaskField::apply(const RecordView& r) {
   Arena& arena = r.arena();
   if (r.schema(side_) == nullptr) {
     Value& map = require_map(v, purpose);
-    for (const auto& f : fields_.names()) {
-      if (Value* x = map.find(f))
+    for (size_t i = 0; i < fields_.size(); ++i) {
+      const std::string& f = fields_[i];
+      if (Value* x = find_hinted(map, f, hints_[i]))
         // A string without a replacement becomes "" (the common case, inline).
         *x = !replacement_ && x->kind() == Kind::String ? Value::plain_string({}) : masked(*x, nullptr, r);
       else

@@ -40,6 +40,7 @@ private:
   // The replacement pre-converted the way Values.convertToX would (BigDecimal parse).
   std::optional<runtime::data::ParsedDecimal> replacement_number_;
   bool replace_null_with_default_;
+  std::vector<uint32_t> hints_; ///< per field: its index in the last schemaless record (find_hinted)
 };
 
 } // namespace weir::transforms
