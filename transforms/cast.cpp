@@ -424,7 +424,8 @@ SchemaPtr Cast::derive(const Schema& input) {
   return b->build();
 }
 
-bool Cast::apply(const RecordView& r) {
+// Inlined into apply_from(), the loop over a batch.
+[[gnu::always_inline]] inline bool Cast::apply(const RecordView& r) {
   Value& v = r.get(side_);
   if (v.is_null())
     return true;
@@ -460,6 +461,10 @@ bool Cast::apply(const RecordView& r) {
   }
   r.set(side_, out, out_schema);
   return true;
+}
+
+void Cast::apply_from(DecodedBatch& batch, uint32_t& i) {
+  apply_each(batch, i, [this](const RecordView& r) { return apply(r); });
 }
 
 } // namespace weir::transforms

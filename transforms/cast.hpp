@@ -28,6 +28,7 @@ public:
 
   Cast(const Config& config, Side side);
   bool apply(const RecordView& record) override;
+  void apply_from(runtime::data::DecodedBatch& batch, uint32_t& i) override;
 
   /// Casts one value (Cast.castValueToType); `schema` may be nullptr (schemaless).
   /// Strings produced are built in `scratch` and copied into `arena`.

@@ -98,7 +98,8 @@ Value MaskField::masked(const Value& v, const Schema* schema, const RecordView& 
   }
 }
 
-bool MaskField::apply(const RecordView& r) {
+// Inlined into apply_from(), the loop over a batch.
+[[gnu::always_inline]] inline bool MaskField::apply(const RecordView& r) {
   Value& v = r.get(side_);
   Arena& arena = r.arena();
   if (r.schema(side_) == nullptr) {
@@ -121,6 +122,10 @@ bool MaskField::apply(const RecordView& r) {
     x = is_masked(f.name) ? masked(orig, f.schema.get(), r) : orig;
   }
   return true;
+}
+
+void MaskField::apply_from(DecodedBatch& batch, uint32_t& i) {
+  apply_each(batch, i, [this](const RecordView& r) { return apply(r); });
 }
 
 } // namespace weir::transforms

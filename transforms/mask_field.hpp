@@ -28,6 +28,7 @@ public:
 
   MaskField(const Config& config, Side side);
   bool apply(const RecordView& record) override;
+  void apply_from(runtime::data::DecodedBatch& batch, uint32_t& i) override;
 
 private:
   runtime::data::Value masked(const runtime::data::Value& v, const runtime::data::Schema* schema,

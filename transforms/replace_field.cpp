@@ -109,7 +109,8 @@ SchemaPtr ReplaceField::derive(const Schema& input) const {
   return b.build();
 }
 
-bool ReplaceField::apply(const RecordView& r) {
+// Inlined into apply_from(), the loop over a batch.
+[[gnu::always_inline]] inline bool ReplaceField::apply(const RecordView& r) {
   Value& v = r.get(side_);
   if (v.is_null())
     return true;
@@ -166,6 +167,10 @@ bool ReplaceField::apply(const RecordView& r) {
       out.fields()[k++] = field_value(in, f, arena, replace_null_with_default_);
   r.set(side_, out, out_schema);
   return true;
+}
+
+void ReplaceField::apply_from(DecodedBatch& batch, uint32_t& i) {
+  apply_each(batch, i, [this](const RecordView& r) { return apply(r); });
 }
 
 } // namespace weir::transforms
