@@ -11,7 +11,9 @@ void Batch::reserve(size_t records, size_t bytes) {
   arena_.reserve(bytes);
 }
 
-Slice Batch::store(std::optional<std::string_view> bytes) {
+// store() and topic_index() are inline: only this file calls them, once or twice
+// per appended record.
+inline Slice Batch::store(std::optional<std::string_view> bytes) {
   if (!bytes)
     return {};
   // Slices address the arena with 32-bit offsets: a batch is bounded by credit,
@@ -23,7 +25,7 @@ Slice Batch::store(std::optional<std::string_view> bytes) {
   return s;
 }
 
-uint32_t Batch::topic_index(std::string_view topic) {
+inline uint32_t Batch::topic_index(std::string_view topic) {
   // Consecutive records almost always share a topic: the last record's is tried
   // first. Batches hold few topics (usually one): a linear scan beats hashing.
   if (!records_.empty()) {

@@ -276,6 +276,7 @@ Cast::Cast(const Config& c, Side side)
     config_error("spec", shown,
                  "Cast transformations that specify a type to cast the entire value to may only specify a single "
                  "cast in their spec");
+  hints_.assign(casts_.size(), 0);
 }
 
 const Type* Cast::cast_for(std::string_view field) const noexcept {
@@ -285,38 +286,56 @@ const Type* Cast::cast_for(std::string_view field) const noexcept {
   return nullptr;
 }
 
+namespace {
+
+// The cold parts of Cast::cast, out of line: their strings and exceptions gave the
+// hot numeric casts a large stack frame to set up on every call.
+
+[[noreturn, gnu::noinline]] void unsupported_input(Type inferred) {
+  throw DataError("Cast transformation does not support casting from " + std::string(to_string(inferred))
+                  + "; supported types are " + std::string(input_types));
+}
+
+[[noreturn, gnu::noinline]] void unexpected_type(Kind kind) {
+  throw DataError("Unexpected type in Cast transformation: class " + std::string(java_class_name(kind)));
+}
+
+// Cast to STRING: Date/Time/Timestamp as ISO-8601, Decimal as BigDecimal.toString(),
+// bytes as base64, anything else as Java's toString().
+[[gnu::noinline]] Value cast_to_string(const Schema* schema, const Value& v, Logical logical, bool decimal,
+                                       bool temporal, Arena& arena, std::string& scratch) {
+  scratch.clear();
+  if (temporal) {
+    append_iso_date(logical == Logical::Date ? v.as_int() * 86400000 : v.as_int(), scratch);
+  } else if (decimal) {
+    scratch = decimal_to_string(decimal_unscaled(v.as_string()), schema->decimal_scale());
+  } else if (v.kind() == Kind::Bytes) {
+    base64_encode(v.as_string(), scratch);
+  } else if (v.kind() == Kind::String) {
+    return v;
+  } else {
+    runtime::convert::append_java_to_string(v, schema, scratch);
+  }
+  return Value::string(arena.copy(scratch));
+}
+
+} // namespace
+
 Value Cast::cast(const Schema* schema, const Value& v, Type target, Arena& arena, std::string& scratch) {
   if (v.is_null())
     return v;
   Type inferred = schema ? schema->type() : type_of_kind(v.kind());
-  if (!is_input_type(inferred))
-    throw DataError("Cast transformation does not support casting from " + std::string(to_string(inferred))
-                    + "; supported types are " + std::string(input_types));
+  if (!is_input_type(inferred)) [[unlikely]]
+    unsupported_input(inferred);
   Logical logical = schema ? schema->logical() : Logical::None;
   bool decimal = logical == Logical::Decimal && v.kind() == Kind::Bytes;
   bool temporal = (logical == Logical::Date || logical == Logical::Time || logical == Logical::Timestamp)
                   && v.is_integer();
-
-  if (target == Type::String) {
-    scratch.clear();
-    if (temporal) {
-      append_iso_date(logical == Logical::Date ? v.as_int() * 86400000 : v.as_int(), scratch);
-    } else if (decimal) {
-      scratch = decimal_to_string(decimal_unscaled(v.as_string()), schema->decimal_scale());
-    } else if (v.kind() == Kind::Bytes) {
-      base64_encode(v.as_string(), scratch);
-    } else if (v.kind() == Kind::String) {
-      return v;
-    } else {
-      runtime::convert::append_java_to_string(v, schema, scratch);
-    }
-    return Value::string(arena.copy(scratch));
-  }
+  if (target == Type::String)
+    return cast_to_string(schema, v, logical, decimal, temporal, arena, scratch);
 
   // Everything below is Number.xxxValue(), Boolean -> 0/1, or String parsing.
-  auto unexpected = [&]() -> Value {
-    throw DataError("Unexpected type in Cast transformation: class " + std::string(java_class_name(v.kind())));
-  };
+  auto unexpected = [&]() -> Value { unexpected_type(v.kind()); };
   if (v.kind() == Kind::String) {
     auto s = v.as_string();
     switch (target) {
@@ -405,7 +424,8 @@ SchemaPtr Cast::derive(const Schema& input) {
   return b->build();
 }
 
-bool Cast::apply(const RecordView& r) {
+// Inlined into apply_from(), the loop over a batch.
+[[gnu::always_inline]] inline bool Cast::apply(const RecordView& r) {
   Value& v = r.get(side_);
   if (v.is_null())
     return true;
@@ -417,8 +437,9 @@ bool Cast::apply(const RecordView& r) {
       return true;
     }
     Value& map = require_map(v, purpose);
-    for (const auto& [field, type] : casts_) {
-      if (Value* x = map.find(field))
+    for (size_t i = 0; i < casts_.size(); ++i) {
+      const auto& [field, type] = casts_[i];
+      if (Value* x = find_hinted(map, field, hints_[i]))
         *x = cast(nullptr, *x, type, arena, scratch_);
       else
         map.append(arena, Value::string(r.copy(field)), Value());
@@ -440,6 +461,10 @@ bool Cast::apply(const RecordView& r) {
   }
   r.set(side_, out, out_schema);
   return true;
+}
+
+void Cast::apply_from(DecodedBatch& batch, uint32_t& i) {
+  apply_each(batch, i, [this](const RecordView& r) { return apply(r); });
 }
 
 } // namespace weir::transforms

@@ -28,6 +28,7 @@ public:
 
   Cast(const Config& config, Side side);
   bool apply(const RecordView& record) override;
+  void apply_from(runtime::data::DecodedBatch& batch, uint32_t& i) override;
 
   /// Casts one value (Cast.castValueToType); `schema` may be nullptr (schemaless).
   /// Strings produced are built in `scratch` and copied into `arena`.
@@ -46,6 +47,7 @@ private:
   bool replace_null_with_default_;
   runtime::data::SchemaCache cache_;
   std::string scratch_;
+  std::vector<uint32_t> hints_; ///< per cast field: its index in the last schemaless record (find_hinted)
 };
 
 } // namespace weir::transforms

@@ -19,19 +19,34 @@ TransformStage::TransformStage(std::string alias, std::string class_name,
       predicate_(std::move(predicate)), negate_(negate) {}
 
 void TransformStage::apply(DecodedBatch& batch, RecordErrors& errors) {
+  auto fail = [&](uint32_t i, const std::exception& e) {
+    errors.add(i, ErrorStage::Transformation, class_name_, e);
+    batch[i].state = RecordState::Failed;
+  };
+  if (!predicate_) {
+    // The SMT loops over the batch itself; a record that throws is marked, and the
+    // loop resumes after it.
+    for (uint32_t i = 0; i < batch.size(); ++i) {
+      try {
+        smt_->apply_from(batch, i);
+      } catch (const std::exception& e) {
+        fail(i, e);
+      }
+    }
+    return;
+  }
   for (uint32_t i = 0; i < batch.size(); ++i) {
     auto& rec = batch[i];
     if (!rec.live())
       continue;
     RecordView view(batch, i);
     try {
-      if (predicate_ && predicate_->test(view) == negate_)
+      if (predicate_->test(view) == negate_)
         continue;
       if (!smt_->apply(view))
         rec.state = RecordState::Dropped;
     } catch (const std::exception& e) {
-      errors.add(i, ErrorStage::Transformation, class_name_, e);
-      rec.state = RecordState::Failed;
+      fail(i, e);
     }
   }
 }

@@ -87,4 +87,39 @@ BOOST_AUTO_TEST_CASE(a_failing_record_does_not_abort_the_batch) {
   BOOST_TEST(batch[2].value.find("t")->as_string() == "x");
 }
 
+// A stage loops over the batch inside the SMT (apply_from): a record that throws is
+// marked wherever it is (first, middle, last) and the loop resumes after it; records
+// that are no longer Live are skipped; a drop marks the record Dropped, also through
+// the default apply_from of an SMT that does not override it (Filter).
+BOOST_AUTO_TEST_CASE(batch_loop_marks_each_failure_and_drop) {
+  auto chain = Chain::from_config({{"transforms", "cast,drop"},
+                                   {"transforms.cast.type", "Cast$Value"},
+                                   {"transforms.cast.spec", "n:int32"},
+                                   {"transforms.drop.type", "Filter"}});
+  auto codec = runtime::convert::RecordCodec(
+      runtime::convert::make_converter("JsonConverter", {{"schemas.enable", "false"}}, true),
+      runtime::convert::make_converter("JsonConverter", {{"schemas.enable", "false"}}, false));
+  Batch raw;
+  for (const char* v : {R"({"n":"x"})", R"({"n":"5"})", R"([1])", R"({"n":"7"})", R"({"n":"y"})"})
+    raw.append("x", 0, 1, 1, std::nullopt, std::string_view(v));
+  auto batch = codec.decode(std::move(raw));
+  RecordErrors errors;
+  chain.apply(0, batch, errors);
+  std::vector<uint32_t> failed;
+  for (const auto& e : errors.all())
+    failed.push_back(e.index);
+  BOOST_TEST(failed == (std::vector<uint32_t>{0, 2, 4}), boost::test_tools::per_element());
+  for (uint32_t i : {0u, 2u, 4u})
+    BOOST_TEST((batch[i].state == RecordState::Failed));
+  BOOST_TEST(batch[1].value.find("n")->as_int() == 5);
+  BOOST_TEST((batch[1].value.find("n")->kind() == Kind::Int32));
+  BOOST_TEST(batch[3].value.find("n")->as_int() == 7);
+  chain.apply(1, batch, errors);
+  BOOST_TEST(errors.size() == 3u);
+  for (uint32_t i : {0u, 2u, 4u})
+    BOOST_TEST((batch[i].state == RecordState::Failed));
+  for (uint32_t i : {1u, 3u})
+    BOOST_TEST((batch[i].state == RecordState::Dropped));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

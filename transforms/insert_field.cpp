@@ -83,14 +83,16 @@ SchemaPtr InsertField::derive(const Schema& input) const {
 // The record's topic as a field value, marked plain when it needs no JSON escaping.
 // Records of a batch share their topic: the check is remembered for the last one.
 Value InsertField::topic_value(std::string_view topic) {
-  if (topic != checked_topic_) {
+  // Compared inline: a memcmp call per record was ~1% of the transform path.
+  if (topic.size() != checked_topic_.size() || !equal_bytes(topic.data(), checked_topic_.data(), topic.size())) {
     topic_plain_ = text_value(topic).is_plain();
     checked_topic_.assign(topic);
   }
   return topic_plain_ ? Value::plain_string(topic) : Value::string(topic);
 }
 
-bool InsertField::apply(const RecordView& r) {
+// Inlined into apply_from(), the loop over a batch.
+[[gnu::always_inline]] inline bool InsertField::apply(const RecordView& r) {
   Value& v = r.get(side_);
   if (v.is_null())
     return true;
@@ -136,6 +138,10 @@ bool InsertField::apply(const RecordView& r) {
     set(static_, text_value(*static_value_));
   r.set(side_, out, out_schema);
   return true;
+}
+
+void InsertField::apply_from(DecodedBatch& batch, uint32_t& i) {
+  apply_each(batch, i, [this](const RecordView& r) { return apply(r); });
 }
 
 } // namespace weir::transforms

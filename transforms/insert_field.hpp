@@ -25,6 +25,7 @@ public:
 
   InsertField(const Config& config, Side side);
   bool apply(const RecordView& record) override;
+  void apply_from(runtime::data::DecodedBatch& batch, uint32_t& i) override;
 
 private:
   struct Spec {

@@ -28,6 +28,7 @@ public:
 
   MaskField(const Config& config, Side side);
   bool apply(const RecordView& record) override;
+  void apply_from(runtime::data::DecodedBatch& batch, uint32_t& i) override;
 
 private:
   runtime::data::Value masked(const runtime::data::Value& v, const runtime::data::Schema* schema,
@@ -40,6 +41,7 @@ private:
   // The replacement pre-converted the way Values.convertToX would (BigDecimal parse).
   std::optional<runtime::data::ParsedDecimal> replacement_number_;
   bool replace_null_with_default_;
+  std::vector<uint32_t> hints_; ///< per field: its index in the last schemaless record (find_hinted)
 };
 
 } // namespace weir::transforms

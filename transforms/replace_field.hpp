@@ -28,6 +28,7 @@ public:
 
   ReplaceField(const Config& config, Side side);
   bool apply(const RecordView& record) override;
+  void apply_from(runtime::data::DecodedBatch& batch, uint32_t& i) override;
 
 private:
   bool keep(std::string_view field) const noexcept;

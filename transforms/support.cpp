@@ -23,6 +23,7 @@ NameTable::NameTable(std::vector<std::string> names) : names_(std::move(names)),
     size_t slot = std::min(names_[i].size(), long_slot);
     next_[i] = first_[slot];
     first_[slot] = static_cast<int>(i);
+    filter_ |= filter_bit(names_[i]);
   }
 }
 

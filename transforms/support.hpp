@@ -21,7 +21,9 @@ std::optional<std::string> optional_string(const Config& config, std::string_vie
 
 /// A small fixed set of field names with a fast "is this one of them?" test: most
 /// probes are misses, which one table load by key length rejects before comparing
-/// any bytes; names of equal length are chained.
+/// any bytes; names of equal length are chained. A key of a name's length is then
+/// checked against a 64-bit filter of the names' (length, first byte, last byte),
+/// which rejects most of the rest ("card" against "cust") before walking the chain.
 class NameTable {
 public:
   NameTable() { first_.fill(-1); }
@@ -30,7 +32,10 @@ public:
   /// The index of `key` in the table, or -1.
   int find(std::string_view key) const noexcept {
     size_t n = key.size();
-    for (int i = first_[n < long_slot ? n : long_slot]; i >= 0; i = next_[static_cast<size_t>(i)]) {
+    int i = first_[n < long_slot ? n : long_slot];
+    if (i < 0 || (filter_ & filter_bit(key)) == 0)
+      return -1;
+    for (; i >= 0; i = next_[static_cast<size_t>(i)]) {
       const std::string& name = names_[static_cast<size_t>(i)];
       if (name.size() == n && runtime::data::equal_bytes(name.data(), key.data(), n))
         return i;
@@ -44,11 +49,43 @@ public:
   const std::vector<std::string>& names() const noexcept { return names_; }
 
 private:
+  /// The filter bit of a key: a hash of its length and its first and last bytes.
+  static uint64_t filter_bit(std::string_view key) noexcept {
+    size_t n = key.size();
+    uint64_t ends = n == 0 ? 0 : static_cast<unsigned char>(key[0]) * 7u + static_cast<unsigned char>(key[n - 1]) * 3u;
+    return uint64_t{1} << ((n * 5 + ends) & 63);
+  }
+
   static constexpr size_t long_slot = 64; ///< names of 64 bytes or more share one chain
+  uint64_t filter_ = 0;                  ///< the names' filter bits
   std::vector<std::string> names_;
   std::array<int, long_slot + 1> first_; ///< by length: the first name's index, or -1
   std::vector<int> next_;                ///< the next name of the same length, or -1
 };
+
+/// Finds a schemaless map's entry by key, trying `hint` first: the index where the key
+/// was found last time. An SMT sees record after record of the same shape, so the key
+/// is usually where it was, and one compare replaces a scan. The hint is only a
+/// guess: the key at that index is compared in full, and a miss (another shape, or
+/// an index past the end) falls back to the scan and moves the hint. Map keys are
+/// unique (as in a Java Map: decoders drop repeated JSON keys, put() replaces), so a
+/// key equal at the hint is the one find() would return.
+inline runtime::data::Value* find_hinted(const runtime::data::Value& map, std::string_view key,
+                                         uint32_t& hint) noexcept {
+  using runtime::data::Kind;
+  auto entries = map.entries();
+  if (hint < entries.size()) {
+    const runtime::data::Value& k = entries[hint].key;
+    if (k.kind() == Kind::String && k.size() == key.size()
+        && runtime::data::equal_bytes(k.as_string().data(), key.data(), key.size()))
+      return &entries[hint].value;
+  }
+  runtime::data::Value* found = map.find(key);
+  if (found != nullptr)
+    hint = static_cast<uint32_t>((reinterpret_cast<const char*>(found) - reinterpret_cast<const char*>(entries.data()))
+                                 / sizeof(runtime::data::MapEntry));
+  return found;
+}
 
 /// A String value for a configured name or literal: marked plain (copied as is by
 /// JSON encoders) when it needs no escaping. Views `text`, which must outlive it.

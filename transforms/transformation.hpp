@@ -25,6 +25,18 @@ namespace weir::transforms {
 using runtime::data::RecordView;
 using runtime::data::Side;
 
+/// Runs `apply(RecordView)` over the Live records of `batch` from index `i` on,
+/// marking Dropped those it returns false for. An exception leaves `i` at the record
+/// that threw.
+template <class Apply>
+inline void apply_each(runtime::data::DecodedBatch& batch, uint32_t& i, Apply&& apply) {
+  for (; i < batch.size(); ++i) {
+    auto& rec = batch[i];
+    if (rec.live() && !apply(RecordView(batch, i)))
+      rec.state = runtime::data::RecordState::Dropped;
+  }
+}
+
 class Transformation {
 public:
   virtual ~Transformation() = default;
@@ -32,6 +44,15 @@ public:
   /// Applies the SMT to one live record, in place. Returns false to drop it.
   /// Throws runtime::data::DataError for a record it cannot handle.
   virtual bool apply(const RecordView& record) = 0;
+
+  /// apply() on every Live record of `batch` from index `i` on, as apply_each()
+  /// does; when apply() throws, `i` is the record that threw, and the caller marks
+  /// it and calls again from the next one. An SMT may override this with
+  /// apply_each() over its own apply(), which the compiler can then inline: one
+  /// virtual call per batch instead of one per record.
+  virtual void apply_from(runtime::data::DecodedBatch& batch, uint32_t& i) {
+    apply_each(batch, i, [this](const RecordView& r) { return apply(r); });
+  }
 };
 
 class Predicate {

@@ -111,13 +111,6 @@ Value Value::map_of(Arena& arena, std::span<const MapEntry> entries, uint32_t sl
 
 void Value::put(Arena& arena, std::string_view key, Value v) { put(arena, Value::string(key), v); }
 
-void Value::put(Arena& arena, Value key, Value v) {
-  if (auto* existing = find(key.as_string())) {
-    *existing = v;
-    return;
-  }
-  append(arena, key, v);
-}
 
 
 bool Value::erase(std::string_view key) noexcept {
