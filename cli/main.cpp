@@ -1,6 +1,4 @@
 // weir: a native, Kafka Connect-compatible streaming engine on CAF.
-#include <malloc.h>
-
 #include <cstdio>
 #include <exception>
 #include <map>
@@ -11,14 +9,8 @@
 
 #include "cli/commands.hpp"
 
+
 int main(int argc, char** argv) {
-  // A pipeline's batches are buffers of a few hundred KB, allocated on a consumer's
-  // thread and freed on a writer's. glibc raises its mmap threshold to the size of a
-  // freed mmapped block, so after the first batches they come from the threads' heaps,
-  // whose freed memory stays resident: ~15 MB more peak RSS at tasks.max=2 (66-68 MB
-  // against 73-89 MB, bench/results/profile.md). A fixed threshold keeps large blocks
-  // mmapped, returned to the system when freed.
-  mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   CLI::App app{"weir: a native, Kafka Connect-compatible streaming engine on actors"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string{"weir "} + WEIR_VERSION);
