@@ -53,20 +53,17 @@ void FileStreamSinkWriter::write(runtime::data::DecodedBatch& batch) {
 }
 
 void FileStreamSinkWriter::append(std::string_view text) {
-  const char* data = text.data();
-  std::size_t size = text.size();
   // A regular file takes the whole buffer in one write; the loop covers pipes and
   // terminals (standard output), where short writes are possible.
-  while (size > 0) {
-    auto n = ::write(fd_, data, size);
+  while (!text.empty()) {
+    auto n = ::write(fd_, text.data(), text.size());
     if (n < 0) {
       if (errno == EINTR)
         continue;
       throw std::runtime_error("cannot write to " + (path_.empty() ? "standard output" : path_)
                                + ": " + std::strerror(errno));
     }
-    data += n;
-    size -= static_cast<std::size_t>(n);
+    text.remove_prefix(static_cast<std::size_t>(n));
   }
 }
 

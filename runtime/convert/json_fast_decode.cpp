@@ -403,22 +403,22 @@ struct FastJsonDecoder::Impl {
     return Value::float64(d);
   }
 
-  // [start, end) is `-?digits.digits` (dot at `dot`). With at most 15 digits in all,
+  // [start, stop) is `-?digits.digits` (dot at `dot`). With at most 15 digits in all,
   // the digits m (< 2^53) and 10^k for k fraction digits are exact doubles, so m / 10^k
   // is one correctly rounded division: the double from_chars gives (Clinger's fast
   // path), in a fraction of its instructions. Longer numbers: nothing.
-  static std::optional<double> plain_decimal(const char* start, const char* dot, const char* end) {
+  static std::optional<double> plain_decimal(const char* start, const char* dot, const char* stop) {
     static constexpr double powers[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                         1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     bool negative = *start == '-';
     const char* p = start + negative;
-    if (end - p - 1 > 15)
+    if (stop - p - 1 > 15)
       return std::nullopt;
     uint64_t m = 0;
-    for (; p < end; ++p)
+    for (; p < stop; ++p)
       if (p != dot)
         m = m * 10 + static_cast<uint64_t>(*p - '0');
-    double d = static_cast<double>(m) / powers[end - dot - 1];
+    double d = static_cast<double>(m) / powers[stop - dot - 1];
     return negative ? -d : d;
   }
 
