@@ -50,7 +50,8 @@ class Consumer {
 public:
   /// `props` are librdkafka consumer properties; `bootstrap.servers` and `group.id`
   /// are required. Defaults (overridable): partition.assignment.strategy=
-  /// cooperative-sticky, auto.offset.reset=earliest, queued.min.messages=20000.
+  /// cooperative-sticky, auto.offset.reset=earliest, queued.min.messages=20000,
+  /// max.partition.fetch.bytes=524288.
   /// enable.auto.commit and
   /// enable.auto.offset.store are always false (weir commits), and setting either to
   /// true is an error. Throws KafkaError.
@@ -90,7 +91,9 @@ public:
   /// The partitions currently assigned to this member.
   const std::vector<TopicPartition>& assignment() const noexcept { return assignment_; }
 
-  /// Lag per assigned partition from librdkafka's cached watermarks (no request).
+  /// Lag per assigned partition from librdkafka's cached watermarks and positions;
+  /// for partitions not fetched from or taken from yet, from the broker's latest and
+  /// committed offsets (requests, at most once a second).
   std::vector<PartitionLag> lag() const;
 
   /// Records fetched but not yet handed out (carried over).
@@ -140,6 +143,7 @@ private:
   bool closed_ = false;
   bool subscribed_ = false;
   bool static_member_ = false; ///< group.instance.id is set (KIP-345)
+  bool start_at_earliest_ = true; ///< auto.offset.reset is earliest
   // librdkafka's prefetch limits (queued.min.messages, queued.max.messages.kbytes),
   // whether the queue reached them since the last wake_fetchers(), and the mean
   // message size, which turns the queue's length into bytes.
@@ -151,6 +155,9 @@ private:
   uint64_t commits_done_ = 0;
   uint64_t commit_ns_ = 0;
   void commit_answered(std::chrono::steady_clock::time_point sent);
+  void ask_lag(std::vector<PartitionLag>& lags, const std::vector<size_t>& unknown) const;
+  mutable std::chrono::steady_clock::time_point asked_at_; ///< ask_lag()'s last request
+  mutable std::vector<PartitionLag> asked_;                 ///< and its answers
   bool assigned_once_ = false; ///< a rebalance assigned partitions (or none) at least once
   uint64_t errors_ = 0;
 };
