@@ -8,6 +8,7 @@
 
 #include "connectors/jdbc/row_mapper.hpp"
 #include "connectors/jdbc/sql_text.hpp"
+#include "connectors/jdbc/wal_checkpointer.hpp"
 #include "runtime/convert/json_converter.hpp"
 #include "runtime/data/decimal.hpp"
 
@@ -107,6 +108,7 @@ struct JdbcSinkWriter::Impl {
   int32_t task_id;
   OnRecordError on_error;
   sqlite3* db = nullptr;
+  std::unique_ptr<WalCheckpointer> checkpointer; ///< in WAL mode
   RowMapper mapper;
   runtime::convert::JsonConverter json{runtime::convert::JsonConverter::Options{false, true, true, 1000}};
   Stats stats;
@@ -131,6 +133,7 @@ struct JdbcSinkWriter::Impl {
     tables.clear();
     begin.reset(), commit.reset(), rollback.reset(), version.reset();
     select_offsets.reset(), upsert_offset.reset(), table_info.reset();
+    checkpointer.reset(); // first: the last connection to close checkpoints and removes the log
     if (db) sqlite3_close_v2(db);
   }
 
@@ -188,6 +191,10 @@ struct JdbcSinkWriter::Impl {
       fatal("cannot set WAL journal mode");
     if (mode != "wal" && mode != "memory")
       spdlog::warn("jdbc sink {}: {} is in journal mode {}, not WAL", connector, where(), mode);
+    if (mode == "wal") {
+      checkpointer = std::make_unique<WalCheckpointer>(config.database_path, flags);
+      checkpointer->attach(db);
+    }
     exec("PRAGMA synchronous=NORMAL");
     std::string offsets = quoted(offsets_table);
     exec(("CREATE TABLE IF NOT EXISTS " + offsets +
