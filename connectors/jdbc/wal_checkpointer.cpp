@@ -1,5 +1,7 @@
 #include "connectors/jdbc/wal_checkpointer.hpp"
 
+#include <pthread.h>
+
 #include <spdlog/spdlog.h>
 #include <sqlite3.h>
 
@@ -24,7 +26,8 @@ int WalCheckpointer::on_commit(void* self, sqlite3* writer, const char* schema, 
   if (pages >= c.pages_ * 4) {
     // PASSIVE never waits: when the thread is copying at this moment, the next
     // commit tries again.
-    if (sqlite3_wal_checkpoint_v2(writer, schema, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr) == SQLITE_OK)
+    int log = -1;
+    if (sqlite3_wal_checkpoint_v2(writer, schema, SQLITE_CHECKPOINT_PASSIVE, &log, nullptr) == SQLITE_OK && log >= 0)
       ++c.on_writer_;
   } else if (pages >= c.pages_) {
     {
@@ -37,8 +40,11 @@ int WalCheckpointer::on_commit(void* self, sqlite3* writer, const char* schema, 
 }
 
 void WalCheckpointer::run() {
+  pthread_setname_np(pthread_self(), "weir.checkpoint"); // as top and perf show it
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path_.c_str(), &db, flags_ & ~SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+  // A connection sees the log only once it has read the database.
+  if (sqlite3_open_v2(path_.c_str(), &db, flags_ & ~SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK
+      || sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) != SQLITE_OK) {
     // The writer's own checkpoints (past pages * 4) still bound the log.
     spdlog::warn("jdbc sink: no background checkpoints for SQLite database {}: {}", path_, sqlite3_errmsg(db));
     sqlite3_close_v2(db);
@@ -52,10 +58,10 @@ void WalCheckpointer::run() {
       if (stopping_) break;
       requested_ = false;
     }
-    int rc = sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
-    if (rc == SQLITE_OK) {
-      ++background_;
-    } else if (rc != SQLITE_BUSY && !warned) {
+    int log = -1;
+    int rc = sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, nullptr);
+    if (rc == SQLITE_OK && log >= 0) ++background_;
+    if (rc != SQLITE_OK && rc != SQLITE_BUSY && !warned) {
       warned = true; // once: the writer's own checkpoints keep the log bounded
       spdlog::warn("jdbc sink: background checkpoint of SQLite database {} failed: {}", path_, sqlite3_errmsg(db));
     }

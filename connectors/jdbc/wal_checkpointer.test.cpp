@@ -96,10 +96,11 @@ BOOST_AUTO_TEST_CASE(a_busy_writer_keeps_the_log_bounded_and_loses_no_row) {
     BOOST_TEST_MESSAGE("checkpoints: " << c.background_checkpoints() << " by the thread, "
                                        << c.writer_checkpoints() << " by the writer");
     BOOST_TEST(c.background_checkpoints() + c.writer_checkpoints() >= 1u);
-    // Restarted whenever a checkpoint copied it all: at most 4 x 100 pages and a
-    // transaction's worth (~30 pages) of 4 KB, where without checkpoints it would hold
-    // every page written.
-    BOOST_TEST(std::filesystem::file_size(t.wal()) < 2'000'000u);
+    // Restarted whenever a checkpoint copied it all: about 4 x 100 pages of 4 KB and
+    // the few transactions (~30 pages each) committed while the thread was copying,
+    // where without checkpoints it would hold every page written (~30 MB), and with
+    // SQLite's own at 1,000 pages, ~4 MB.
+    BOOST_TEST(std::filesystem::file_size(t.wal()) < 3'000'000u);
   }
   BOOST_TEST(t.count() == 300'000);
   // The thread's connection is closed: the writer's is the last, and closing it
