@@ -348,8 +348,6 @@ void Worker::start_tasks(Connector& c, const std::vector<size_t>& ids) {
     else
       started[t].failure = failure;
   }
-  join_gate->expected = static_cast<int>(std::count_if(
-    started.begin(), started.end(), [](const auto& s) { return !s.second.stages.empty(); }));
   std::lock_guard lock{mutex_};
   for (auto& [t, task] : started) {
     state_.set_task_status(plan.name, static_cast<int>(t), task.stages.empty() ? "FAILED" : "RUNNING",

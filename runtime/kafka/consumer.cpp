@@ -143,17 +143,6 @@ void Consumer::subscribe(const std::vector<std::string>& topics) {
   subscribed_ = true;
 }
 
-void Consumer::connect(const std::vector<std::string>& topics, std::chrono::milliseconds timeout) {
-  bool all = topics.size() != 1 || topics[0].starts_with("^");
-  rd_kafka_topic_t* topic = all ? nullptr : rd_kafka_topic_new(rk_.get(), topics[0].c_str(), nullptr);
-  const rd_kafka_metadata_t* metadata = nullptr;
-  // A cluster that does not answer in time is no error here: subscribe() waits for it.
-  if (rd_kafka_metadata(rk_.get(), all ? 1 : 0, topic, &metadata, clamp_ms(timeout)) == 0)
-    rd_kafka_metadata_destroy(metadata);
-  if (topic)
-    rd_kafka_topic_destroy(topic);
-}
-
 size_t Consumer::poll(weir::Batch& out, size_t max_records, size_t max_bytes,
                       std::chrono::milliseconds timeout) {
   if (closed_)

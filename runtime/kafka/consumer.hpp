@@ -63,10 +63,6 @@ public:
 
   /// Subscribes to `topics`; an entry starting with '^' is a regular expression.
   void subscribe(const std::vector<std::string>& topics);
-  /// Connects to the cluster and loads the metadata of `topics` (or of every topic
-  /// for a regular expression), so that a subscribe() right after joins the group
-  /// without waiting for either. Waits at most `timeout`.
-  void connect(const std::vector<std::string>& topics, std::chrono::milliseconds timeout);
 
   /// Appends up to `max_records` records to `out` while `out.byte_size()` grows by at
   /// most `max_bytes`; a single larger record is taken only when `out` is empty.

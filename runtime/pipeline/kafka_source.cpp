@@ -35,6 +35,8 @@ void KafkaSource::on_rebalance(const kafka::RebalanceEvent& event) {
       spdlog::debug("commit on revocation failed: {}", e.what());
     }
   }
+  if (first_through_gate_)
+    options_.join_gate->first_assigned = true;
   if (listener_)
     listener_(event);
 }
@@ -42,12 +44,11 @@ void KafkaSource::on_rebalance(const kafka::RebalanceEvent& event) {
 BatchSource::Status KafkaSource::fill(Batch& out, uint64_t max_bytes) {
   if (!subscribed_) {
     auto& gate = *options_.join_gate;
-    if (!connected_) {
-      connected_ = true;
-      consumer_.connect(options_.topics, std::chrono::milliseconds{1000});
-      ++gate.connected;
+    if (!gate_asked_) {
+      gate_asked_ = true;
+      first_through_gate_ = gate.take_first();
     }
-    if (!gate.open())
+    if (!first_through_gate_ && !gate.open())
       return Status::idle;
     consumer_.subscribe(options_.topics);
     subscribed_ = true;

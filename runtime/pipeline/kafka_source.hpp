@@ -13,20 +13,24 @@
 
 namespace weir::runtime::pipeline {
 
-/// The consumers of tasks started together join their group together. One that
-/// joins alone gets every partition in a first generation that the others' joins
-/// then break, and librdkafka 2.0 rejoins only 1 to 2 s later: no records flow
-/// meanwhile. So each consumer first connects (see Consumer::connect), then waits
-/// until all have, or until `deadline`, and only then subscribes.
+/// The consumers of tasks started together join their group one after the other.
+/// When they join a new (empty) group at once, with the broker's
+/// group.initial.rebalance.delay.ms at 0 (Kafka's development setting), the first
+/// JoinGroup completes a generation alone, the next one breaks it before its
+/// SyncGroup, and librdkafka 2.0 rejoins only when its 1 s join interval has passed
+/// and its main loop next wakes: 1 to 2 s without records, even when the joins
+/// leave within a millisecond of each other. So the first consumer joins alone and
+/// reads every partition at once; the others join once it has its assignment (or
+/// after `deadline`), which starts an ordinary rebalance that waits for it to
+/// rejoin, and the cooperative protocol hands their partitions over meanwhile.
 struct JoinGate {
-  std::atomic<int> expected{-1}; ///< how many consumers; -1 until the starter knows
-  std::atomic<int> connected{0};
+  std::atomic<bool> first_taken{false};
+  std::atomic<bool> first_assigned{false};
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::now()
-                                                   + std::chrono::seconds{2};
-  bool open() const {
-    int e = expected.load();
-    return (e >= 0 && connected.load() >= e) || std::chrono::steady_clock::now() >= deadline;
-  }
+                                                   + std::chrono::seconds{5};
+  /// True for the first consumer to ask.
+  bool take_first() { return !first_taken.exchange(true); }
+  bool open() const { return first_assigned.load() || std::chrono::steady_clock::now() >= deadline; }
 };
 
 class KafkaSource : public BatchSource {
@@ -75,7 +79,8 @@ private:
   kafka::Consumer consumer_;
   Batch scratch_; // serve() polls into it; always empty while paused
   bool subscribed_ = false;
-  bool connected_ = false; ///< through the join gate's first step
+  bool gate_asked_ = false;
+  bool first_through_gate_ = false; ///< this consumer joined first (see JoinGate)
   size_t last_records_ = 0; // the size of the last batch filled: the next one's guess
   size_t last_bytes_ = 0;
   bool blocked_ = false;

@@ -238,6 +238,13 @@ BOOST_AUTO_TEST_CASE(ten_tasks_on_five_partitions_five_idle_every_record_deliver
 
   // The log recommends tasks.max <= partitions, up front.
   auto out = weir->output();
+  // The consumers joined one after the other (pipeline::JoinGate): the first
+  // assignment in the group gave one consumer every partition, so records flowed
+  // before the others joined, instead of a generation broken by their joins.
+  auto first = out.find("adding newly assigned partitions: ");
+  BOOST_REQUIRE_MESSAGE(first != std::string::npos, "no assignment logged in:\n" << tail_lines(out));
+  auto assigned = out.substr(first, out.find('\n', first) - first);
+  BOOST_TEST(std::count(assigned.begin(), assigned.end(), ',') == 4, "the first assignment: " << assigned);
   BOOST_TEST(out.find("tasks.max=10 but its topics have 5 partition(s)") != std::string::npos,
              "no partition-bottleneck warning in:\n" << tail_lines(out));
   BOOST_TEST(out.find("tasks.max <= 5") != std::string::npos);
