@@ -121,6 +121,9 @@ public:
   void put(Arena& arena, Value key, Value v);
   /// Appends an entry without checking for an existing key.
   void append(Arena& arena, Value key, Value v);  // defined after MapEntry
+  /// Same, to a map known to have room for it (made with a capacity its caller
+  /// counts against): no growth path, so a caller's map can live in registers.
+  void append_within(Value key, Value v) noexcept;
   /// Removes a string key; false when absent. Keeps the order of the other entries.
   bool erase(std::string_view key) noexcept;
   /// Keeps the first `n` elements (arrays, maps).
@@ -200,6 +203,11 @@ inline void Value::put(Arena& arena, Value key, Value v) {
 inline void Value::append(Arena& arena, Value key, Value v) {
   if (size() == capacity()) [[unlikely]]
     grow(arena, size() + 1);
+  u_.entries[size()] = MapEntry{key, v};
+  ++meta_;
+}
+
+inline void Value::append_within(Value key, Value v) noexcept {
   u_.entries[size()] = MapEntry{key, v};
   ++meta_;
 }
