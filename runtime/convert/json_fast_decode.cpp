@@ -262,17 +262,37 @@ struct FastJsonDecoder::Impl {
     return high == 0;
   }
 
-  // The first quote at or after p (end if none); only valid when no_escapes.
-  [[gnu::always_inline]] inline const char* next_quote(const char* p) const {
+  // A cursor over the quote bits, kept in registers by the parsing loops (a local
+  // passed by reference to inlined helpers): in a record without escapes every quote
+  // opens or closes a string, and strings are parsed in order, so the next quote not
+  // yet passed is the next string's opening quote, and the one after it its end. A
+  // string's end is then a bit scan of a word already in a register, instead of a
+  // load of the word at p (on the path from one string to the next) and a shift.
+  // Out-of-line parts (nested containers) move p on their own; the caller then sets
+  // its cursor at p again (quotes_at).
+  struct Quotes {
+    const char* base; ///< the input byte of bit 0 of the current word of quote_bits
+    uint64_t bits;    ///< that word's quotes not passed yet
+  };
+
+  // The cursor at p: the quotes before p count as passed.
+  [[gnu::always_inline]] inline Quotes quotes_at(const char* p) const {
     auto i = static_cast<size_t>(p - begin);
-    uint64_t w = quote_bits[i / 64] >> (i % 64);
-    while (w == 0) {
-      i = (i / 64 + 1) * 64;
-      if (i >= static_cast<size_t>(end - begin))
+    return {begin + (i & ~size_t{63}), quote_bits[i / 64] & (~uint64_t{0} << (i % 64))};
+  }
+
+  // Passes the next quote and returns where it is (end if none); only valid when
+  // no_escapes.
+  [[gnu::always_inline]] inline const char* pass_quote(Quotes& q) const {
+    while (q.bits == 0) {
+      if (end - q.base <= 64) // the last word
         return end;
-      w = quote_bits[i / 64];
+      q.base += 64;
+      q.bits = quote_bits[static_cast<size_t>(q.base - begin) / 64];
     }
-    return begin + i + __builtin_ctzll(w);
+    const char* at = q.base + __builtin_ctzll(q.bits);
+    q.bits &= q.bits - 1;
+    return at;
   }
 
   [[noreturn, gnu::noinline, gnu::cold]] void fail(const char* p, const char* what) const {
@@ -312,10 +332,12 @@ struct FastJsonDecoder::Impl {
 
   // After the opening quote. Returns the string: a (plain) view of the input when it
   // has no escapes (the common case, inlined), else its unescaped copy in the arena.
-  [[gnu::always_inline]] inline Value string(const char*& p) {
+  [[gnu::always_inline]] inline Value string(const char*& p, Quotes& q) {
     const char* start = p;
     if (no_escapes) [[likely]] {
-      p = next_quote(p);
+      if (pass_quote(q) != start - 1) [[unlikely]] // the opening quote; never another
+        q = quotes_at(start);
+      p = pass_quote(q);
       if (p < end) [[likely]]
         return Value::plain_string({start, static_cast<size_t>(p++ - start)});
     } else if (scan_plain(p)) {
@@ -521,21 +543,23 @@ struct FastJsonDecoder::Impl {
   }
 
   // Any value at p (whitespace skipped): scalars inline, containers out of line.
-  [[gnu::always_inline]] inline Value value(const char*& p, int depth) {
+  [[gnu::always_inline]] inline Value value(const char*& p, int depth, Quotes& q) {
     if (p < end && static_cast<uint8_t>(*p) <= ' ')
       skip_ws(p);
     if (p >= end)
       fail(p, "unexpected end of input");
     switch (*p) {
-      case '"': ++p; return string(p);
+      case '"': ++p; return string(p, q);
       case '{': {
         Value v = object(p, depth + 1);
         p = after;
+        q = quotes_at(p);
         return v;
       }
       case '[': {
         Value v = array(p, depth + 1);
         p = after;
+        q = quotes_at(p);
         return v;
       }
       case 't': literal(p, "true", 4); return Value::boolean(true);
@@ -569,8 +593,8 @@ struct FastJsonDecoder::Impl {
   // call would be spilled and reloaded, a store-forwarding stall. Each key goes to
   // `check_key` first, for the repeated-key check (json_keys.hpp).
   template <class CheckKey, class AddKey, class SetValue>
-  [[gnu::always_inline]] inline void members(const char*& p, int depth, CheckKey&& check_key, AddKey&& add_key,
-                                             SetValue&& set_value) {
+  [[gnu::always_inline]] inline void members(const char*& p, int depth, Quotes& q, CheckKey&& check_key,
+                                             AddKey&& add_key, SetValue&& set_value) {
     if (next_is(p, '}'))
       return;
     while (true) {
@@ -578,14 +602,14 @@ struct FastJsonDecoder::Impl {
         skip_ws(p);
         fail(p, "field name expected");
       }
-      Value key = string(p);
+      Value key = string(p, q);
       check_key(key);
       auto slot = add_key(key);
       if (!next_is(p, ':')) {
         skip_ws(p);
         fail(p, "':' expected");
       }
-      set_value(slot, value(p, depth));
+      set_value(slot, value(p, depth, q));
       if (next_is(p, ','))
         continue;
       if (next_is(p, '}'))
@@ -603,8 +627,9 @@ struct FastJsonDecoder::Impl {
     ++p; // '{'
     size_t base = entries.size();
     KeyFilter filter;
+    Quotes q = quotes_at(p);
     members(
-        p, depth,
+        p, depth, q,
         [&](Value key) {
           // Its first and last byte: a plain key is a view of the input, so for an
           // empty one these read its quotes; an escaped key is an unescaped copy,
@@ -639,8 +664,9 @@ struct FastJsonDecoder::Impl {
     const char* known_text = shape_text.data();
     auto known_size = static_cast<uint32_t>(shape.size());
     bool same_shape = true;
+    Quotes q = quotes_at(p);
     members(
-        p, 1,
+        p, 1, q,
         [&](Value key) {
           uint32_t i = m.size();
           same_shape = same_shape && i < known_size && known[i].size == key.size()
@@ -691,12 +717,13 @@ struct FastJsonDecoder::Impl {
       fail(p, "maximum nesting depth exceeded");
     ++p; // '['
     size_t base = items.size();
+    Quotes q = quotes_at(p);
     skip_ws(p);
     if (p < end && *p == ']') {
       ++p;
     } else {
       while (true) {
-        Value v = value(p, depth);
+        Value v = value(p, depth, q);
         items.push() = v;
         skip_ws(p);
         if (p < end && *p == ',') {
@@ -735,7 +762,8 @@ Value FastJsonDecoder::decode(std::string_view bytes, Arena& arena) {
       out = m.root_object(p);
       p = m.after;
     } else {
-      out = m.value(p, 0);
+      auto q = m.quotes_at(p);
+      out = m.value(p, 0, q);
     }
     m.skip_ws(p);
     if (p != m.end)

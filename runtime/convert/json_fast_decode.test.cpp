@@ -212,6 +212,34 @@ BOOST_AUTO_TEST_CASE(root_objects_in_sequence) {
   }
 }
 
+// Strings end at the next quote of the quote index, which the parsing loops walk in
+// registers and set again after a nested container: strings and containers at
+// every offset around the index's 64-byte words, long strings spanning words, and
+// unterminated strings must decode as simdjson's DOM has them (or fail).
+BOOST_AUTO_TEST_CASE(strings_at_every_offset_of_the_quote_index) {
+  FastJsonDecoder decoder;
+  Arena arena;
+  simdjson::dom::parser parser;
+  const std::string long_text(150, 'x');
+  for (size_t pad = 0; pad < 140; ++pad) {
+    std::string p(pad, 'p');
+    for (const std::string& json :
+         {"{\"" + p + "\":\"v\",\"a\":[{\"b\":\"c\"},\"d\"],\"e\":{\"f\":\"" + long_text + "\"},\"g\":\"h\"}",
+          "[\"" + p + "\",{\"k\":[\"" + long_text + "\",1]},\"\",\"z\"]",
+          "{\"k\":1,\"" + p + "\":{},\"s\":\"" + p + "\",\"t\":[],\"u\":\"" + p + p + "\"}",
+          "\"" + p + "\""}) {
+      BOOST_TEST_CONTEXT(json) {
+        Value got = decoder.decode(json, arena);
+        Value want = reference(parser.parse(simdjson::padded_string(json)).value_unsafe(), arena);
+        BOOST_TEST(to_debug_string(got) == to_debug_string(want));
+      }
+    }
+    BOOST_CHECK_THROW(decoder.decode("{\"a\":\"" + p, arena), DataError);
+    BOOST_CHECK_THROW(decoder.decode("{\"" + p + "\":1,\"b", arena), DataError);
+    BOOST_CHECK_THROW(decoder.decode("[\"" + p + "\",\"", arena), DataError);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(numbers_and_strings_of_every_length) {
   FastJsonDecoder decoder;
   Arena arena;
