@@ -196,12 +196,9 @@ struct FastJsonDecoder::Impl {
   // The keys of the last root object that did not have the previous one's: records of
   // a topic mostly share their shape, and a root whose keys are those (or a prefix of
   // them), in order, has unique keys without a filter: one compare per key against
-  // the remembered key, instead of hashing it into the filter (json_keys.hpp).
-  struct ShapeKey {
-    uint32_t offset, size; ///< in shape_text
-  };
-  std::vector<ShapeKey> shape;
-  std::string shape_text;
+  // the remembered key, instead of hashing it into the filter (json_keys.hpp). Each
+  // key is its size (4 bytes) and its bytes, read in order by one pointer.
+  std::string shape;
 
   // One data-parallel pass over the record before parsing: where its quotes are,
   // whether it has escapes or control characters, and whether it is all ASCII (the
@@ -660,17 +657,20 @@ struct FastJsonDecoder::Impl {
     ++p; // '{'
     uint32_t capacity = last_root_size + root_slack;
     Value m = Value::map(*arena, capacity);
-    const ShapeKey* known = shape.data();
-    const char* known_text = shape_text.data();
-    auto known_size = static_cast<uint32_t>(shape.size());
-    bool same_shape = true;
+    // The next remembered key, and the end of them; both null once a key differs
+    // (two registers: the loop has few to spare).
+    const char* known = shape.data();
+    const char* known_end = known + shape.size();
     Quotes q = quotes_at(p);
     members(
         p, 1, q,
         [&](Value key) {
-          uint32_t i = m.size();
-          same_shape = same_shape && i < known_size && known[i].size == key.size()
-                       && equal_bytes(known_text + known[i].offset, key.as_string().data(), key.size());
+          uint32_t size;
+          if (known < known_end && (std::memcpy(&size, known, 4), size == key.size())
+              && equal_bytes(known + 4, key.as_string().data(), size)) [[likely]]
+            known += 4 + size;
+          else
+            known = known_end = nullptr;
         },
         [&](Value key) {
           uint32_t slot = m.size();
@@ -682,7 +682,7 @@ struct FastJsonDecoder::Impl {
           return slot;
         },
         [&](uint32_t slot, Value v) { m.entries()[slot].value = v; });
-    if (!same_shape) [[unlikely]]
+    if (known == nullptr) [[unlikely]]
       m = new_shape(m);
     last_root_size = m.size();
     after = p;
@@ -702,11 +702,11 @@ struct FastJsonDecoder::Impl {
     if (keys_may_repeat(m.entries().data(), m.size(), entry_key))
       m.truncate(static_cast<uint32_t>(unique_keys.apply(m.entries().data(), m.size(), entry_key)));
     shape.clear();
-    shape_text.clear();
     for (const auto& e : m.entries()) {
       std::string_view k = e.key.as_string();
-      shape.push_back({static_cast<uint32_t>(shape_text.size()), static_cast<uint32_t>(k.size())});
-      shape_text += k;
+      auto size = static_cast<uint32_t>(k.size());
+      shape.append(reinterpret_cast<const char*>(&size), 4);
+      shape += k;
     }
     return m;
   }
