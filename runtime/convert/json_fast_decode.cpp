@@ -98,12 +98,8 @@ private:
 };
 
 #if defined(WEIR_INDEX_AVX2)
-// index() with 32-byte vectors, where the CPU has them (checked once at run time, as
-// simdjson picks its kernel): half the loads and compares of the 16-byte loop, and
-// controls found by a running minimum, non-ASCII by a running maximum, rather than by
-// a compare per vector. Writes the quote bits of [p, p + n) to `bits` (n / 64 + 1
-// words); returns bit 0 set when some byte is non-ASCII, bit 1 when some byte is a
-// backslash or a control character.
+// The state of index_avx2's pass; block() is a member, not a lambda, because a
+// lambda would not inherit the target attribute its AVX2 intrinsics need.
 struct Avx2Index {
   __m256i lo, hi, bs; ///< running minimum, maximum, and backslashes seen
 
@@ -121,6 +117,12 @@ struct Avx2Index {
   }
 };
 
+// index() with 32-byte vectors, where the CPU has them (checked once at run time, as
+// simdjson picks its kernel): half the loads and compares of the 16-byte loop, and
+// controls found by a running minimum, non-ASCII by a running maximum, rather than by
+// a compare per vector. Writes the quote bits of [p, p + n) to `bits` (n / 64 + 1
+// words); returns bit 0 set when some byte is non-ASCII, bit 1 when some byte is a
+// backslash or a control character.
 [[gnu::target("avx2")]] unsigned index_avx2(const char* p, size_t n, uint64_t* bits) noexcept {
   Avx2Index s{_mm256_set1_epi8(-1), _mm256_setzero_si256(), _mm256_setzero_si256()};
   size_t i = 0;
