@@ -4,6 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "runtime/data/bytes.hpp"
+
 namespace weir {
 
 void Batch::reserve(size_t records, size_t bytes) {
@@ -31,7 +33,8 @@ inline uint32_t Batch::topic_index(std::string_view topic) {
   if (!records_.empty()) {
     uint32_t last = records_.back().topic;
     const std::string& t = topics_[last];
-    if (t.size() == topic.size() && std::memcmp(t.data(), topic.data(), t.size()) == 0)
+    // Compared inline: a memcmp call per appended record was ~30 instructions.
+    if (t.size() == topic.size() && runtime::data::equal_bytes(t.data(), topic.data(), t.size()))
       return last;
   }
   auto it = std::find(topics_.begin(), topics_.end(), topic);

@@ -300,6 +300,22 @@ namespace {
   throw DataError("Unexpected type in Cast transformation: class " + std::string(java_class_name(kind)));
 }
 
+// A number, read as long / int / double (Number.longValue() ...), cast to `target`
+// (any target but STRING, which cast_to_string handles).
+[[gnu::always_inline]] inline Value number_to(const Value& v, int64_t as_long, int32_t as_int, double as_double,
+                                              Type target) {
+  switch (target) {
+    case Type::Int8: return Value::int8(static_cast<int8_t>(as_int));
+    case Type::Int16: return Value::int16(static_cast<int16_t>(as_int));
+    case Type::Int32: return Value::int32(as_int);
+    case Type::Int64: return Value::int64(as_long);
+    case Type::Float32: return Value::float32(v.kind() == Kind::Float32 ? v.as_float32() : static_cast<float>(as_double));
+    case Type::Float64: return Value::float64(as_double);
+    case Type::Boolean: return Value::boolean(as_long != 0);
+    default: unexpected_type(v.kind());
+  }
+}
+
 // Cast to STRING: Date/Time/Timestamp as ISO-8601, Decimal as BigDecimal.toString(),
 // bytes as base64, anything else as Java's toString().
 [[gnu::noinline]] Value cast_to_string(const Schema* schema, const Value& v, Logical logical, bool decimal,
@@ -384,16 +400,7 @@ Value Cast::cast(const Schema* schema, const Value& v, Type target, Arena& arena
   } else {
     return unexpected();
   }
-  switch (target) {
-    case Type::Int8: return Value::int8(static_cast<int8_t>(as_int));
-    case Type::Int16: return Value::int16(static_cast<int16_t>(as_int));
-    case Type::Int32: return Value::int32(as_int);
-    case Type::Int64: return Value::int64(as_long);
-    case Type::Float32: return Value::float32(v.kind() == Kind::Float32 ? v.as_float32() : static_cast<float>(as_double));
-    case Type::Float64: return Value::float64(as_double);
-    case Type::Boolean: return Value::boolean(as_long != 0);
-    default: return unexpected();
-  }
+  return number_to(v, as_long, as_int, as_double, target);
 }
 
 SchemaPtr Cast::derive(const Schema& input) {
@@ -424,6 +431,17 @@ SchemaPtr Cast::derive(const Schema& input) {
   return b->build();
 }
 
+// cast() of a schemaless value, with the common casts inline: integers to numbers
+// or BOOLEAN, strings to FLOAT64 (what cast() does for them, without its call and
+// its checks for schemas and logical types).
+[[gnu::always_inline]] inline Value Cast::cast_schemaless(const Value& v, Type target, Arena& arena) {
+  if (v.is_integer() && target != Type::String) [[likely]]
+    return number_to(v, v.as_int(), static_cast<int32_t>(v.as_int()), static_cast<double>(v.as_int()), target);
+  if (v.kind() == Kind::String && target == Type::Float64)
+    return Value::float64(parse_java_double(v.as_string()));
+  return cast(nullptr, v, target, arena, scratch_);
+}
+
 // Inlined into apply_from(), the loop over a batch.
 [[gnu::always_inline]] inline bool Cast::apply(const RecordView& r) {
   Value& v = r.get(side_);
@@ -433,14 +451,14 @@ SchemaPtr Cast::derive(const Schema& input) {
   const Schema* schema = r.schema(side_);
   if (schema == nullptr) {
     if (whole_) {
-      v = cast(nullptr, v, whole_type_, arena, scratch_);
+      v = cast_schemaless(v, whole_type_, arena);
       return true;
     }
     Value& map = require_map(v, purpose);
     for (size_t i = 0; i < casts_.size(); ++i) {
       const auto& [field, type] = casts_[i];
       if (Value* x = find_hinted(map, field, hints_[i]))
-        *x = cast(nullptr, *x, type, arena, scratch_);
+        *x = cast_schemaless(*x, type, arena);
       else
         map.append(arena, Value::string(r.copy(field)), Value());
     }

@@ -39,6 +39,8 @@ public:
 private:
   runtime::data::SchemaPtr derive(const runtime::data::Schema& input);
   const runtime::data::Type* cast_for(std::string_view field) const noexcept;
+  runtime::data::Value cast_schemaless(const runtime::data::Value& v, runtime::data::Type target,
+                                       runtime::data::Arena& arena);
 
   Side side_;
   std::vector<std::pair<std::string, runtime::data::Type>> casts_;

@@ -32,6 +32,15 @@ BOOST_AUTO_TEST_CASE(schemaless_fields) {
       {
           {"numbers", {{"spec", "a:int8,b:int32,c:float32,d:string,e:boolean"}},
            R"({"a":300,"b":2.9,"c":1,"d":12,"e":0})", R"({"a":44,"b":2,"c":1.0,"d":"12","e":false})"},
+          // Integers to numbers and strings to float64 take an inline path; the same
+          // answers as every other cast.
+          {"integers to every type", {{"spec", "a:int8,b:int16,c:int32,d:int64,e:float32,f:float64,g:boolean,h:boolean,i:string"}},
+           R"({"a":-129,"b":70000,"c":1099511627781,"d":-9,"e":16777217,"f":9007199254740993,"g":0,"h":-5,"i":-7})",
+           R"({"a":127,"b":4464,"c":5,"d":-9,"e":1.6777216E7,"f":9.007199254740992E15,"g":false,"h":true,"i":"-7"})"},
+          {"strings to float64", {{"spec", "a:float64,b:float64,c:float64"}}, R"({"a":"436.36","b":"-1e-7","c":"NaN"})",
+           R"({"a":436.36,"b":-1.0E-7,"c":"NaN"})"},
+          {"unparsable string to float64", {{"spec", "a:float64"}}, R"({"a":"x1"})",
+           "error: Value (x1) was out of range for requested data type"},
           {"strings parse like Java", {{"spec", "a:int16,b:float64,c:boolean,d:boolean"}},
            R"({"a":"-12","b":" 1.5e3 ","c":"TRUE","d":"yes"})", R"({"a":-12,"b":1500.0,"c":true,"d":false})"},
           {"decimal strings", {{"spec", "a:float64,b:float64,c:float64,d:float64,e:float64"}},
@@ -65,6 +74,8 @@ BOOST_AUTO_TEST_CASE(schemaless_whole_value) {
       {
           {"long to string", {{"spec", "string"}}, "42", R"("42")"},
           {"string to int64", {{"spec", "int64"}}, R"("42")", "42"},
+          {"long to int16", {{"spec", "int16"}}, "65537", "1"},
+          {"string to float64", {{"spec", "float64"}}, R"("2.50")", "2.5"},
           {"map as a whole", {{"spec", "string"}}, R"({"a":1})", "error: does not support casting from MAP"},
       },
       false);

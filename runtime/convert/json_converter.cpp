@@ -526,22 +526,30 @@ struct JsonConverter::Impl {
   void write_schemaless(const Value& v, JsonBuffer& out) {
     switch (v.kind()) {
       case Kind::Map: {
-        // One capacity check for the whole object: keys and plain strings at their
-        // size, other scalars at most 48 bytes (write_json_double's bound). Nested
-        // containers and strings to escape are written (and bounded) by write().
-        size_t bound = 2;
-        for (const auto& e : v.entries()) {
-          if (!e.key.is_plain()) { // rare: a key to escape, or a non-string key
-            write(&v, nullptr, out);
-            return;
-          }
-          bound += e.key.size() + 4 + (e.value.is_plain() ? e.value.size() + 2 : 48);
-        }
-        char* o = out.reserve(bound);
+        // Keys and plain strings are copied at their size, other scalars take at
+        // most 48 bytes (write_json_double's bound): each entry checks its room
+        // against a limit kept in a register, in the loop that writes it (a pass
+        // to size the whole object first cost more than these checks). Nested
+        // containers and strings to escape are written (and bounded) by write();
+        // a key to escape (rare) sends the whole object there.
+        const size_t start = out.size();
+        char* o = out.reserve(2);
+        char* limit = out.limit();
         *o++ = '{';
         for (const auto& e : v.entries()) {
           const Value& x = e.value;
           size_t ks = e.key.size();
+          if (!e.key.is_plain()) [[unlikely]] { // a key to escape, or a non-string key
+            out.commit(out.view().data() + start);
+            write(&v, nullptr, out);
+            return;
+          }
+          size_t need = ks + 4 + (x.is_plain() ? x.size() + 2 : 48); // '"' key '":' value ','
+          if (static_cast<size_t>(limit - o) < need) [[unlikely]] {
+            out.commit(o);
+            o = out.reserve(need);
+            limit = out.limit();
+          }
           *o++ = '"';
           copy_short(o, e.key.as_string().data(), ks);
           o += ks;
@@ -559,7 +567,8 @@ struct JsonConverter::Impl {
           } else {
             out.commit(o);
             write_schemaless(x, out);
-            o = out.reserve(bound); // the rest still fits in `bound`
+            o = out.reserve(1);
+            limit = out.limit();
           }
           *o++ = ','; // the last one becomes the '}'
         }

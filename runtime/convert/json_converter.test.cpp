@@ -48,6 +48,34 @@ BOOST_AUTO_TEST_CASE(schemaless_types) {
   BOOST_TEST(rt("") == "<null>"); // Jackson: missing node -> null
 }
 
+// The schemaless writer copies plain keys and strings at their size and checks its
+// room entry by entry: every short length, an object that outgrows the buffer part
+// way, and keys or strings to escape after plain ones must come out exact.
+BOOST_AUTO_TEST_CASE(schemaless_writer_lengths_growth_and_escapes) {
+  RoundTrip rt(plain);
+  for (size_t n = 0; n <= 40; ++n) {
+    std::string s;
+    for (size_t i = 0; i < n; ++i)
+      s += static_cast<char>('a' + i % 26);
+    for (const std::string& json : {"{\"" + s + "\":\"" + s + "\",\"n\":" + std::to_string(n) + "}",
+                                    "{\"n\":" + std::to_string(-1 - static_cast<int>(n)) + ",\"" + s + "\":[\"" + s + "\"]}"})
+      BOOST_TEST(rt(json) == json);
+  }
+  std::string big = "{";
+  for (int i = 0; i < 2000; ++i)
+    big += "\"key" + std::to_string(i) + "\":\"" + std::string(static_cast<size_t>(i % 50), 'v') + "\",";
+  big.back() = '}';
+  BOOST_TEST(rt(big) == big);
+  const std::string escapes[][2] = {
+      {R"({"a":1,"b\"c":2})", R"({"a":1,"b\"c":2})"},
+      {R"({"a":"x","b":"y\u0001z","c":3.5})", R"({"a":"x","b":"y\u0001z","c":3.5})"},
+      {R"({"a":{"b":1,"c\nd":[1,"\t"]},"e":"f"})", R"({"a":{"b":1,"c\nd":[1,"\t"]},"e":"f"})"},
+      {R"({"\u0061":"\u0062","c":"\/"})", R"({"a":"b","c":"/"})"},
+  };
+  for (const auto& [in, out] : escapes)
+    BOOST_TEST(rt(in) == out);
+}
+
 BOOST_AUTO_TEST_CASE(envelope_required_when_schemas_enabled) {
   RoundTrip rt(enveloped);
   BOOST_CHECK_EXCEPTION(rt(R"({"a":1})"), DataError, [](const DataError& e) {

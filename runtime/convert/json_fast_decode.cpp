@@ -15,6 +15,10 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define WEIR_INDEX_AVX2 1
+#endif
 
 #include "runtime/convert/json_keys.hpp"
 #include "runtime/data/errors.hpp"
@@ -93,27 +97,85 @@ private:
   size_t size_ = 0;
 };
 
+#if defined(WEIR_INDEX_AVX2)
+// The state of index_avx2's pass; block() is a member, not a lambda, because a
+// lambda would not inherit the target attribute its AVX2 intrinsics need.
+struct Avx2Index {
+  __m256i lo, hi, bs; ///< running minimum, maximum, and backslashes seen
+
+  // 64 bytes -> their quote bits.
+  [[gnu::target("avx2"), gnu::always_inline]] inline uint64_t block(const char* b) noexcept {
+    const __m256i quote = _mm256_set1_epi8('"'), backslash = _mm256_set1_epi8('\\');
+    __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    __m256i y = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32));
+    lo = _mm256_min_epu8(lo, _mm256_min_epu8(x, y));
+    hi = _mm256_max_epu8(hi, _mm256_max_epu8(x, y));
+    bs = _mm256_or_si256(bs, _mm256_or_si256(_mm256_cmpeq_epi8(x, backslash), _mm256_cmpeq_epi8(y, backslash)));
+    auto qx = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, quote)));
+    auto qy = static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(y, quote)));
+    return uint64_t{qx} | uint64_t{qy} << 32;
+  }
+};
+
+// index() with 32-byte vectors, where the CPU has them (checked once at run time, as
+// simdjson picks its kernel): half the loads and compares of the 16-byte loop, and
+// controls found by a running minimum, non-ASCII by a running maximum, rather than by
+// a compare per vector. Writes the quote bits of [p, p + n) to `bits` (n / 64 + 1
+// words); returns bit 0 set when some byte is non-ASCII, bit 1 when some byte is a
+// backslash or a control character.
+[[gnu::target("avx2")]] unsigned index_avx2(const char* p, size_t n, uint64_t* bits) noexcept {
+  Avx2Index s{_mm256_set1_epi8(-1), _mm256_setzero_si256(), _mm256_setzero_si256()};
+  size_t i = 0;
+  for (; n - i >= 64; i += 64)
+    bits[i / 64] = s.block(p + i);
+  if (size_t rest = n - i; rest != 0 && n >= 64) {
+    bits[i / 64] = s.block(p + n - 64) >> (64 - rest); // the last 64 bytes, shifted
+  } else {
+    char tail[64]; // a short record: padded with spaces (neither quote nor special)
+    std::memset(tail, ' ', sizeof tail);
+    std::memcpy(tail, p + i, rest);
+    bits[i / 64] = s.block(tail);
+  }
+  // Non-ASCII: some byte >= 0x80. Control: some byte < 0x20.
+  unsigned high = _mm256_movemask_epi8(s.hi) != 0;
+  unsigned control = _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_max_epu8(s.lo, _mm256_set1_epi8(0x1F)),
+                                                            _mm256_set1_epi8(0x1F))) != 0;
+  unsigned special = control | (_mm256_movemask_epi8(s.bs) != 0);
+  return high | special << 1;
+}
+
+// __builtin_cpu_init first: this initializer may run before libgcc's own.
+const bool have_avx2 = [] {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") != 0;
+}();
+#endif
+
 } // namespace
 
-// Four or eight ASCII digits at `p` (W = uint32_t / uint64_t) as their value, or -1
-// when they are not all digits. SWAR: a handful of operations instead of a
-// multiply-add chain per digit. The test is fast_float's: a byte outside '0'..'9'
-// sets a high bit in (b - '0') or in (b + 0x46).
-template <class W>
-[[gnu::always_inline]] inline int64_t swar_digits(const char* p) noexcept {
-  constexpr W ones = static_cast<W>(0x0101010101010101ULL);
-  W v;
-  std::memcpy(&v, p, sizeof v);
-  W d = v - ones * 0x30;
-  if (((d | (v + ones * 0x46)) & (ones * 0x80)) != 0)
-    return -1;
+// The value of eight digit values 0..9 in the bytes of `d`, the first (most
+// significant) in the lowest byte. SWAR: a handful of operations instead of a
+// multiply-add chain per digit.
+[[gnu::always_inline]] inline uint64_t eight_digits_value(uint64_t d) noexcept {
   d = d * 10 + (d >> 8); // bytes 0, 2, 4, 6: the two-digit pairs
-  if constexpr (sizeof(W) == 4)
-    return static_cast<int64_t>((d & 0xFF) * 100 + ((d >> 16) & 0xFF));
-  else
-    return static_cast<int64_t>((((d & 0x000000FF000000FFULL) * 0x000F424000000064ULL)
-                                 + (((d >> 16) & 0x000000FF000000FFULL) * 0x0000271000000001ULL)) >> 32);
+  return (((d & 0x000000FF000000FFULL) * 0x000F424000000064ULL)
+          + (((d >> 16) & 0x000000FF000000FFULL) * 0x0000271000000001ULL)) >> 32;
 }
+
+// Four ASCII digits at `p` as their value, or -1 when they are not all digits. The
+// test is fast_float's: a byte outside '0'..'9' sets a high bit in (b - '0') or in
+// (b + 0x46).
+[[gnu::always_inline]] inline int64_t four_digits(const char* p) noexcept {
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  uint32_t d = v - 0x30303030U;
+  if (((d | (v + 0x46464646U)) & 0x80808080U) != 0)
+    return -1;
+  d = d * 10 + (d >> 8); // bytes 0 and 2: the two-digit pairs
+  return static_cast<int64_t>((d & 0xFF) * 100 + ((d >> 16) & 0xFF));
+}
+
+constexpr uint64_t pow10_u64[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
 
 struct FastJsonDecoder::Impl {
   // The cursor lives in a local of object()/array() (a register) and is passed by
@@ -133,6 +195,12 @@ struct FastJsonDecoder::Impl {
   Stack<Value> items;      ///< array items under construction
   uint32_t last_root_size = 0; ///< entries of the last root object (capacity for the next)
   UniqueKeys unique_keys; ///< for objects that may repeat a key (rare)
+  // The keys of the last root object that did not have the previous one's: records of
+  // a topic mostly share their shape, and a root whose keys are those (or a prefix of
+  // them), in order, has unique keys without a filter: one compare per key against
+  // the remembered key, instead of hashing it into the filter (json_keys.hpp). Each
+  // key is its size (4 bytes) and its bytes, read in order by one pointer.
+  std::string shape;
 
   // One data-parallel pass over the record before parsing: where its quotes are,
   // whether it has escapes or control characters, and whether it is all ASCII (the
@@ -142,6 +210,13 @@ struct FastJsonDecoder::Impl {
   bool index(std::string_view bytes) {
     size_t n = bytes.size();
     quote_bits.resize(n / 64 + 1); // + 1: a string may start at the very end
+#if defined(WEIR_INDEX_AVX2)
+    if (have_avx2) [[likely]] {
+      unsigned found = index_avx2(bytes.data(), n, quote_bits.data());
+      no_escapes = (found & 2) == 0;
+      return (found & 1) == 0;
+    }
+#endif
     uint8_t high = 0, special = 0;
 #if defined(__SSE2__)
     const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
@@ -186,17 +261,37 @@ struct FastJsonDecoder::Impl {
     return high == 0;
   }
 
-  // The first quote at or after p (end if none); only valid when no_escapes.
-  [[gnu::always_inline]] inline const char* next_quote(const char* p) const {
+  // A cursor over the quote bits, kept in registers by the parsing loops (a local
+  // passed by reference to inlined helpers): in a record without escapes every quote
+  // opens or closes a string, and strings are parsed in order, so the next quote not
+  // yet passed is the next string's opening quote, and the one after it its end. A
+  // string's end is then a bit scan of a word already in a register, instead of a
+  // load of the word at p (on the path from one string to the next) and a shift.
+  // Out-of-line parts (nested containers) move p on their own; the caller then sets
+  // its cursor at p again (quotes_at).
+  struct Quotes {
+    const char* base; ///< the input byte of bit 0 of the current word of quote_bits
+    uint64_t bits;    ///< that word's quotes not passed yet
+  };
+
+  // The cursor at p: the quotes before p count as passed.
+  [[gnu::always_inline]] inline Quotes quotes_at(const char* p) const {
     auto i = static_cast<size_t>(p - begin);
-    uint64_t w = quote_bits[i / 64] >> (i % 64);
-    while (w == 0) {
-      i = (i / 64 + 1) * 64;
-      if (i >= static_cast<size_t>(end - begin))
+    return {begin + (i & ~size_t{63}), quote_bits[i / 64] & (~uint64_t{0} << (i % 64))};
+  }
+
+  // Passes the next quote and returns where it is (end if none); only valid when
+  // no_escapes.
+  [[gnu::always_inline]] inline const char* pass_quote(Quotes& q) const {
+    while (q.bits == 0) {
+      if (end - q.base <= 64) // the last word
         return end;
-      w = quote_bits[i / 64];
+      q.base += 64;
+      q.bits = quote_bits[static_cast<size_t>(q.base - begin) / 64];
     }
-    return begin + i + __builtin_ctzll(w);
+    const char* at = q.base + __builtin_ctzll(q.bits);
+    q.bits &= q.bits - 1;
+    return at;
   }
 
   [[noreturn, gnu::noinline, gnu::cold]] void fail(const char* p, const char* what) const {
@@ -236,10 +331,12 @@ struct FastJsonDecoder::Impl {
 
   // After the opening quote. Returns the string: a (plain) view of the input when it
   // has no escapes (the common case, inlined), else its unescaped copy in the arena.
-  [[gnu::always_inline]] inline Value string(const char*& p) {
+  [[gnu::always_inline]] inline Value string(const char*& p, Quotes& q) {
     const char* start = p;
     if (no_escapes) [[likely]] {
-      p = next_quote(p);
+      if (pass_quote(q) != start - 1) [[unlikely]] // the opening quote; never another
+        q = quotes_at(start);
+      p = pass_quote(q);
       if (p < end) [[likely]]
         return Value::plain_string({start, static_cast<size_t>(p++ - start)});
     } else if (scan_plain(p)) {
@@ -341,16 +438,31 @@ struct FastJsonDecoder::Impl {
     if (*p == '0') {
       ++p;
     } else {
-      // Eight digits at a time while eight bytes remain, then one at a time.
+      // Eight bytes at a time while eight remain: all digits, or the digits before
+      // the first non-digit (the number's end), in one step either way.
       while (end - p >= 8) {
-        int64_t eight = swar_digits<uint64_t>(p);
-        if (eight < 0)
-          break;
-        u = u * 100000000 + static_cast<uint64_t>(eight); // wraps: BigInteger.longValue()
-        p += 8;
+        uint64_t v;
+        std::memcpy(&v, p, 8);
+        uint64_t d = v - 0x3030303030303030ULL;
+        // fast_float's test: a byte outside '0'..'9' sets its high bit in (b - '0')
+        // or in (b + 0x46). Bytes before the first such byte are digits, which
+        // neither borrow nor carry, so its lowest set bit is exact.
+        uint64_t non_digits = (d | (v + 0x4646464646464646ULL)) & 0x8080808080808080ULL;
+        if (non_digits == 0) {
+          u = u * 100000000 + eight_digits_value(d); // wraps: BigInteger.longValue()
+          p += 8;
+          continue;
+        }
+        auto k = static_cast<unsigned>(__builtin_ctzll(non_digits)) / 8; // digits left (0..7)
+        if (k != 0) {
+          // Shifted up, the k digits are the last of eight, after zeros.
+          u = u * pow10_u64[k] + eight_digits_value(d << (8 * (8 - k)));
+          p += k;
+        }
+        goto digits_done;
       }
       if (end - p >= 4) {
-        if (int64_t four = swar_digits<uint32_t>(p); four >= 0) {
+        if (int64_t four = four_digits(p); four >= 0) {
           u = u * 10000 + static_cast<uint64_t>(four);
           p += 4;
         }
@@ -358,6 +470,7 @@ struct FastJsonDecoder::Impl {
       while (p < end && *p >= '0' && *p <= '9')
         u = u * 10 + static_cast<uint64_t>(*p++ - '0'); // wraps: BigInteger.longValue()
     }
+  digits_done:
     if (p < end && (*p == '.' || *p == 'e' || *p == 'E')) [[unlikely]] {
       Value v = fraction(start, p);
       p = after;
@@ -429,21 +542,23 @@ struct FastJsonDecoder::Impl {
   }
 
   // Any value at p (whitespace skipped): scalars inline, containers out of line.
-  [[gnu::always_inline]] inline Value value(const char*& p, int depth) {
+  [[gnu::always_inline]] inline Value value(const char*& p, int depth, Quotes& q) {
     if (p < end && static_cast<uint8_t>(*p) <= ' ')
       skip_ws(p);
     if (p >= end)
       fail(p, "unexpected end of input");
     switch (*p) {
-      case '"': ++p; return string(p);
+      case '"': ++p; return string(p, q);
       case '{': {
         Value v = object(p, depth + 1);
         p = after;
+        q = quotes_at(p);
         return v;
       }
       case '[': {
         Value v = array(p, depth + 1);
         p = after;
+        q = quotes_at(p);
         return v;
       }
       case 't': literal(p, "true", 4); return Value::boolean(true);
@@ -474,11 +589,11 @@ struct FastJsonDecoder::Impl {
   // An object's members, from just past its '{' to just past its '}': `add_key(key)`
   // stores a key and returns where, `set_value(where, value)` then stores its value.
   // The key is stored before the value is parsed: a key kept in a local across that
-  // call would be spilled and reloaded, a store-forwarding stall. Each key goes into
-  // `filter` too (json_keys.hpp).
-  template <class AddKey, class SetValue>
-  [[gnu::always_inline]] inline void members(const char*& p, int depth, KeyFilter& filter, AddKey&& add_key,
-                                             SetValue&& set_value) {
+  // call would be spilled and reloaded, a store-forwarding stall. Each key goes to
+  // `check_key` first, for the repeated-key check (json_keys.hpp).
+  template <class CheckKey, class AddKey, class SetValue>
+  [[gnu::always_inline]] inline void members(const char*& p, int depth, Quotes& q, CheckKey&& check_key,
+                                             AddKey&& add_key, SetValue&& set_value) {
     if (next_is(p, '}'))
       return;
     while (true) {
@@ -486,18 +601,14 @@ struct FastJsonDecoder::Impl {
         skip_ws(p);
         fail(p, "field name expected");
       }
-      Value key = string(p);
-      // Its first and last byte: a plain key is a view of the input, so for an empty
-      // one these read its quotes; an escaped key is an unescaped copy, never empty.
-      const char* k = key.as_string().data();
-      filter.add(static_cast<uint8_t>(k[0]), static_cast<uint8_t>(k[static_cast<ptrdiff_t>(key.size()) - 1]),
-                 key.size());
+      Value key = string(p, q);
+      check_key(key);
       auto slot = add_key(key);
       if (!next_is(p, ':')) {
         skip_ws(p);
         fail(p, "':' expected");
       }
-      set_value(slot, value(p, depth));
+      set_value(slot, value(p, depth, q));
       if (next_is(p, ','))
         continue;
       if (next_is(p, '}'))
@@ -515,8 +626,17 @@ struct FastJsonDecoder::Impl {
     ++p; // '{'
     size_t base = entries.size();
     KeyFilter filter;
+    Quotes q = quotes_at(p);
     members(
-        p, depth, filter,
+        p, depth, q,
+        [&](Value key) {
+          // Its first and last byte: a plain key is a view of the input, so for an
+          // empty one these read its quotes; an escaped key is an unescaped copy,
+          // never empty.
+          const char* k = key.as_string().data();
+          filter.add(static_cast<uint8_t>(k[0]), static_cast<uint8_t>(k[static_cast<ptrdiff_t>(key.size()) - 1]),
+                     key.size());
+        },
         [&](Value key) {
           size_t slot = entries.size();
           entries.push().key = key;
@@ -537,20 +657,59 @@ struct FastJsonDecoder::Impl {
   // Nested objects are collected on the stack instead: their size is less predictable.
   [[gnu::noinline]] Value root_object(const char* p) {
     ++p; // '{'
-    Value m = Value::map(*arena, last_root_size + root_slack);
-    KeyFilter filter;
+    uint32_t capacity = last_root_size + root_slack;
+    Value m = Value::map(*arena, capacity);
+    // The next remembered key, and the end of them; both null once a key differs
+    // (two registers: the loop has few to spare).
+    const char* known = shape.data();
+    const char* known_end = known + shape.size();
+    Quotes q = quotes_at(p);
     members(
-        p, 1, filter,
+        p, 1, q,
+        [&](Value key) {
+          uint32_t size;
+          if (known < known_end && (std::memcpy(&size, known, 4), size == key.size())
+              && equal_bytes(known + 4, key.as_string().data(), size)) [[likely]]
+            known += 4 + size;
+          else
+            known = known_end = nullptr;
+        },
         [&](Value key) {
           uint32_t slot = m.size();
-          m.append(*arena, key, Value());
+          if (slot == capacity) [[unlikely]] {
+            capacity = 2 * slot + root_slack;
+            m = with_capacity(m, capacity);
+          }
+          m.append_within(key, Value());
           return slot;
         },
         [&](uint32_t slot, Value v) { m.entries()[slot].value = v; });
-    if (filter.may_repeat()) [[unlikely]]
-      m.truncate(static_cast<uint32_t>(unique_keys.apply(m.entries().data(), m.size(), entry_key)));
+    if (known == nullptr) [[unlikely]]
+      m = new_shape(m);
     last_root_size = m.size();
     after = p;
+    return m;
+  }
+
+  // A copy of map `m` with room for `capacity` entries (out of line: the root
+  // object's loop keeps its map in registers, which a call taking its address
+  // would prevent).
+  [[gnu::noinline]] Value with_capacity(Value m, uint32_t capacity) {
+    return Value::map_of(*arena, m.entries(), capacity - m.size());
+  }
+
+  // A root object whose keys are not the remembered ones: one entry per key, and its
+  // keys remembered for the next root. (By value, as with_capacity.)
+  [[gnu::noinline]] Value new_shape(Value m) {
+    if (keys_may_repeat(m.entries().data(), m.size(), entry_key))
+      m.truncate(static_cast<uint32_t>(unique_keys.apply(m.entries().data(), m.size(), entry_key)));
+    shape.clear();
+    for (const auto& e : m.entries()) {
+      std::string_view k = e.key.as_string();
+      auto size = static_cast<uint32_t>(k.size());
+      shape.append(reinterpret_cast<const char*>(&size), 4);
+      shape += k;
+    }
     return m;
   }
 
@@ -560,12 +719,13 @@ struct FastJsonDecoder::Impl {
       fail(p, "maximum nesting depth exceeded");
     ++p; // '['
     size_t base = items.size();
+    Quotes q = quotes_at(p);
     skip_ws(p);
     if (p < end && *p == ']') {
       ++p;
     } else {
       while (true) {
-        Value v = value(p, depth);
+        Value v = value(p, depth, q);
         items.push() = v;
         skip_ws(p);
         if (p < end && *p == ',') {
@@ -604,7 +764,8 @@ Value FastJsonDecoder::decode(std::string_view bytes, Arena& arena) {
       out = m.root_object(p);
       p = m.after;
     } else {
-      out = m.value(p, 0);
+      auto q = m.quotes_at(p);
+      out = m.value(p, 0, q);
     }
     m.skip_ws(p);
     if (p != m.end)

@@ -167,13 +167,88 @@ BOOST_AUTO_TEST_CASE(repeated_keys) {
   BOOST_TEST(decoder.decode(R"({"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7})", arena).entries().size() == 7u);
 }
 
+// A root object is checked for repeated keys against the keys of the root before it
+// (records of a topic mostly share their shape): keys equal to those, in order, are
+// unique. Each row is decoded right after the one above it by the same decoder, and
+// must still come out as Jackson has it: one entry per key, its last value.
+BOOST_AUTO_TEST_CASE(root_objects_in_sequence) {
+  std::string many = "{";
+  for (int i = 0; i < 40; ++i)
+    many += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+  std::string many_repeated = many + "\"k7\":-7}";
+  many.back() = '}';
+  const std::string sequence[] = {
+      R"({"a":1,"b":2})",
+      R"({"a":3,"b":4})",          // the same keys
+      R"({"a":5})",                // a prefix of them
+      R"({"a":1,"b":2,"a":3})",    // the same keys, then one again
+      R"({"a":1,"b":2,"a":3})",    // and once more (the remembered keys are "a", "b")
+      R"({"a":1,"b":2,"c":3})",    // more keys than remembered
+      R"({"a":1,"b":2,"c":3,"b":4})",
+      R"({"\u0061":1,"b":2,"c":3})", // an escaped key equal to a remembered one
+      R"({"a":1,"b":2,"\u0061":3})",
+      R"({"c":1,"b":2,"a":3})",    // the same keys in another order
+      R"({"ab":1,"b":2,"a":3})",   // a key longer than the remembered one
+      R"({"":1,"":2})",
+      R"({"":5})",
+      R"({})",
+      R"({"a":1})",
+      many,                        // grows past the capacity of the last root
+      many,
+      many_repeated,
+      R"({"k0":0,"k1":1,"k0":2})", // a prefix of the remembered keys, then a repeat
+      R"([{"a":1,"a":2}])",        // not a root object: the filter's path
+      R"({"a":{"b":1,"b":2},"a":{"c":3}})",
+  };
+  FastJsonDecoder decoder;
+  Arena arena;
+  simdjson::dom::parser parser;
+  for (const auto& json : sequence) {
+    BOOST_TEST_CONTEXT(json) {
+      Value got = decoder.decode(json, arena);
+      Value want = reference(parser.parse(simdjson::padded_string(json)).value_unsafe(), arena);
+      BOOST_TEST(to_debug_string(got) == to_debug_string(want));
+    }
+  }
+}
+
+// Strings end at the next quote of the quote index, which the parsing loops walk in
+// registers and set again after a nested container: strings and containers at
+// every offset around the index's 64-byte words, long strings spanning words, and
+// unterminated strings must decode as simdjson's DOM has them (or fail).
+BOOST_AUTO_TEST_CASE(strings_at_every_offset_of_the_quote_index) {
+  FastJsonDecoder decoder;
+  Arena arena;
+  simdjson::dom::parser parser;
+  const std::string long_text(150, 'x');
+  for (size_t pad = 0; pad < 140; ++pad) {
+    std::string p(pad, 'p');
+    for (const std::string& json :
+         {"{\"" + p + "\":\"v\",\"a\":[{\"b\":\"c\"},\"d\"],\"e\":{\"f\":\"" + long_text + "\"},\"g\":\"h\"}",
+          "[\"" + p + "\",{\"k\":[\"" + long_text + "\",1]},\"\",\"z\"]",
+          "{\"k\":1,\"" + p + "\":{},\"s\":\"" + p + "\",\"t\":[],\"u\":\"" + p + p + "\"}",
+          "\"" + p + "\""}) {
+      BOOST_TEST_CONTEXT(json) {
+        Value got = decoder.decode(json, arena);
+        Value want = reference(parser.parse(simdjson::padded_string(json)).value_unsafe(), arena);
+        BOOST_TEST(to_debug_string(got) == to_debug_string(want));
+      }
+    }
+    BOOST_CHECK_THROW(decoder.decode("{\"a\":\"" + p, arena), DataError);
+    BOOST_CHECK_THROW(decoder.decode("{\"" + p + "\":1,\"b", arena), DataError);
+    BOOST_CHECK_THROW(decoder.decode("[\"" + p + "\",\"", arena), DataError);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(numbers_and_strings_of_every_length) {
   FastJsonDecoder decoder;
   Arena arena;
   std::string digits;
   for (int n = 1; n <= 19; ++n) {
     digits += static_cast<char>('1' + n % 9);
-    for (const std::string& text : {digits, "-" + digits, "[" + digits + "]", "{\"k\":" + digits + "}"}) {
+    // Followed by the end, by one byte, and by enough bytes for an 8-byte load.
+    for (const std::string& text : {digits, "-" + digits, "[" + digits + "]", "{\"k\":" + digits + "}",
+                                    "{\"k\":-" + digits + ",\"next\":true}", "[" + digits + ",12345678]"}) {
       Value v = decoder.decode(text, arena);
       while (v.kind() == Kind::Array || v.kind() == Kind::Map)
         v = v.kind() == Kind::Array ? v.items()[0] : v.entries()[0].value;

@@ -36,9 +36,12 @@ inline void copy_short(char* dst, const char* src, size_t n) noexcept {
     std::memcpy(&b, src + n - 4, 4);
     std::memcpy(dst, &a, 4);
     std::memcpy(dst + n - 4, &b, 4);
-  } else {
-    for (size_t i = 0; i < n; ++i)
-      dst[i] = src[i];
+  } else if (n != 0) {
+    // 1 to 3 bytes: the first, the middle and the last (some of them the same byte).
+    char a = src[0], b = src[n / 2], c = src[n - 1];
+    dst[0] = a;
+    dst[n / 2] = b;
+    dst[n - 1] = c;
   }
 }
 
@@ -68,14 +71,14 @@ inline char* write_int(int64_t i, char* o) noexcept {
     *o++ = '-';
     u = 0 - u;
   }
+  if (u < 10) { // one digit (counts, flags, small enums): no SWAR
+    *o = static_cast<char>('0' + u);
+    return o + 1;
+  }
   constexpr uint64_t ascii_zeros = 0x3030303030303030ULL;
   auto put8 = [](char* p, uint64_t digits) { std::memcpy(p, &digits, 8); };
   // The leading block of up to 8 digits: its leading zero bytes are dropped.
-  auto leading = [&](uint32_t v) {
-    if (v == 0) {
-      *o++ = '0';
-      return;
-    }
+  auto leading = [&](uint32_t v) { // v != 0
     uint64_t d = detail::eight_digits(v);
     int zeros = __builtin_ctzll(d) / 8; // leading zero digits (lowest bytes)
     put8(o, (d >> (8 * zeros)) + ascii_zeros);
@@ -112,6 +115,9 @@ public:
     return data_.get() + size_;
   }
   void commit(const char* end) noexcept { size_ = static_cast<size_t>(end - data_.get()); }
+  /// The end of the room reserve() made: bytes up to here may be written before
+  /// commit() without another reserve().
+  char* limit() const noexcept { return data_.get() + cap_; }
   JsonBuffer& operator+=(char c) {
     *reserve(1) = c;
     ++size_;

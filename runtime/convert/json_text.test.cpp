@@ -149,6 +149,8 @@ BOOST_AUTO_TEST_CASE(write_int_matches_to_chars) {
   };
   for (int64_t v : {int64_t{0}, int64_t{1}, int64_t{-1}, INT64_MAX, INT64_MIN, INT64_MIN + 1})
     check(v);
+  for (int64_t v = -120; v <= 120; ++v) // one digit (a path of its own), two, three
+    check(v);
   for (uint64_t p = 1; p <= 1000000000000000000ULL; p *= 10)
     for (int64_t d : {-1, 0, 1}) {
       check(static_cast<int64_t>(p) + d);

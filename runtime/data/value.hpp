@@ -27,34 +27,9 @@
 #include <string_view>
 
 #include "runtime/data/arena.hpp"
+#include "runtime/data/bytes.hpp"
 
 namespace weir::runtime::data {
-
-/// Byte equality for short strings without a call to memcmp (field names are short,
-/// and most lookups compare a handful of them per record).
-inline bool equal_bytes(const char* a, const char* b, size_t n) noexcept {
-  auto load8 = [](const char* p) {
-    uint64_t v;
-    std::memcpy(&v, p, 8);
-    return v;
-  };
-  auto load4 = [](const char* p) {
-    uint32_t v;
-    std::memcpy(&v, p, 4);
-    return v;
-  };
-  if (n >= 8) {
-    if (n > 16)
-      return std::memcmp(a, b, n) == 0;
-    return load8(a) == load8(b) && load8(a + n - 8) == load8(b + n - 8);
-  }
-  if (n >= 4)
-    return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
-  for (size_t i = 0; i < n; ++i)
-    if (a[i] != b[i])
-      return false;
-  return true;
-}
 
 class Schema;
 struct MapEntry;
@@ -146,6 +121,9 @@ public:
   void put(Arena& arena, Value key, Value v);
   /// Appends an entry without checking for an existing key.
   void append(Arena& arena, Value key, Value v);  // defined after MapEntry
+  /// Same, to a map known to have room for it (made with a capacity its caller
+  /// counts against): no growth path, so a caller's map can live in registers.
+  void append_within(Value key, Value v) noexcept;
   /// Removes a string key; false when absent. Keeps the order of the other entries.
   bool erase(std::string_view key) noexcept;
   /// Keeps the first `n` elements (arrays, maps).
@@ -225,6 +203,11 @@ inline void Value::put(Arena& arena, Value key, Value v) {
 inline void Value::append(Arena& arena, Value key, Value v) {
   if (size() == capacity()) [[unlikely]]
     grow(arena, size() + 1);
+  u_.entries[size()] = MapEntry{key, v};
+  ++meta_;
+}
+
+inline void Value::append_within(Value key, Value v) noexcept {
   u_.entries[size()] = MapEntry{key, v};
   ++meta_;
 }
