@@ -35,10 +35,11 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
   consumer.consumer["group.id"] = "connect-" + spec.connector; // Kafka Connect's naming
   consumer.consumer.try_emplace("client.id", "connector-consumer-" + spec.connector + "-"
                                                + std::to_string(spec.task));
+  consumer.topics = settings.topics;
   if (!spec.group_instance_id.empty())
     consumer.consumer.try_emplace("group.instance.id", spec.group_instance_id);
-  consumer.topics = settings.topics;
-  consumer.join_gate = spec.join_gate;
+  else
+    consumer.join_gate = spec.join_gate; // see JoinGate for why static members are not gated
   auto kafka = std::make_shared<pipeline::KafkaSource>(consumer);
 
   using runtime::metrics::StageRole;

@@ -23,6 +23,10 @@ namespace weir::runtime::pipeline {
 /// reads every partition at once; the others join once it has its assignment (or
 /// after `deadline`), which starts an ordinary rebalance that waits for it to
 /// rejoin, and the cooperative protocol hands their partitions over meanwhile.
+/// Not for static members (a cluster's sink tasks, KIP-345): tasks restarted on
+/// another node take the places of dead members in a group that is not empty, where
+/// the first one's join may start a rebalance that waits for the others' members,
+/// so holding them back would stall it until `deadline`.
 struct JoinGate {
   std::atomic<bool> first_taken{false};
   std::atomic<bool> first_assigned{false};
