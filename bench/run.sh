@@ -4,7 +4,7 @@
 #
 #   bench/run.sh [--records N] [--tasks "1 2 4 8"] [--connect-tasks "1 2 4 8"]
 #                [--out FILE] [--keep] [--no-failover | --only failover|jdbc]
-#                [--no-build] [--check]
+#                [--no-build] [--check] [--rounds R]
 #
 #   --records N        input size, default 2000000 (a topic of N JSON user events,
 #                      ~180 bytes each, 8 partitions; and a file of N lines)
@@ -20,6 +20,10 @@
 #                      weir and the bench tools are there; the report names its type
 #   --check            exit 1 when a subject did not deliver (a smoke run: it checks
 #                      that the harness works, never a time)
+#   --rounds R         run each compared subject R times, default 2: weir's and Kafka
+#                      Connect's sinks (each tasks.max), the bare consumer, the JDBC
+#                      sink and jdbc_bench's loops; each target compares the best of
+#                      each side (the machine's noise moves single runs by 20% and more)
 #
 # In order: weir standalone (FileStreamSink with JsonConverter, InsertField,
 # ReplaceField and MaskField), Kafka Connect standalone with the identical connector
@@ -70,6 +74,7 @@ sinks=1 # steps 3, 4, 5 and 7
 jdbc=1  # step 6
 build=1
 check=0
+rounds=2
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --records) records="$2"; shift ;;
@@ -87,12 +92,14 @@ while [[ $# -gt 0 ]]; do
       shift ;;
     --no-build) build=0 ;;
     --check) check=1 ;;
+    --rounds) rounds="$2"; shift ;;
     -h | --help) usage ;;
     *) printf 'unknown argument: %s\n' "$1" >&2; usage ;;
   esac
   shift
 done
 [[ "$records" =~ ^[1-9][0-9]*$ ]] || weir::die "--records needs a positive integer"
+[[ "$rounds" =~ ^[1-9][0-9]*$ ]] || weir::die "--rounds needs a positive integer"
 connect_tasks_list="${connect_tasks_list:-$tasks_list}"
 
 export WEIR_KAFKA_PORT="${WEIR_KAFKA_PORT:-29092}"
@@ -196,6 +203,7 @@ meta cpu "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 meta memory "$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
 meta load_before "$(cut -d' ' -f1-3 /proc/loadavg)"
 meta nice "$(nice)"
+meta rounds "$rounds"
 meta buildtype "$buildtype"
 meta date "$(date -u '+%Y-%m-%d %H:%M UTC')"
 meta weir "$("$weir" version 2>/dev/null | head -n 1 | sed 's/^weir //') (git $(git -C "$WEIR_REPO" rev-parse --short HEAD 2>/dev/null || echo '?'))"
@@ -290,40 +298,46 @@ measure() {
 connect_cmd=(java "${connect_jvm[@]}" -Dlog4j2.configurationFile="$connect_dir/log4j2.properties"
   -cp "$connect_lib/*" org.apache.kafka.connect.cli.ConnectStandalone)
 
+# ", round R" after a subject's name from its second round on.
+round_label() { (($1 > 1)) && printf ', round %s' "$1" || true; }
+
 if ((sinks)); then
-  # --- step 3: weir sink, each tasks.max --------------------------------------------
-  weir::log "bench: step 3/8: weir standalone FileStreamSink, tasks.max in: $tasks_list"
-  for t in $tasks_list; do
-    name="bench-weir-file-t$t-$run_id"
-    sink="$work/run/$name.txt"
-    measure weir_sink "weir FileStreamSink, tasks.max=$t" "file:$sink" "tasks=$t" -- \
-      "$weir" standalone "$(worker_file "$name")" "$(sink_file "$name" "$t" "$sink")"
-    rm -f "$sink"
-  done
+  for ((round = 1; round <= rounds; round++)); do
+    # --- step 3: weir sink, each tasks.max ------------------------------------------
+    weir::log "bench: step 3/8: weir standalone FileStreamSink, tasks.max in: $tasks_list$(round_label "$round")"
+    for t in $tasks_list; do
+      name="bench-weir-file-t$t-r$round-$run_id"
+      sink="$work/run/$name.txt"
+      measure weir_sink "weir FileStreamSink, tasks.max=$t$(round_label "$round")" "file:$sink" "tasks=$t" -- \
+        "$weir" standalone "$(worker_file "$name")" "$(sink_file "$name" "$t" "$sink")"
+      rm -f "$sink"
+    done
 
-  # --- step 4: Kafka Connect sink, each tasks.max -------------------------------------
-  weir::log "bench: step 4/8: Kafka Connect $connect_version standalone FileStreamSink, tasks.max in: $connect_tasks_list"
-  for t in $connect_tasks_list; do
-    name="bench-connect-file-t$t-$run_id"
-    sink="$work/run/$name.txt"
-    measure kc_sink "Kafka Connect FileStreamSink, tasks.max=$t" "file:$sink" "tasks=$t" -- \
-      "${connect_cmd[@]}" "$(worker_file "$name")" "$(sink_file "$name" "$t" "$sink")"
-    rm -f "$sink"
-  done
+    # --- step 4: Kafka Connect sink, each tasks.max -----------------------------------
+    weir::log "bench: step 4/8: Kafka Connect $connect_version standalone FileStreamSink, tasks.max in: $connect_tasks_list$(round_label "$round")"
+    for t in $connect_tasks_list; do
+      name="bench-connect-file-t$t-r$round-$run_id"
+      sink="$work/run/$name.txt"
+      measure kc_sink "Kafka Connect FileStreamSink, tasks.max=$t$(round_label "$round")" "file:$sink" "tasks=$t" -- \
+        "${connect_cmd[@]}" "$(worker_file "$name")" "$(sink_file "$name" "$t" "$sink")"
+      rm -f "$sink"
+    done
 
-  # --- step 5: the ceiling ------------------------------------------------------------
-  weir::log "bench: step 5/8: bare librdkafka consumer"
-  measure ceiling "bare librdkafka consumer" exit -- \
-    "$tools/bare_consumer" --bootstrap-servers "$bootstrap" --topic "$topic" \
-    --group "connect-bench-bare-$run_id" --records "$records"
+    # --- step 5: the ceiling ----------------------------------------------------------
+    weir::log "bench: step 5/8: bare librdkafka consumer$(round_label "$round")"
+    measure ceiling "bare librdkafka consumer$(round_label "$round")" exit -- \
+      "$tools/bare_consumer" --bootstrap-servers "$bootstrap" --topic "$topic" \
+      --group "connect-bench-bare-r$round-$run_id" --records "$records"
+  done
 fi
 
 if ((jdbc)); then
   # --- step 6: JDBC sink on SQLite, and the raw insert rate -----------------------------
   weir::log "bench: step 6/8: weir JDBC sink (SQLite, upsert) and raw SQLite inserts"
-  name="bench-weir-jdbc-$run_id"
-  db="$work/run/$name.db"
-  cat >"$work/run/$name.properties" <<EOF
+  for ((round = 1; round <= rounds; round++)); do
+    name="bench-weir-jdbc-r$round-$run_id"
+    db="$work/run/$name.db"
+    cat >"$work/run/$name.properties" <<EOF
 name=$name
 connector.class=io.confluent.connect.jdbc.JdbcSinkConnector
 tasks.max=1
@@ -335,13 +349,15 @@ pk.fields=event_id
 auto.create=true
 table.name.format=user_events
 EOF
-  measure weir_jdbc "weir JDBC sink (SQLite upsert), tasks.max=1" "sqlite:$db" tasks=1 -- \
-    "$weir" standalone "$(worker_file "$name")" "$work/run/$name.properties"
+    measure weir_jdbc "weir JDBC sink (SQLite upsert), tasks.max=1$(round_label "$round")" "sqlite:$db" tasks=1 -- \
+      "$weir" standalone "$(worker_file "$name")" "$work/run/$name.properties"
+    rm -f "$db" "$db-wal" "$db-shm" # so that its pages are not written back during the next loop
+  done
   # The raw SQLite insert rates: of the very records the sink just wrote, read from
   # the topic in consumer order into the table auto.create made (the target's
   # reference), and of jdbc_bench's synthetic rows in key order (for comparison).
   weir::log "bench: jdbc_bench (raw SQLite inserts, same rows and synthetic)"
-  if raw="$("$tools/jdbc_bench" --records "$records" --rounds 1 --bootstrap-servers "$bootstrap" \
+  if raw="$("$tools/jdbc_bench" --records "$records" --rounds "$rounds" --bootstrap-servers "$bootstrap" \
       --topic "$topic" --pk-fields event_id --table user_events 2>"$work/run/jdbc_bench.err")"; then
     printf '%s\n' "$raw" >"$work/run/jdbc_bench.out"
     weir::log "bench:   $(grep -m1 'same-rows raw INSERT loop, consumer order, 1 transaction' <<<"$raw" | sed 's/^ *//')"
