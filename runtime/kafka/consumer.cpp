@@ -108,9 +108,8 @@ Consumer::Consumer(const Properties& props, RebalanceListener listener)
 
   auto conf = make_conf(p); // validates every property, naming a bad one
   static_member_ = !get_or(p, "group.instance.id", "").empty();
-  start_at_earliest_ = get_or(p, "auto.offset.reset", "") == "earliest"
-                       || get_or(p, "auto.offset.reset", "") == "smallest"
-                       || get_or(p, "auto.offset.reset", "") == "beginning";
+  auto reset = get_or(p, "auto.offset.reset", "");
+  start_at_earliest_ = reset == "earliest" || reset == "smallest" || reset == "beginning";
   prefetch_max_messages_ = std::stoul(p.at("queued.min.messages"));
   prefetch_max_bytes_ = std::stoul(get_or(p, "queued.max.messages.kbytes", "65536")) * 1024;
   rd_kafka_conf_set_opaque(conf.get(), this);
