@@ -412,7 +412,10 @@ BOOST_AUTO_TEST_CASE(tolerance_none_fails_the_task_and_commits_nothing_past_the_
   std::this_thread::sleep_for(3s);
   auto lines = progress_lines(weir->output(), name);
   BOOST_REQUIRE(!lines.empty());
-  BOOST_TEST(lines.back().failed == 1);
+  // The worker restarts a failed task (with backoff), and the restarted one fails
+  // again on the same record: a line printed between the two says 0 failed.
+  BOOST_TEST(std::any_of(lines.begin(), lines.end(), [](const auto& l) { return l.failed == 1; }),
+             "no progress line reports the failed task:\n" << tail_lines(weir->output(), 6));
   committed = committed_offsets(group, topic, 2);
   BOOST_TEST(committed[1] == 1000, "partition 1 committed up to " << committed[1]
                                                                     << ", past the bad record at 1000");
