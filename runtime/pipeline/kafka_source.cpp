@@ -57,6 +57,7 @@ BatchSource::Status KafkaSource::fill(Batch& out, uint64_t max_bytes) {
   // of growing (and being copied) a dozen times per batch.
   if (out.empty())
     out.reserve(last_records_, std::min<uint64_t>(last_bytes_, max_bytes));
+  commit_due();
   auto n = consumer_.poll(out, options_.max_records, max_bytes, options_.poll_timeout);
   if (n > 0) {
     last_records_ = out.size();
@@ -82,6 +83,7 @@ void KafkaSource::set_blocked(bool blocked) {
 }
 
 void KafkaSource::serve() {
+  commit_due();
   if (!consumer_.paused()) {
     // Not paused yet: polling now would take records that belong to the next batch.
     if (!blocked_ || std::chrono::steady_clock::now() - blocked_since_ < options_.pause_after)
@@ -115,7 +117,15 @@ int64_t KafkaSource::lag() const {
 }
 
 void KafkaSource::on_durable(const std::vector<kafka::TopicPartitionOffset>& offsets) {
+  const auto& assigned = consumer_.assignment();
   for (const auto& o : offsets) {
+    // A batch written after its partition was revoked: the new owner reads it again
+    // from the offset committed on revocation, and an older commit now would undo
+    // the new owner's progress.
+    if (std::none_of(assigned.begin(), assigned.end(), [&](const auto& tp) {
+          return tp.partition == o.partition && tp.topic == o.topic;
+        }))
+      continue;
     auto it = std::find_if(last_durable_.begin(), last_durable_.end(), [&](const auto& d) {
       return d.partition == o.partition && d.topic == o.topic;
     });
@@ -123,11 +133,20 @@ void KafkaSource::on_durable(const std::vector<kafka::TopicPartitionOffset>& off
       last_durable_.push_back(o);
     else
       it->offset = std::max(it->offset, o.offset);
+    uncommitted_ = true;
   }
+  commit_due();
+}
+
+void KafkaSource::commit_due() {
+  auto now = std::chrono::steady_clock::now();
+  if (!uncommitted_ || now < next_commit_)
+    return;
+  uncommitted_ = false;
+  next_commit_ = now + options_.commit_interval;
   // Asynchronous: commits are ordered by librdkafka, and a failure is logged and
   // counted; the next commit covers the same records again.
-  consumer_.commit(offsets, true);
-  ++commits_;
+  consumer_.commit(last_durable_, true);
 }
 
 } // namespace weir::runtime::pipeline

@@ -48,6 +48,10 @@ public:
     std::chrono::milliseconds pause_after{1000};
     /// When set, the consumers sharing it join their group together (see JoinGate).
     std::shared_ptr<JoinGate> join_gate = nullptr;
+    /// Durable offsets reported within this interval go to the broker in one commit.
+    /// Each commit is a write to __consumer_offsets: one per batch (~700/s for a
+    /// fast sink) kept the broker busier than the whole fetch path.
+    std::chrono::milliseconds commit_interval{100};
   };
 
   /// `listener` hears of every rebalance after the source's own handling: partitions
@@ -70,16 +74,18 @@ public:
   uint64_t commit_ns() const override { return consumer_.commit_ns(); }
 
   kafka::Consumer& consumer() noexcept { return consumer_; }
-  uint64_t committed_batches() const noexcept { return commits_; }
 
 private:
   void on_rebalance(const kafka::RebalanceEvent& event);
+  /// Commits the durable offsets not yet committed, once commit_interval has passed.
+  void commit_due();
 
   Options options_;
   kafka::RebalanceListener listener_;
   // Before consumer_: its rebalance callback reads them until it is closed.
   std::vector<kafka::TopicPartitionOffset> last_durable_;
-  uint64_t commits_ = 0;
+  bool uncommitted_ = false; ///< last_durable_ moved since the last commit
+  std::chrono::steady_clock::time_point next_commit_{};
   kafka::Consumer consumer_;
   Batch scratch_; // serve() polls into it; always empty while paused
   bool subscribed_ = false;

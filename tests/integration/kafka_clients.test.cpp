@@ -1,9 +1,11 @@
 // The Kafka client wrappers against a real broker: volume, ordering, exactly-once
-// delivery into a fresh group, and cooperative-sticky sharing of partitions.
+// delivery into a fresh group, cooperative-sticky sharing of partitions, and the
+// pipeline's KafkaSource committing what was reported durable.
 #include "runtime/kafka/admin.hpp"
 #include "runtime/kafka/consumer.hpp"
 #include "runtime/kafka/producer.hpp"
-#include "tests/support/kafka_env.hpp"
+#include "runtime/pipeline/kafka_source.hpp"
+#include "tests/support/kafka_tools.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -118,6 +120,31 @@ struct Checker {
   size_t count = 0;
   std::map<int32_t, std::pair<int64_t, int64_t>> last_of; // partition -> (offset, seq)
 };
+
+// Reads n records through `source`, reporting each batch durable as soon as it is
+// read (a sink that writes instantly); returns the number of batches.
+size_t read_all_durable(weir::runtime::pipeline::KafkaSource& source, int64_t n) {
+  size_t read = 0, batches = 0;
+  auto deadline = Clock::now() + 60s;
+  while (read < static_cast<size_t>(n) && Clock::now() < deadline) {
+    weir::Batch batch;
+    source.fill(batch, 1 << 20);
+    if (batch.empty())
+      continue;
+    read += batch.size();
+    ++batches;
+    source.on_durable(weir::runtime::durable_offsets(batch));
+  }
+  BOOST_REQUIRE_EQUAL(read, static_cast<size_t>(n));
+  return batches;
+}
+
+int64_t sum(const std::vector<int64_t>& offsets) {
+  int64_t total = 0;
+  for (auto o : offsets)
+    total += o;
+  return total;
+}
 
 } // namespace
 
@@ -314,6 +341,59 @@ BOOST_AUTO_TEST_CASE(headers_and_values_of_every_shape_under_each_codec) {
       consumer.close();
     }
   }
+}
+
+// A commit per durable batch kept the broker busier than the fetches: the offsets
+// reported within commit_interval go in one commit. None is lost: a pending
+// commit goes out when the interval has passed, while the source only polls, and
+// the source's end commits the rest. Offsets of a partition the source does not
+// own are never committed (they would undo its owner's progress).
+BOOST_AUTO_TEST_CASE(kafka_source_coalesces_commits_and_loses_none) {
+  using weir::runtime::pipeline::KafkaSource;
+  const int64_t n = 4000;
+  auto topic = unique_name("weir-itest-source");
+  auto foreign = topic + "-foreign";
+  create_topics(broker(), {{topic, 2, 1}, {foreign, 1, 1}});
+  produce_sequence(topic, n, 500);
+  auto options = [&](const std::string& group, std::chrono::milliseconds interval) {
+    KafkaSource::Options o;
+    o.consumer = member_of(group);
+    o.topics = {topic};
+    o.max_records = 100;
+    o.commit_interval = interval;
+    return o;
+  };
+
+  auto closing_group = unique_name("weir-itest-source-close");
+  {
+    KafkaSource source(options(closing_group, 1h));
+    auto batches = read_all_durable(source, n);
+    BOOST_TEST(batches >= 40u);
+    source.on_durable({{foreign, 0, 7}});
+    for (auto until = Clock::now() + 1s; Clock::now() < until;) {
+      weir::Batch idle;
+      source.fill(idle, 1 << 20);
+    }
+    // The first report was committed at once; the others wait for the interval.
+    BOOST_TEST(source.commits() == 1u);
+    BOOST_TEST(sum(weir::testing::committed_offsets(closing_group, topic, 2)) < n);
+  } // closing commits the rest, synchronously
+  auto closed = weir::testing::committed_offsets(closing_group, topic, 2);
+  BOOST_TEST(sum(closed) == n, "committed " << closed[0] << " + " << closed[1]);
+  BOOST_TEST(weir::testing::committed_offsets(closing_group, foreign, 1)[0] == -1);
+
+  auto running_group = unique_name("weir-itest-source-run");
+  KafkaSource source(options(running_group, 200ms));
+  auto batches = read_all_durable(source, n);
+  int64_t committed = 0;
+  for (auto until = Clock::now() + 10s; committed < n && Clock::now() < until;) {
+    weir::Batch idle;
+    source.fill(idle, 1 << 20); // polls for up to 100 ms, then commits what is due
+    committed = sum(weir::testing::committed_offsets(running_group, topic, 2));
+  }
+  BOOST_TEST(committed == n);
+  BOOST_TEST(source.commits() < batches, source.commits() << " commits for " << batches
+                                                             << " batches");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
