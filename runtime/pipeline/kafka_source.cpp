@@ -142,11 +142,16 @@ void KafkaSource::commit_due() {
   auto now = std::chrono::steady_clock::now();
   if (!uncommitted_ || now < next_commit_)
     return;
-  uncommitted_ = false;
   next_commit_ = now + options_.commit_interval;
   // Asynchronous: commits are ordered by librdkafka, and a failure is logged and
   // counted; the next commit covers the same records again.
-  consumer_.commit(last_durable_, true);
+  try {
+    consumer_.commit(last_durable_, true);
+    uncommitted_ = false;
+  } catch (const std::exception& e) {
+    spdlog::warn("kafka source: committing offsets failed, trying again in {} ms: {}",
+                 options_.commit_interval.count(), e.what());
+  }
 }
 
 } // namespace weir::runtime::pipeline

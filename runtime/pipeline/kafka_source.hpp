@@ -77,7 +77,8 @@ public:
 
 private:
   void on_rebalance(const kafka::RebalanceEvent& event);
-  /// Commits the durable offsets not yet committed, once commit_interval has passed.
+  /// Commits the durable offsets not yet committed, once commit_interval has passed;
+  /// a failure is logged and the commit tried again an interval later.
   void commit_due();
 
   Options options_;
