@@ -109,7 +109,9 @@ Consumer::Consumer(const Properties& props, RebalanceListener listener)
   auto conf = make_conf(p); // validates every property, naming a bad one
   static_member_ = !get_or(p, "group.instance.id", "").empty();
   auto reset = get_or(p, "auto.offset.reset", "");
-  start_at_earliest_ = reset == "earliest" || reset == "smallest" || reset == "beginning";
+  reset_to_ = reset == "earliest" || reset == "smallest" || reset == "beginning" ? RD_KAFKA_OFFSET_BEGINNING
+              : reset == "latest" || reset == "largest" || reset == "end"   ? RD_KAFKA_OFFSET_END
+                                                                             : RD_KAFKA_OFFSET_INVALID;
   prefetch_max_messages_ = std::stoul(p.at("queued.min.messages"));
   prefetch_max_bytes_ = std::stoul(get_or(p, "queued.max.messages.kbytes", "65536")) * 1024;
   rd_kafka_conf_set_opaque(conf.get(), this);
@@ -140,6 +142,14 @@ void Consumer::subscribe(const std::vector<std::string>& topics) {
   if (auto err = rd_kafka_subscribe(rk_.get(), list.get()))
     throw KafkaError(describe("kafka consumer: subscribe failed", err), err);
   subscribed_ = true;
+  // librdkafka 2.0 creates its handle of a subscribed topic only when it is first
+  // assigned, and learns the partitions' leaders after that; a handle made now
+  // learns them from the metadata the group join waits for, before any assignment
+  // (see start_uncommitted_at_reset).
+  for (const auto& t : topics)
+    if (!t.starts_with('^'))
+      if (rd_kafka_topic_t* handle = rd_kafka_topic_new(rk_.get(), t.c_str(), nullptr))
+        topic_handles_.push_back(handle);
 }
 
 size_t Consumer::poll(weir::Batch& out, size_t max_records, size_t max_bytes,
@@ -447,7 +457,7 @@ void Consumer::ask_lag(std::vector<PartitionLag>& lags, const std::vector<size_t
   auto from = ask(RD_KAFKA_OFFSET_INVALID);
   std::vector<int64_t> start;
   for (size_t i = 0; i < unknown.size(); ++i) {
-    if (from[i] < 0 && start_at_earliest_) {
+    if (from[i] < 0 && reset_to_ == RD_KAFKA_OFFSET_BEGINNING) {
       if (start.empty())
         start = ask(RD_KAFKA_OFFSET_BEGINNING);
       from[i] = start[i];
@@ -499,6 +509,9 @@ void Consumer::close() {
                  std::chrono::duration_cast<std::chrono::seconds>(close_timeout).count());
   rd_kafka_queue_destroy(queue_);
   queue_ = nullptr;
+  for (rd_kafka_topic_t* handle : topic_handles_)
+    rd_kafka_topic_destroy(handle);
+  topic_handles_.clear();
   if (subscribed_ && !assigned_once_ && rd_kafka_version() < 0x020300ff) {
     // librdkafka before 2.3.0 asserts when it destroys a cooperative-sticky consumer
     // whose first rebalance never completed (librdkafka issue 4312): the process
@@ -577,6 +590,7 @@ void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_
     if (!listed.empty())
       spdlog::info("kafka consumer {}: adding newly assigned partitions: {}", rd_kafka_name(rk),
                    list_partitions(listed));
+    start_uncommitted_at_reset(partitions);
     if (cooperative) {
       report("incremental assign", rd_kafka_incremental_assign(rk, partitions));
       assignment_.insert(assignment_.end(), listed.begin(), listed.end());
@@ -622,6 +636,34 @@ void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_
   }
   if (listener_error)
     std::rethrow_exception(listener_error);
+}
+
+// librdkafka 2.0 looks a partition's committed offset up once it is assigned, and
+// when there is none it waits 100 ms (rd_kafka_offset_reset: a fixed backoff for
+// any reset caused by an error, "no offset stored" included) before it asks for the
+// auto.offset.reset offset: a new group's first fetch came 100 ms after its
+// assignment. Looking the committed offsets up here (one more round trip) and
+// assigning the partitions without one at the logical reset offset starts them at
+// once, provided librdkafka knows their leader by then (else it waits 500 ms): so
+// only partitions of topics subscribed by name, whose handles subscribe() made.
+// On any failure librdkafka looks the offsets up itself, as before.
+void Consumer::start_uncommitted_at_reset(rd_kafka_topic_partition_list_t* assigned) {
+  if (reset_to_ == RD_KAFKA_OFFSET_INVALID || assigned->cnt == 0)
+    return;
+  auto known_leader = [&](const char* topic) {
+    return std::any_of(topic_handles_.begin(), topic_handles_.end(), [&](rd_kafka_topic_t* t) {
+      return std::strcmp(rd_kafka_topic_name(t), topic) == 0;
+    });
+  };
+  PartitionListPtr committed{rd_kafka_topic_partition_list_copy(assigned),
+                             &rd_kafka_topic_partition_list_destroy};
+  if (rd_kafka_committed(rk_.get(), committed.get(), 2000))
+    return;
+  for (int i = 0; i < assigned->cnt; ++i)
+    if (assigned->elems[i].offset == RD_KAFKA_OFFSET_INVALID && !committed->elems[i].err
+        && committed->elems[i].offset == RD_KAFKA_OFFSET_INVALID
+        && known_leader(assigned->elems[i].topic))
+      assigned->elems[i].offset = reset_to_;
 }
 
 void Consumer::drop_pending_of(const std::vector<TopicPartition>& revoked) {

@@ -116,6 +116,7 @@ private:
                         rd_kafka_topic_partition_list_t* offsets, void* opaque);
   void rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
   void drop_pending_of(const std::vector<TopicPartition>& revoked);
+  void start_uncommitted_at_reset(rd_kafka_topic_partition_list_t* assigned);
   bool take(weir::Batch& out, rd_kafka_message_t* msg, size_t max_bytes, size_t start_bytes);
   bool handle_error(rd_kafka_message_t* msg); // true: msg was an error (consumed)
   size_t fetch(std::chrono::milliseconds timeout, size_t max);
@@ -138,8 +139,11 @@ private:
   bool revoked_during_fetch_ = false;
   bool closed_ = false;
   bool subscribed_ = false;
+  std::vector<rd_kafka_topic_t*> topic_handles_; // see subscribe()
   bool static_member_ = false; ///< group.instance.id is set (KIP-345)
-  bool start_at_earliest_ = true; ///< auto.offset.reset is earliest
+  /// Where auto.offset.reset starts a partition without a committed offset:
+  /// RD_KAFKA_OFFSET_BEGINNING or _END, or _INVALID when it is an error.
+  int64_t reset_to_ = RD_KAFKA_OFFSET_BEGINNING;
   // librdkafka's prefetch limits (queued.min.messages, queued.max.messages.kbytes),
   // whether the queue reached them since the last wake_fetchers(), and the mean
   // message size, which turns the queue's length into bytes.
