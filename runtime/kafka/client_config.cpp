@@ -9,13 +9,14 @@ namespace weir::runtime::kafka {
 namespace {
 
 // librdkafka logs with syslog levels; called from its internal threads, which is
-// fine because spdlog's default logger is thread-safe.
+// fine because spdlog's default logger is thread-safe. Its debug lines (level 7)
+// come only when a client's `debug` property asks for them (which sets its
+// log_level to 7), so they are logged at info: spdlog's debug level is off.
 void log_to_spdlog(const rd_kafka_t* rk, int level, const char* fac, const char* buf) {
   auto lvl = level <= 2   ? spdlog::level::critical
              : level == 3 ? spdlog::level::err
              : level == 4 ? spdlog::level::warn
-             : level <= 6 ? spdlog::level::info
-                          : spdlog::level::debug;
+                          : spdlog::level::info;
   spdlog::log(lvl, "librdkafka {} {}: {}", rk ? rd_kafka_name(rk) : "-", fac, buf);
 }
 
