@@ -32,8 +32,8 @@ const ConfigDef& worker_def(bool node) {
                "database in weir.");
     d.define("offset.flush.interval.ms", ConfigType::Long, "10000", Importance::Low,
              "Interval at which to try committing offsets for tasks. weir commits sink "
-             "offsets as soon as they are durable, at most every 100 ms; source offsets are written to the "
-             "state file this often, and at shutdown.",
+             "offsets as soon as they are durable, at most every 100 ms; source offsets "
+             "are written to the state file this often, and at shutdown.",
              validators::range(0, std::nullopt));
     d.define("exactly.once.source.support", ConfigType::String, "disabled", Importance::High,
              "Whether to enable exactly-once support for source connectors by using "

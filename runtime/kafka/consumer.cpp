@@ -147,9 +147,15 @@ void Consumer::subscribe(const std::vector<std::string>& topics) {
   // learns them from the metadata the group join waits for, before any assignment
   // (see start_uncommitted_at_reset).
   for (const auto& t : topics)
-    if (!t.starts_with('^'))
+    if (!t.starts_with('^') && !has_topic_handle(t.c_str()))
       if (rd_kafka_topic_t* handle = rd_kafka_topic_new(rk_.get(), t.c_str(), nullptr))
         topic_handles_.push_back(handle);
+}
+
+bool Consumer::has_topic_handle(const char* topic) const {
+  return std::any_of(topic_handles_.begin(), topic_handles_.end(), [&](rd_kafka_topic_t* t) {
+    return std::strcmp(rd_kafka_topic_name(t), topic) == 0;
+  });
 }
 
 size_t Consumer::poll(weir::Batch& out, size_t max_records, size_t max_bytes,
@@ -650,11 +656,6 @@ void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_
 void Consumer::start_uncommitted_at_reset(rd_kafka_topic_partition_list_t* assigned) {
   if (reset_to_ == RD_KAFKA_OFFSET_INVALID || assigned->cnt == 0)
     return;
-  auto known_leader = [&](const char* topic) {
-    return std::any_of(topic_handles_.begin(), topic_handles_.end(), [&](rd_kafka_topic_t* t) {
-      return std::strcmp(rd_kafka_topic_name(t), topic) == 0;
-    });
-  };
   PartitionListPtr committed{rd_kafka_topic_partition_list_copy(assigned),
                              &rd_kafka_topic_partition_list_destroy};
   if (rd_kafka_committed(rk_.get(), committed.get(), 2000))
@@ -662,7 +663,7 @@ void Consumer::start_uncommitted_at_reset(rd_kafka_topic_partition_list_t* assig
   for (int i = 0; i < assigned->cnt; ++i)
     if (assigned->elems[i].offset == RD_KAFKA_OFFSET_INVALID && !committed->elems[i].err
         && committed->elems[i].offset == RD_KAFKA_OFFSET_INVALID
-        && known_leader(assigned->elems[i].topic))
+        && has_topic_handle(assigned->elems[i].topic))
       assigned->elems[i].offset = reset_to_;
 }
 

@@ -117,6 +117,7 @@ private:
   void rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
   void drop_pending_of(const std::vector<TopicPartition>& revoked);
   void start_uncommitted_at_reset(rd_kafka_topic_partition_list_t* assigned);
+  bool has_topic_handle(const char* topic) const;
   bool take(weir::Batch& out, rd_kafka_message_t* msg, size_t max_bytes, size_t start_bytes);
   bool handle_error(rd_kafka_message_t* msg); // true: msg was an error (consumed)
   size_t fetch(std::chrono::milliseconds timeout, size_t max);
