@@ -40,6 +40,7 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
     consumer.consumer.try_emplace("group.instance.id", spec.group_instance_id);
   else
     consumer.join_gate = spec.join_gate; // see JoinGate for why static members are not gated
+  consumer.start_offsets = writer->stored_offsets(); // exactly-once sinks resume there
   auto kafka = std::make_shared<pipeline::KafkaSource>(consumer);
 
   using runtime::metrics::StageRole;

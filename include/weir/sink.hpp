@@ -26,7 +26,8 @@
 // Exactly-once: a sink is exactly-once only if it stores, in the same atomic write as
 // the records, the next offset of each partition it wrote, and reports them from
 // stored_offsets() when the task starts: the consumer then resumes there, not at the
-// group's committed offset. A sink that cannot write both atomically must return
+// group's committed offset (unless that one is later), the first time each
+// partition is assigned to the task. A sink that cannot write both atomically must return
 // nothing from stored_offsets() (the default) and is at-least-once.
 //
 // Errors:
@@ -140,7 +141,8 @@ public:
   /// or after a failure). An exception from it is logged.
   virtual void close() {}
 
-  /// For exactly-once sinks: the offsets stored with the data. Called once, after open().
+  /// For exactly-once sinks: the offsets stored with the data (any partitions; those
+  /// never assigned to the task are ignored). Called once, after open().
   virtual std::vector<StoredOffset> stored_offsets() { return {}; }
 };
 

@@ -145,7 +145,7 @@ void Consumer::subscribe(const std::vector<std::string>& topics) {
   // librdkafka 2.0 creates its handle of a subscribed topic only when it is first
   // assigned, and learns the partitions' leaders after that; a handle made now
   // learns them from the metadata the group join waits for, before any assignment
-  // (see start_uncommitted_at_reset).
+  // (see choose_start).
   for (const auto& t : topics)
     if (!t.starts_with('^') && !has_topic_handle(t.c_str()))
       if (rd_kafka_topic_t* handle = rd_kafka_topic_new(rk_.get(), t.c_str(), nullptr))
@@ -596,7 +596,7 @@ void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_
     if (!listed.empty())
       spdlog::info("kafka consumer {}: adding newly assigned partitions: {}", rd_kafka_name(rk),
                    list_partitions(listed));
-    start_uncommitted_at_reset(partitions);
+    choose_start(partitions);
     if (cooperative) {
       report("incremental assign", rd_kafka_incremental_assign(rk, partitions));
       assignment_.insert(assignment_.end(), listed.begin(), listed.end());
@@ -644,27 +644,43 @@ void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_
     std::rethrow_exception(listener_error);
 }
 
-// librdkafka 2.0 looks a partition's committed offset up once it is assigned, and
-// when there is none it waits 100 ms (rd_kafka_offset_reset: a fixed backoff for
-// any reset caused by an error, "no offset stored" included) before it asks for the
-// auto.offset.reset offset: a new group's first fetch came 100 ms after its
-// assignment. Looking the committed offsets up here (one more round trip) and
-// assigning the partitions without one at the logical reset offset starts them at
-// once, provided librdkafka knows their leader by then (else it waits 500 ms): so
-// only partitions of topics subscribed by name, whose handles subscribe() made.
-// On any failure librdkafka looks the offsets up itself, as before.
-void Consumer::start_uncommitted_at_reset(rd_kafka_topic_partition_list_t* assigned) {
-  if (reset_to_ == RD_KAFKA_OFFSET_INVALID || assigned->cnt == 0)
+// Where assigned partitions start, decided here instead of by librdkafka for two kinds:
+// - A partition in start_at_ (an exactly-once sink's stored offset) starts there the
+//   first time it is assigned, unless the group committed a later offset.
+// - A partition without a committed offset starts at the logical auto.offset.reset
+//   offset. librdkafka 2.0 would look its committed offset up once assigned and, as
+//   there is none, wait 100 ms (rd_kafka_offset_reset: a fixed backoff for any reset
+//   caused by an error, "no offset stored" included) before asking for that offset:
+//   a new group's first fetch came 100 ms after its assignment. Assigned at the
+//   logical offset, it starts at once, provided librdkafka knows its leader by then
+//   (else it waits 500 ms): so only partitions of topics subscribed by name, whose
+//   handles subscribe() made.
+// Every other partition, and every one when the lookup fails, is left to librdkafka
+// (its committed offset, or the reset).
+void Consumer::choose_start(rd_kafka_topic_partition_list_t* assigned) {
+  if ((reset_to_ == RD_KAFKA_OFFSET_INVALID && start_at_.empty()) || assigned->cnt == 0)
     return;
   PartitionListPtr committed{rd_kafka_topic_partition_list_copy(assigned),
                              &rd_kafka_topic_partition_list_destroy};
-  if (rd_kafka_committed(rk_.get(), committed.get(), 2000))
-    return;
-  for (int i = 0; i < assigned->cnt; ++i)
-    if (assigned->elems[i].offset == RD_KAFKA_OFFSET_INVALID && !committed->elems[i].err
-        && committed->elems[i].offset == RD_KAFKA_OFFSET_INVALID
-        && has_topic_handle(assigned->elems[i].topic))
-      assigned->elems[i].offset = reset_to_;
+  bool known = rd_kafka_committed(rk_.get(), committed.get(), 2000) == RD_KAFKA_RESP_ERR_NO_ERROR;
+  for (int i = 0; i < assigned->cnt; ++i) {
+    auto& a = assigned->elems[i];
+    if (a.offset != RD_KAFKA_OFFSET_INVALID)
+      continue;
+    bool none_committed = known && !committed->elems[i].err
+                          && committed->elems[i].offset == RD_KAFKA_OFFSET_INVALID;
+    auto stored = std::find_if(start_at_.begin(), start_at_.end(), [&](const auto& s) {
+      return s.partition == a.partition && s.topic == a.topic;
+    });
+    if (stored != start_at_.end()) {
+      // RD_KAFKA_OFFSET_INVALID (nothing committed) is below any stored offset.
+      if (!known || committed->elems[i].err || committed->elems[i].offset < stored->offset)
+        a.offset = stored->offset;
+      start_at_.erase(stored);
+    } else if (none_committed && reset_to_ != RD_KAFKA_OFFSET_INVALID && has_topic_handle(a.topic)) {
+      a.offset = reset_to_;
+    }
+  }
 }
 
 void Consumer::drop_pending_of(const std::vector<TopicPartition>& revoked) {

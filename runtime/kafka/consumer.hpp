@@ -64,6 +64,11 @@ public:
   /// Subscribes to `topics`; an entry starting with '^' is a regular expression.
   void subscribe(const std::vector<std::string>& topics);
 
+  /// Where each of these partitions starts when it is first assigned, unless the
+  /// group has committed a later offset: the offsets an exactly-once sink stored with
+  /// its data (SinkWriter::stored_offsets). Call before subscribe().
+  void start_at(std::vector<TopicPartitionOffset> offsets) { start_at_ = std::move(offsets); }
+
   /// Appends up to `max_records` records to `out` while `out.byte_size()` grows by at
   /// most `max_bytes`; a single larger record is taken only when `out` is empty.
   /// A record that does not fit is carried over to the next call, never dropped.
@@ -116,7 +121,7 @@ private:
                         rd_kafka_topic_partition_list_t* offsets, void* opaque);
   void rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
   void drop_pending_of(const std::vector<TopicPartition>& revoked);
-  void start_uncommitted_at_reset(rd_kafka_topic_partition_list_t* assigned);
+  void choose_start(rd_kafka_topic_partition_list_t* assigned);
   bool has_topic_handle(const char* topic) const;
   bool take(weir::Batch& out, rd_kafka_message_t* msg, size_t max_bytes, size_t start_bytes);
   bool handle_error(rd_kafka_message_t* msg); // true: msg was an error (consumed)
@@ -141,6 +146,7 @@ private:
   bool closed_ = false;
   bool subscribed_ = false;
   std::vector<rd_kafka_topic_t*> topic_handles_; // see subscribe()
+  std::vector<TopicPartitionOffset> start_at_;     // see start_at(), choose_start()
   bool static_member_ = false; ///< group.instance.id is set (KIP-345)
   /// Where auto.offset.reset starts a partition without a committed offset:
   /// RD_KAFKA_OFFSET_BEGINNING or _END, or _INVALID when it is an error.

@@ -9,6 +9,7 @@ namespace weir::runtime::pipeline {
 KafkaSource::KafkaSource(Options options, kafka::RebalanceListener listener)
   : options_(std::move(options)), listener_(std::move(listener)),
     consumer_(options_.consumer, [this](const kafka::RebalanceEvent& e) { on_rebalance(e); }) {
+  consumer_.start_at(options_.start_offsets);
   if (!options_.join_gate) {
     consumer_.subscribe(options_.topics);
     subscribed_ = true;

@@ -52,6 +52,8 @@ public:
     /// Each commit is a write to __consumer_offsets: one per batch (~700/s for a
     /// fast sink) kept the broker busier than the whole fetch path.
     std::chrono::milliseconds commit_interval{100};
+    /// Where partitions start when first assigned (see kafka::Consumer::start_at).
+    std::vector<kafka::TopicPartitionOffset> start_offsets;
   };
 
   /// `listener` hears of every rebalance after the source's own handling: partitions

@@ -33,8 +33,10 @@ public:
   /// written. Throwing means the whole batch failed (it may be retried).
   virtual void write(data::DecodedBatch& batch) = 0;
 
-  /// Offsets the destination stored itself (exactly-once sinks): where the task's
-  /// consumer starts reading each partition. Empty for at-least-once sinks.
+  /// Offsets the destination stored itself (exactly-once sinks), asked once when the
+  /// task starts: where the task's consumer starts reading each partition the first
+  /// time it is assigned, unless the group committed a later offset. Empty for
+  /// at-least-once sinks.
   virtual std::vector<kafka::TopicPartitionOffset> stored_offsets() { return {}; }
 };
 

@@ -408,6 +408,53 @@ BOOST_AUTO_TEST_CASE(auto_offset_reset_applies_only_without_a_committed_offset) 
   consumer.close();
 }
 
+// An exactly-once sink's stored offsets (Consumer::start_at) decide where a partition
+// starts, unless the group has committed a later offset.
+BOOST_AUTO_TEST_CASE(stored_offsets_start_partitions_unless_a_later_one_is_committed) {
+  auto topic = unique_name("weir-itest-start");
+  create_topics(broker(), {{topic, 2, 1}});
+  produce_sequence(topic, 1000, 500);
+  std::vector<TopicPartitionOffset> ends; // each partition's end offset, as read
+  {
+    Consumer all(member_of(unique_name("weir-itest-start-all")));
+    all.subscribe({topic});
+    BOOST_REQUIRE_EQUAL(read_count(all, 1000, 30s, 0ms, &ends), 1000u);
+    all.close();
+  }
+  BOOST_REQUIRE_EQUAL(ends.size(), 2u);
+  auto end_of = [&](int32_t p) {
+    return std::find_if(ends.begin(), ends.end(), [&](const auto& e) { return e.partition == p; })->offset;
+  };
+  BOOST_REQUIRE(end_of(0) > 100 && end_of(1) > 100);
+  const std::vector<TopicPartitionOffset> stored{{topic, 0, 10}, {topic, 1, 20}};
+
+  // Nothing committed: both partitions start at their stored offsets.
+  Consumer fresh(member_of(unique_name("weir-itest-start-fresh")));
+  fresh.start_at(stored);
+  fresh.subscribe({topic});
+  auto expected = static_cast<size_t>(end_of(0) - 10 + end_of(1) - 20);
+  BOOST_TEST(read_count(fresh, expected, 30s, 2s) == expected);
+  fresh.close();
+
+  // Partition 0 committed at 100, past its stored 10: it starts at 100.
+  auto group = unique_name("weir-itest-start-committed");
+  {
+    Consumer first(member_of(group));
+    first.subscribe({topic});
+    for (auto until = Clock::now() + 30s; first.assignment().size() < 2 && Clock::now() < until;)
+      read_count(first, 0, 0ms, 100ms);
+    BOOST_REQUIRE_EQUAL(first.assignment().size(), 2u);
+    first.commit({{topic, 0, 100}}, false);
+    first.close();
+  }
+  Consumer later(member_of(group));
+  later.start_at(stored);
+  later.subscribe({topic});
+  expected = static_cast<size_t>(end_of(0) - 100 + end_of(1) - 20);
+  BOOST_TEST(read_count(later, expected, 30s, 2s) == expected);
+  later.close();
+}
+
 // A commit per durable batch kept the broker busier than the fetches: the offsets
 // reported within commit_interval go in one commit. None is lost: a pending
 // commit goes out when the interval has passed, while the source only polls, and
