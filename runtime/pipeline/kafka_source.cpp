@@ -1,13 +1,36 @@
 #include "runtime/pipeline/kafka_source.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include <spdlog/spdlog.h>
 
 namespace weir::runtime::pipeline {
 
+namespace {
+
+// Java's max.poll.records (records per poll, and so per put() in Kafka Connect) is the
+// batch size here; librdkafka has no such property.
+KafkaSource::Options take_max_poll_records(KafkaSource::Options options) {
+  auto it = options.consumer.find("max.poll.records");
+  if (it == options.consumer.end())
+    return options;
+  const std::string& text = it->second;
+  size_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc{} || end != text.data() + text.size() || n == 0)
+    throw kafka::KafkaError("kafka property 'max.poll.records': '" + text
+                                + "' is not a positive integer",
+                            RD_KAFKA_RESP_ERR__INVALID_ARG);
+  options.max_records = n;
+  options.consumer.erase(it);
+  return options;
+}
+
+} // namespace
+
 KafkaSource::KafkaSource(Options options, kafka::RebalanceListener listener)
-  : options_(std::move(options)), listener_(std::move(listener)),
+  : options_(take_max_poll_records(std::move(options))), listener_(std::move(listener)),
     consumer_(options_.consumer, [this](const kafka::RebalanceEvent& e) { on_rebalance(e); }) {
   consumer_.start_at(options_.start_offsets);
   if (!options_.join_gate) {

@@ -40,7 +40,9 @@ struct JoinGate {
 class KafkaSource : public BatchSource {
 public:
   struct Options {
-    kafka::Properties consumer;       ///< librdkafka properties (bootstrap, group.id, ...)
+    /// librdkafka properties (bootstrap, group.id, ...); Java's max.poll.records, if
+    /// given, is taken out and sets max_records.
+    kafka::Properties consumer;
     std::vector<std::string> topics;  ///< names, or one '^regex'
     size_t max_records = 2000;        ///< records per batch
     std::chrono::milliseconds poll_timeout{100};

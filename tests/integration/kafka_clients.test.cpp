@@ -455,6 +455,35 @@ BOOST_AUTO_TEST_CASE(stored_offsets_start_partitions_unless_a_later_one_is_commi
   later.close();
 }
 
+// Kafka Connect users set consumer.max.poll.records (records per put()); librdkafka
+// has no such property, so the source takes it as its batch size.
+BOOST_AUTO_TEST_CASE(kafka_source_takes_max_poll_records_as_its_batch_size) {
+  using weir::runtime::pipeline::KafkaSource;
+  auto topic = unique_name("weir-itest-poll-records");
+  create_topics(broker(), {{topic, 1, 1}});
+  produce_sequence(topic, 100, 100);
+  KafkaSource::Options options;
+  options.consumer = member_of(unique_name("weir-itest-poll-records"));
+  options.topics = {topic};
+  for (const char* bad : {"0", "-3", "seven", "7x", ""}) {
+    options.consumer["max.poll.records"] = bad;
+    BOOST_CHECK_EXCEPTION(KafkaSource{options}, KafkaError, [&](const KafkaError& e) {
+      return std::string_view{e.what()}.find("'max.poll.records'") != std::string_view::npos;
+    });
+  }
+  options.consumer["max.poll.records"] = "7";
+  KafkaSource source(options);
+  size_t read = 0, largest = 0;
+  for (auto until = Clock::now() + 30s; read < 100 && Clock::now() < until;) {
+    weir::Batch batch;
+    source.fill(batch, 1 << 20);
+    read += batch.size();
+    largest = std::max(largest, batch.size());
+  }
+  BOOST_TEST(read == 100u);
+  BOOST_TEST(largest == 7u);
+}
+
 // A commit per durable batch kept the broker busier than the fetches: the offsets
 // reported within commit_interval go in one commit. None is lost: a pending
 // commit goes out when the interval has passed, while the source only polls, and
