@@ -2,9 +2,49 @@
 
 #include "runtime/pipeline/connector_config.hpp"
 
+#include <charconv>
+
 namespace weir::runtime::pipeline {
 
 namespace {
+
+[[noreturn]] void bad_client_property(const std::string& key, const std::string& why) {
+  throw kafka::KafkaError("kafka property '" + key + "': " + why, RD_KAFKA_RESP_ERR__INVALID_ARG);
+}
+
+// Java client properties that Kafka Connect configurations carry, in librdkafka's
+// terms (librdkafka rejects a property it does not know, naming it):
+// - the (de)serializers: Kafka Connect replaces them with its byte-array ones, and
+//   so does weir (converters do the (de)serializing);
+// - names that differ: fetch.max.wait.ms, max.request.size, buffer.memory (bytes;
+//   librdkafka's queue.buffering.max.kbytes is in KiB);
+// - auto.offset.reset=none, librdkafka's "error".
+void to_librdkafka_names(kafka::Properties& p) {
+  for (const char* ignored : {"key.serializer", "value.serializer", "key.deserializer",
+                              "value.deserializer"})
+    p.erase(ignored);
+  auto rename = [&](const std::string& java, const std::string& native, auto convert) {
+    auto it = p.find(java);
+    if (it == p.end())
+      return;
+    if (p.contains(native))
+      bad_client_property(java, "set together with librdkafka's '" + native + "', its equivalent");
+    p[native] = convert(it->second);
+    p.erase(java);
+  };
+  auto same = [](const std::string& v) { return v; };
+  rename("fetch.max.wait.ms", "fetch.wait.max.ms", same);
+  rename("max.request.size", "message.max.bytes", same);
+  rename("buffer.memory", "queue.buffering.max.kbytes", [](const std::string& v) {
+    uint64_t bytes = 0;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), bytes);
+    if (ec != std::errc{} || end != v.data() + v.size() || bytes == 0)
+      bad_client_property("buffer.memory", "'" + v + "' is not a positive number of bytes");
+    return std::to_string((bytes + 1023) / 1024);
+  });
+  if (auto it = p.find("auto.offset.reset"); it != p.end() && it->second == "none")
+    it->second = "error";
+}
 
 // The keys sources share with sinks (name, class, tasks.max, converters, SMTs,
 // errors.*) come from the sink definition, minus what only consumers have.
@@ -109,6 +149,7 @@ kafka::Properties task_client_props(const StringMap& connector, const StringMap&
   };
   add(worker, kind + ".");
   add(connector, kind + ".override.");
+  to_librdkafka_names(p);
   return p;
 }
 

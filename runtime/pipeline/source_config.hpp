@@ -55,7 +55,9 @@ std::unique_ptr<convert::Converter> task_converter(const StringMap& connector,
                                                    const StringMap& worker, bool is_key);
 
 /// Client properties of a task: `bootstrap.servers`, the worker's `KIND.*` keys,
-/// then the connector's `KIND.override.*` keys (KIND = producer | consumer | admin).
+/// then the connector's `KIND.override.*` keys (KIND = producer | consumer | admin),
+/// with the Java client's names that librdkafka spells differently translated.
+/// Throws kafka::KafkaError naming a property that cannot be translated.
 kafka::Properties task_client_props(const StringMap& connector, const StringMap& worker,
                                     const std::string& kind);
 
