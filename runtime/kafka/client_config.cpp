@@ -2,6 +2,8 @@
 
 #include "runtime/kafka/embedded_cluster.hpp"
 
+#include <charconv>
+
 #include <spdlog/spdlog.h>
 
 namespace weir::runtime::kafka {
@@ -46,6 +48,15 @@ HandlePtr make_handle(rd_kafka_type_t type, ConfPtr conf) {
 std::string get_or(const Properties& props, const std::string& key, const std::string& fallback) {
   auto it = props.find(key);
   return it == props.end() ? fallback : it->second;
+}
+
+uint64_t positive_integer(const std::string& key, const std::string& text) {
+  uint64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc{} || end != text.data() + text.size() || n == 0)
+    throw KafkaError("kafka property '" + key + "': '" + text + "' is not a positive integer",
+                     RD_KAFKA_RESP_ERR__INVALID_ARG);
+  return n;
 }
 
 std::string describe(const std::string& what, rd_kafka_resp_err_t err) {

@@ -7,6 +7,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -50,6 +51,10 @@ HandlePtr make_handle(rd_kafka_type_t type, ConfPtr conf);
 
 /// `props[key]`, or `fallback` when absent.
 std::string get_or(const Properties& props, const std::string& key, const std::string& fallback);
+
+/// `text`, the value of property `key`, as a positive integer; throws KafkaError
+/// naming the property otherwise.
+uint64_t positive_integer(const std::string& key, const std::string& text);
 
 /// "what: librdkafka's description of err".
 std::string describe(const std::string& what, rd_kafka_resp_err_t err);

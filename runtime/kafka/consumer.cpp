@@ -40,7 +40,7 @@ int clamp_ms(std::chrono::milliseconds timeout) {
   return static_cast<int>(std::clamp<int64_t>(timeout.count(), 0, INT_MAX));
 }
 
-bool same_partition(const rd_kafka_message_t* msg, const TopicPartition& tp) {
+bool from_partition(const rd_kafka_message_t* msg, const TopicPartition& tp) {
   return msg->partition == tp.partition && tp.topic == rd_kafka_topic_name(msg->rkt);
 }
 
@@ -278,7 +278,7 @@ size_t Consumer::fetch(std::chrono::milliseconds timeout, size_t max) {
     }
     if (revoked_during_fetch_
         && std::none_of(assignment_.begin(), assignment_.end(),
-                        [&](const TopicPartition& tp) { return same_partition(msg, tp); })) {
+                        [&](const TopicPartition& tp) { return from_partition(msg, tp); })) {
       rd_kafka_message_destroy(msg);
       continue;
     }
@@ -408,7 +408,7 @@ std::vector<PartitionLag> Consumer::lag() const {
     // is the real position.
     int64_t pos = e.offset;
     for (size_t j = pending_head_; j < pending_.size(); ++j)
-      if (same_partition(pending_[j], {e.topic, e.partition})) {
+      if (from_partition(pending_[j], {e.topic, e.partition})) {
         pos = pending_[j]->offset;
         break;
       }
@@ -439,7 +439,7 @@ void Consumer::ask_lag(std::vector<PartitionLag>& lags, const std::vector<size_t
   if (now - asked_at_ < std::chrono::seconds{1}) {
     for (size_t i : unknown)
       for (const auto& a : asked_)
-        if (a.partition == lags[i].partition && a.topic == lags[i].topic)
+        if (same_partition(a, lags[i]))
           lags[i].lag = a.lag;
     return;
   }
@@ -669,9 +669,8 @@ void Consumer::choose_start(rd_kafka_topic_partition_list_t* assigned) {
       continue;
     bool none_committed = known && !committed->elems[i].err
                           && committed->elems[i].offset == RD_KAFKA_OFFSET_INVALID;
-    auto stored = std::find_if(start_at_.begin(), start_at_.end(), [&](const auto& s) {
-      return s.partition == a.partition && s.topic == a.topic;
-    });
+    auto stored = std::find_if(start_at_.begin(), start_at_.end(),
+                               [&](const auto& s) { return same_partition(s, a); });
     if (stored != start_at_.end()) {
       // RD_KAFKA_OFFSET_INVALID (nothing committed) is below any stored offset.
       if (!known || committed->elems[i].err || committed->elems[i].offset < stored->offset)
@@ -687,7 +686,7 @@ void Consumer::drop_pending_of(const std::vector<TopicPartition>& revoked) {
   auto first = pending_.begin() + static_cast<std::ptrdiff_t>(pending_head_);
   auto keep = std::stable_partition(first, pending_.end(), [&](rd_kafka_message_t* msg) {
     return std::none_of(revoked.begin(), revoked.end(),
-                        [&](const TopicPartition& tp) { return same_partition(msg, tp); });
+                        [&](const TopicPartition& tp) { return from_partition(msg, tp); });
   });
   for (auto it = keep; it != pending_.end(); ++it)
     rd_kafka_message_destroy(*it);

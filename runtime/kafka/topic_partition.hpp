@@ -3,9 +3,11 @@
 // through the `inspect` overloads below.
 #pragma once
 
+#include <algorithm>
 #include <compare>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace weir::runtime::kafka {
 
@@ -26,6 +28,22 @@ struct TopicPartitionOffset {
 
   friend auto operator<=>(const TopicPartitionOffset&, const TopicPartitionOffset&) = default;
 };
+
+/// Whether two values (TopicPartition, TopicPartitionOffset, ...) name the same
+/// partition.
+template <class A, class B>
+bool same_partition(const A& a, const B& b) {
+  return a.partition == b.partition && a.topic == b.topic;
+}
+
+/// Records `o` in `offsets`, one entry per partition, keeping the highest offset.
+inline void merge_offset(std::vector<TopicPartitionOffset>& offsets, const TopicPartitionOffset& o) {
+  auto it = std::find_if(offsets.begin(), offsets.end(), [&](const auto& x) { return same_partition(x, o); });
+  if (it == offsets.end())
+    offsets.push_back(o);
+  else
+    it->offset = std::max(it->offset, o.offset);
+}
 
 template <class Inspector>
 auto inspect(Inspector& f, TopicPartition& x) {

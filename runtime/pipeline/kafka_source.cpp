@@ -1,7 +1,6 @@
 #include "runtime/pipeline/kafka_source.hpp"
 
 #include <algorithm>
-#include <charconv>
 
 #include <spdlog/spdlog.h>
 
@@ -15,14 +14,7 @@ KafkaSource::Options take_max_poll_records(KafkaSource::Options options) {
   auto it = options.consumer.find("max.poll.records");
   if (it == options.consumer.end())
     return options;
-  const std::string& text = it->second;
-  size_t n = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc{} || end != text.data() + text.size() || n == 0)
-    throw kafka::KafkaError("kafka property 'max.poll.records': '" + text
-                                + "' is not a positive integer",
-                            RD_KAFKA_RESP_ERR__INVALID_ARG);
-  options.max_records = n;
+  options.max_records = kafka::positive_integer(it->first, it->second);
   options.consumer.erase(it);
   return options;
 }
@@ -41,9 +33,8 @@ KafkaSource::KafkaSource(Options options, kafka::RebalanceListener listener)
 
 void KafkaSource::on_rebalance(const kafka::RebalanceEvent& event) {
   auto revoked = [&](const kafka::TopicPartitionOffset& o) {
-    return std::any_of(event.revoked.begin(), event.revoked.end(), [&](const auto& tp) {
-      return tp.partition == o.partition && tp.topic == o.topic;
-    });
+    return std::any_of(event.revoked.begin(), event.revoked.end(),
+                       [&](const auto& tp) { return kafka::same_partition(tp, o); });
   };
   std::vector<kafka::TopicPartitionOffset> leaving;
   for (const auto& o : last_durable_)
@@ -146,17 +137,10 @@ void KafkaSource::on_durable(const std::vector<kafka::TopicPartitionOffset>& off
     // A batch written after its partition was revoked: the new owner reads it again
     // from the offset committed on revocation, and an older commit now would undo
     // the new owner's progress.
-    if (std::none_of(assigned.begin(), assigned.end(), [&](const auto& tp) {
-          return tp.partition == o.partition && tp.topic == o.topic;
-        }))
+    if (std::none_of(assigned.begin(), assigned.end(),
+                     [&](const auto& tp) { return kafka::same_partition(tp, o); }))
       continue;
-    auto it = std::find_if(last_durable_.begin(), last_durable_.end(), [&](const auto& d) {
-      return d.partition == o.partition && d.topic == o.topic;
-    });
-    if (it == last_durable_.end())
-      last_durable_.push_back(o);
-    else
-      it->offset = std::max(it->offset, o.offset);
+    kafka::merge_offset(last_durable_, o);
     uncommitted_ = true;
   }
   commit_due();

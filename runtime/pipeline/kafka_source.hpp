@@ -48,7 +48,8 @@ public:
     std::chrono::milliseconds poll_timeout{100};
     /// How long credit may stay out before the partitions are paused (see set_blocked).
     std::chrono::milliseconds pause_after{1000};
-    /// When set, the consumers sharing it join their group together (see JoinGate).
+    /// When set, the consumers sharing it join their group one after the other
+    /// (see JoinGate).
     std::shared_ptr<JoinGate> join_gate = nullptr;
     /// Durable offsets reported within this interval go to the broker in one commit.
     /// Each commit is a write to __consumer_offsets: one per batch (~700/s for a

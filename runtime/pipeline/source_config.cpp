@@ -2,15 +2,9 @@
 
 #include "runtime/pipeline/connector_config.hpp"
 
-#include <charconv>
-
 namespace weir::runtime::pipeline {
 
 namespace {
-
-[[noreturn]] void bad_client_property(const std::string& key, const std::string& why) {
-  throw kafka::KafkaError("kafka property '" + key + "': " + why, RD_KAFKA_RESP_ERR__INVALID_ARG);
-}
 
 // Java client properties that Kafka Connect configurations carry, in librdkafka's
 // terms (librdkafka rejects a property it does not know, naming it):
@@ -28,7 +22,9 @@ void to_librdkafka_names(kafka::Properties& p) {
     if (it == p.end())
       return;
     if (p.contains(native))
-      bad_client_property(java, "set together with librdkafka's '" + native + "', its equivalent");
+      throw kafka::KafkaError("kafka property '" + java + "': set together with librdkafka's '"
+                                  + native + "', its equivalent",
+                              RD_KAFKA_RESP_ERR__INVALID_ARG);
     p[native] = convert(it->second);
     p.erase(java);
   };
@@ -36,11 +32,7 @@ void to_librdkafka_names(kafka::Properties& p) {
   rename("fetch.max.wait.ms", "fetch.wait.max.ms", same);
   rename("max.request.size", "message.max.bytes", same);
   rename("buffer.memory", "queue.buffering.max.kbytes", [](const std::string& v) {
-    uint64_t bytes = 0;
-    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), bytes);
-    if (ec != std::errc{} || end != v.data() + v.size() || bytes == 0)
-      bad_client_property("buffer.memory", "'" + v + "' is not a positive number of bytes");
-    return std::to_string((bytes + 1023) / 1024);
+    return std::to_string((kafka::positive_integer("buffer.memory", v) + 1023) / 1024);
   });
   if (auto it = p.find("auto.offset.reset"); it != p.end() && it->second == "none")
     it->second = "error";

@@ -356,14 +356,8 @@ size_t read_count(Consumer& consumer, size_t expected, std::chrono::milliseconds
     consumer.poll(batch, 1000, 1 << 20, 100ms);
     got += batch.size();
     if (durable && !batch.empty())
-      for (const auto& o : weir::runtime::durable_offsets(batch)) {
-        auto at = std::find_if(durable->begin(), durable->end(),
-                               [&](const auto& d) { return d.partition == o.partition; });
-        if (at == durable->end())
-          durable->push_back(o);
-        else
-          at->offset = std::max(at->offset, o.offset);
-      }
+      for (const auto& o : weir::runtime::durable_offsets(batch))
+        merge_offset(*durable, o);
   };
   for (auto until = Clock::now() + timeout; got < expected && Clock::now() < until;)
     take();
