@@ -18,10 +18,10 @@ const ConfigDef& RegexRouter::config_def() {
 
 RegexRouter::RegexRouter(const Config& c, Side) {
   const std::string& pattern = c.get_string("regex");
-  if (auto why = compile_java_regex(pattern, regex_); !why.empty())
+  if (auto why = regex_.compile(pattern); !why.empty())
     config_error("regex", pattern, "Invalid regex: " + why);
   const std::string& replacement = c.get_string("replacement");
-  if (auto why = replacement_.parse(replacement, static_cast<unsigned>(regex_.mark_count())); !why.empty())
+  if (auto why = replacement_.parse(replacement, regex_); !why.empty())
     config_error("replacement", replacement, why);
 }
 
@@ -30,15 +30,14 @@ bool RegexRouter::apply(const RecordView& r) {
   if (!has_last_ || topic != last_topic_) {
     last_topic_.assign(topic);
     has_last_ = true;
-    last_matched_ = std::regex_match(topic.begin(), topic.end(), regex_);
-    if (last_matched_) {
-      // replaceFirst() searches again from the start: the first match it finds may be
-      // shorter than the whole topic (e.g. `a|ab` on "ab"), and the rest is kept.
-      std::match_results<std::string_view::const_iterator> m;
-      std::regex_search(topic.begin(), topic.end(), m, regex_);
-      last_result_.assign(topic.begin(), m[0].first);
-      replacement_.expand(m, last_result_);
-      last_result_.append(m[0].second, topic.end());
+    last_matched_ = regex_.matches(topic);
+    // replaceFirst() searches again from the start: the first match it finds may be
+    // shorter than the whole topic (e.g. `a|ab` on "ab"), and the rest is kept.
+    if (last_matched_ && regex_.find(topic, groups_)) {
+      auto [begin, end] = groups_[0];
+      last_result_.assign(topic.substr(0, begin));
+      replacement_.expand(topic, groups_, last_result_);
+      last_result_.append(topic.substr(end));
     }
   }
   if (last_matched_)

@@ -2,12 +2,11 @@
 // Matcher.matches()); the new name is Matcher.replaceFirst(`replacement`), with
 // $1.. group references and \ escapes. Topics that do not match pass unchanged.
 //
-// Patterns follow transforms/java_regex.hpp (std::regex, Java-only syntax rejected).
+// Patterns and replacements follow transforms/java_regex.hpp (Java's syntax, run by PCRE2).
 // weir checks the replacement against the pattern's groups at configuration time;
 // Kafka fails only when a record's topic matches.
 #pragma once
 
-#include <regex>
 #include <string>
 
 #include "transforms/java_regex.hpp"
@@ -25,8 +24,9 @@ public:
   bool apply(const RecordView& record) override;
 
 private:
-  std::regex regex_;
+  JavaRegex regex_;
   JavaReplacement replacement_;
+  std::vector<std::pair<size_t, size_t>> groups_;
   // Records of a batch mostly share a topic: remember the last answer.
   std::string last_topic_, last_result_;
   bool has_last_ = false, last_matched_ = false;

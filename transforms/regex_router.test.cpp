@@ -61,6 +61,26 @@ BOOST_AUTO_TEST_CASE(table) {
       {"unmatched group is empty", "(a)|(b)", "[$2]", "a", "[]"},
       {"case-insensitive flag", "(?i)ORDERS-(.*)", "o-$1", "orders-eu", "o-eu"},
       {"empty regex matches only the empty topic", "", "x", "t", "t"},
+      // Java syntax beyond ECMAScript's, as Java reads it.
+      {"named group by name", "(?<db>\\w+)\\.(?<table>\\w+)", "${table}_${db}", "inv.users", "users_inv"},
+      {"named group by number", "(?<db>\\w+)\\.(\\w+)", "$2", "inv.users", "users"},
+      {"lookbehind", "(.*)(?<=-eu)", "$1-archive", "orders-eu", "orders-eu-archive"},
+      {"negative lookbehind misses", "(.*)(?<!-eu)", "x", "orders-eu", "orders-eu"},
+      {"possessive", "a++b", "x", "aab", "x"},
+      {"possessive gives nothing back", "a*+a", "x", "aaa", "aaa"},
+      {"atomic group", "(?>a|ab)c", "x", "abc", "abc"},
+      {"quoted", "\\Qa.b\\E(.*)", "q$1", "a.b-c", "q-c"},
+      {"quoted dot is literal", "\\Qa.b\\E", "q", "axb", "axb"},
+      {"\\A and \\z", "\\Aab\\z", "x", "ab", "x"},
+      {"inline flag mid-pattern", "orders-(?i)EU", "x", "orders-eu", "x"},
+      {"scoped flag", "(?i:ORDERS)-eu", "x", "orders-eu", "x"},
+      {"posix class", "\\p{Alpha}+-(\\p{Digit}+)", "n$1", "abc-42", "n42"},
+      {"posix class in a class", "[\\p{Lower}_]+", "x", "a_b", "x"},
+      {"negated posix class", "\\P{Digit}+", "x", "abc", "x"},
+      {"unicode category", "\\p{L}+", "x", "\xc3\xa9t\xc3\xa9", "x"},
+      {"IsLatin script", "\\p{IsLatin}+", "x", "abc", "x"},
+      {"unicode escape", "caf\\u00e9", "x", "caf\xc3\xa9", "x"},
+      {"\\w is ASCII as in Java", "\\w+", "x", "\xc3\xa9", "\xc3\xa9"},
   };
   for (const auto& r : rows)
     BOOST_TEST_CONTEXT(r.name) {
@@ -91,8 +111,14 @@ BOOST_AUTO_TEST_CASE(many_topics_in_one_batch) {
 BOOST_AUTO_TEST_CASE(config_errors) {
   BOOST_TEST(config_error("(", "x").starts_with("transforms.t.regex: Invalid value ( for configuration "
                                                 "transforms.t.regex: Invalid regex:"));
-  BOOST_TEST(config_error("(?<=a)b", "x").find("is not supported by weir") != std::string::npos);
-  BOOST_TEST(config_error("a++", "x").starts_with("transforms.t.regex:"));
+  for (const char* construct : {"[a-z&&[^aeiou]]", "[a-d[m-p]]", "\\p{InGreek}", "\\p{javaLowerCase}", "(?U)a",
+                                "(?iu)a", "(?d:a)"})
+    BOOST_TEST(config_error(construct, "x").find("is not supported by weir") != std::string::npos, construct);
+  BOOST_TEST(config_error("[a-z&&[aeiou]]", "x").find("'&&' (a character class intersection) at index 4") !=
+             std::string::npos);
+  BOOST_TEST(config_error("(?<=a+)b", "x").find("lookbehind") != std::string::npos, "PCRE2 names the construct");
+  BOOST_TEST(config_error("\\u12", "x").find("Illegal Unicode escape sequence") != std::string::npos);
+  BOOST_TEST(config_error("(?<n>a)", "${m}").find("No group with name {m}") != std::string::npos);
   BOOST_TEST(config_error("(a)", "$2") == "transforms.t.replacement: Invalid value $2 for configuration "
                                           "transforms.t.replacement: No group 2");
   BOOST_TEST(config_error("(a)", "$x").find("Illegal group reference") != std::string::npos);

@@ -1,15 +1,12 @@
 // TopicNameMatches (predicate): true when the whole topic name matches `pattern`.
 //
-// Patterns are compiled with std::regex (ECMAScript grammar) and must match the
-// entire name, like Java's Matcher.matches(). A leading `(?i)` is honoured as
-// case-insensitive; other Java-only syntax (lookbehind, possessive quantifiers,
-// atomic groups, named groups, \p{...} classes, other inline flags) is rejected
-// as an invalid pattern at configuration time.
+// Patterns are Java's (transforms/java_regex.hpp) and must match the entire name,
+// like Java's Matcher.matches().
 #pragma once
 
-#include <regex>
 #include <string>
 
+#include "transforms/java_regex.hpp"
 #include "transforms/transformation.hpp"
 
 namespace weir::transforms {
@@ -23,7 +20,7 @@ public:
   bool test(const RecordView& record) override;
 
 private:
-  std::regex pattern_;
+  JavaRegex pattern_;
   // Records of a batch usually share one topic: remember the last answer.
   std::string last_topic_;
   bool last_result_ = false;
