@@ -72,11 +72,19 @@ int64_t long_value(dom::element e) {
   }
 }
 
+// A JSON fraction as Connect reads it: Jackson parses it as a BigDecimal, which has no
+// negative zero, so `-0.0` arrives as 0.0. (simdjson gives the double only: a negative
+// number too small for a double, -1e-400, also reads as 0.0 here, where Java gets -0.0.)
+double fraction_value(dom::element e) {
+  double d = e.get_double().value_unsafe();
+  return d == 0 ? 0.0 : d;
+}
+
 double double_value(dom::element e) {
   switch (e.type()) {
     case dom::element_type::INT64: return static_cast<double>(e.get_int64().value_unsafe());
     case dom::element_type::UINT64: return static_cast<double>(e.get_uint64().value_unsafe());
-    default: return e.get_double().value_unsafe();
+    default: return fraction_value(e);
   }
 }
 
@@ -204,7 +212,7 @@ struct JsonConverter::Impl {
       case dom::element_type::INT64: return Value::int64(e.get_int64().value_unsafe());
       case dom::element_type::UINT64:
         return Value::int64(static_cast<int64_t>(e.get_uint64().value_unsafe()));
-      case dom::element_type::DOUBLE: return Value::float64(e.get_double().value_unsafe());
+      case dom::element_type::DOUBLE: return Value::float64(fraction_value(e));
       case dom::element_type::BOOL: return Value::boolean(e.get_bool().value_unsafe());
       case dom::element_type::NULL_VALUE: return Value();
     }

@@ -43,6 +43,8 @@ BOOST_AUTO_TEST_CASE(schemaless_types) {
   BOOST_TEST((rt.value.find("i")->kind() == Kind::Int64));
   BOOST_TEST((rt.value.find("d")->kind() == Kind::Float64));
   BOOST_TEST(rt("1.0") == "1.0");
+  BOOST_TEST(rt("-0.0") == "0.0", "Connect reads fractions as BigDecimal, which has no -0");
+  BOOST_TEST(rt(R"({"a":-0.0,"b":[-0.0]})") == R"({"a":0.0,"b":[0.0]})");
   BOOST_TEST(rt("\"s\"") == "\"s\"");
   BOOST_TEST(rt("null") == "<null>");
   BOOST_TEST(rt("") == "<null>"); // Jackson: missing node -> null
@@ -74,6 +76,15 @@ BOOST_AUTO_TEST_CASE(schemaless_writer_lengths_growth_and_escapes) {
   };
   for (const auto& [in, out] : escapes)
     BOOST_TEST(rt(in) == out);
+}
+
+BOOST_AUTO_TEST_CASE(negative_zero_and_wide_integers_with_schemas) {
+  RoundTrip rt(enveloped);
+  BOOST_TEST(rt(R"({"schema":{"type":"double","optional":false},"payload":-0.0})") ==
+             R"({"schema":{"type":"double","optional":false},"payload":0.0})");
+  // Wider than int64 (up to uint64): the low 64 bits, as Jackson's BigInteger.longValue().
+  BOOST_TEST(rt(R"({"schema":{"type":"int64","optional":false},"payload":18446744073709551615})") ==
+             R"({"schema":{"type":"int64","optional":false},"payload":-1})");
 }
 
 BOOST_AUTO_TEST_CASE(envelope_required_when_schemas_enabled) {

@@ -507,7 +507,9 @@ struct FastJsonDecoder::Impl {
     }
     double d = 0;
     auto r = std::from_chars(start, p, d);
-    if (r.ec == std::errc::result_out_of_range) {
+    if (d == 0 && zero_digits(start, p)) {
+      d = 0.0; // BigDecimal (Jackson's reading of a fraction for Connect) has no -0
+    } else if (r.ec == std::errc::result_out_of_range) {
       std::string text(start, p); // overflow to +-Infinity, underflow to 0, like BigDecimal.doubleValue()
       d = std::strtod(text.c_str(), nullptr);
     } else if (r.ec != std::errc() || r.ptr != p) {
@@ -533,7 +535,15 @@ struct FastJsonDecoder::Impl {
       if (p != dot)
         m = m * 10 + static_cast<uint64_t>(*p - '0');
     double d = static_cast<double>(m) / powers[stop - dot - 1];
-    return negative ? -d : d;
+    return negative && m != 0 ? -d : d; // -0.0 reads as 0.0, as BigDecimal has it
+  }
+
+  // Whether the mantissa of the number [start, stop) has only zero digits.
+  static bool zero_digits(const char* start, const char* stop) {
+    for (const char* p = start; p < stop && *p != 'e' && *p != 'E'; ++p)
+      if (*p >= '1' && *p <= '9')
+        return false;
+    return true;
   }
 
   [[gnu::always_inline]] inline void literal(const char*& p, const char* word, size_t n) const {

@@ -2,6 +2,7 @@
 
 #include <boost/test/unit_test.hpp>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
@@ -269,6 +270,8 @@ BOOST_AUTO_TEST_CASE(decimals_are_the_nearest_double) {
   auto check = [&](const std::string& text) {
     double want = 0;
     std::from_chars(text.data(), text.data() + text.size(), want);
+    if (want == 0)
+      want = 0.0; // an exact zero has no sign (BigDecimal): -0.0 reads as 0.0
     double got = decoder.decode(text, arena).as_double();
     BOOST_TEST(std::memcmp(&got, &want, sizeof got) == 0, text << ": " << got << " != " << want);
   };
@@ -285,8 +288,10 @@ BOOST_AUTO_TEST_CASE(decimals_are_the_nearest_double) {
       check("-" + text);
     }
   for (const char* text : {"0.0", "-0.0", "0.1", "0.3", "123.45", "9007199254740.993", "999999999999999.9",
-                           "0.000000000000001", "1.5e3", "-2.25E-2"})
+                           "0.000000000000001", "1.5e3", "-2.25E-2", "-0e5", "-0.000e-3", "-0.00000000000000000000"})
     check(text);
+  double tiny = decoder.decode("-1e-400", arena).as_double();
+  BOOST_TEST((tiny == 0 && std::signbit(tiny)), "a nonzero negative too small for a double keeps its sign");
 }
 
 BOOST_AUTO_TEST_CASE(malformed_input_throws) {
