@@ -163,6 +163,33 @@ BOOST_AUTO_TEST_CASE(header_keeps_the_field_schema_and_defaults_switch) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(logical_types_are_written_as_connects_header_converter_writes_them) {
+  // SimpleHeaderConverter (Values.convertToString): ISO-8601 dates and times, the
+  // decimal's text, bytes in Base64, numbers as Java prints them, containers quoted.
+  const std::string schema =
+      R"({"type":"struct","fields":[)"
+      R"({"type":"int64","optional":false,"name":"org.apache.kafka.connect.data.Timestamp","field":"ts"},)"
+      R"({"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Date","field":"d"},)"
+      R"({"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Time","field":"t"},)"
+      R"({"type":"bytes","optional":false,"name":"org.apache.kafka.connect.data.Decimal",)"
+      R"("parameters":{"scale":"2"},"field":"dec"},)"
+      R"({"type":"bytes","optional":false,"field":"b"},)"
+      R"({"type":"double","optional":false,"field":"x"},)"
+      R"({"type":"array","items":{"type":"string","optional":false},"optional":false,"field":"a"}],"optional":false})";
+  const std::string value =
+      R"({"ts":1700000000123,"d":19675,"t":45000000,"dec":"BNI=","b":"AQID","x":1.0E10,"a":["p","q\"r"]})";
+  run_table({{"logical types", {"ts", "d", "t", "dec", "b", "x", "a"}, {"ts", "d", "t", "dec", "b", "x", "a"}, "copy",
+              envelope(schema, value), envelope(schema, value),
+              {{"ts", "2023-11-14T22:13:20.123Z"},
+               {"d", "2023-11-14"},
+               {"t", "12:30:00.000Z"},
+               {"dec", "12.34"},
+               {"b", "AQID"},
+               {"x", "1.0E10"},
+               {"a", R"(["p","q\"r"])"}}}},
+            true);
+}
+
 BOOST_AUTO_TEST_CASE(config_errors_name_the_key) {
   auto key_of = [](std::map<std::string, std::string> own) -> std::string {
     try {

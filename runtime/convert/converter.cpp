@@ -1,9 +1,10 @@
 #include "runtime/convert/converter.hpp"
 
-#include "runtime/convert/text.hpp"
 #include "runtime/convert/byte_array_converter.hpp"
+#include "runtime/convert/header_text.hpp"
 #include "runtime/convert/json_converter.hpp"
 #include "runtime/convert/string_converter.hpp"
+#include "runtime/convert/text.hpp"
 
 namespace weir::runtime::convert {
 
@@ -115,16 +116,15 @@ DecodedBatch RecordCodec::decode(Batch raw) {
 
 namespace {
 
-void header_bytes(const Header& h, std::string& out) {
-  switch (h.value.kind()) {
-    case Kind::String:
-    case Kind::Bytes: out.assign(h.value.as_string()); break;
-    default: {
-      static thread_local JsonConverter json(JsonConverter::Options{false, false, true, 1000});
-      out.clear();
-      json.write_payload(h.value, h.schema, out);
-    }
-  }
+/// A header's bytes as SimpleHeaderConverter (Kafka Connect's default) writes them;
+/// false when it writes a null. A schemaless string (a raw header, an InsertHeader
+/// literal) is what Connect would have parsed it into, written again.
+bool header_bytes(const Header& h, std::string& out) {
+  out.clear();
+  if (h.value.kind() == Kind::String && h.schema == nullptr)
+    return reserialize_header_text(h.value.as_string(), out);
+  append_header_text(h.value, h.schema, out);
+  return true;
 }
 
 } // namespace
@@ -149,12 +149,10 @@ void RecordCodec::encode(DecodedBatch& in, Batch& out) {
     }
     out.append(rec.topic, rec.partition, rec.offset, rec.timestamp, key, value);
     for (const auto& h : rec.headers) {
-      if (h.value.is_null()) {
-        out.add_header(h.key, std::nullopt);
-      } else {
-        header_bytes(h, header_buf_);
+      if (!h.value.is_null() && header_bytes(h, header_buf_))
         out.add_header(h.key, header_buf_);
-      }
+      else
+        out.add_header(h.key, std::nullopt);
     }
   }
 }
