@@ -4,12 +4,16 @@
 // so a tombstone is a record error; a schemaless field that is missing becomes a
 // null entry; a schema'd field that is missing is a record error ("Field does not
 // exist"); the key schema (a struct of the fields' schemas) is cached per value schema.
+// With field.syntax.version=V2 (KIP-821, ValueToKey since Kafka 4.4) a field may be a
+// nested path (`a.b`, backticks around names with dots): the key's field is named by
+// the path as configured and holds the value found there.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "runtime/data/schema.hpp"
+#include "transforms/field_path.hpp"
 #include "transforms/transformation.hpp"
 
 namespace weir::transforms {
@@ -24,7 +28,7 @@ public:
   bool apply(const RecordView& record) override;
 
 private:
-  std::vector<std::string> fields_;
+  std::vector<FieldPath> fields_;
   bool replace_null_with_default_;
   runtime::data::SchemaCache cache_;
 };

@@ -50,4 +50,31 @@ BOOST_AUTO_TEST_CASE(with_schema) {
   BOOST_CHECK_THROW(run_smt("ValueToKey", {}, Record{.value = "{}"}, false), weir::ConfigError);
 }
 
+BOOST_AUTO_TEST_CASE(nested_paths_with_field_syntax_v2) {
+  auto schemaless = [](const std::string& fields, const std::string& version) {
+    return run_smt("ValueToKey", {{"fields", fields}, {"field.syntax.version", version}},
+                   Record{.value = R"({"a":{"b":1,"c.d":2},"a.b":3,"e":4})"}, false)
+        .key;
+  };
+  BOOST_TEST(schemaless("a.b,e", "V2") == R"({"a.b":1,"e":4})");
+  BOOST_TEST(schemaless("a.`c.d`", "V2") == R"({"a.`c.d`":2})");
+  BOOST_TEST(schemaless("`a.b`", "V2") == R"({"`a.b`":3})");
+  BOOST_TEST(schemaless("a.b", "V1") == R"({"a.b":3})", "V1 takes the dots literally");
+  BOOST_TEST(schemaless("a.x", "V2") == R"({"a.x":null})");
+
+  const std::string s = R"({"type":"struct","optional":false,"fields":[)"
+                        R"({"type":"struct","optional":false,"field":"a","fields":[)"
+                        R"({"type":"int32","optional":false,"field":"b"}]},)"
+                        R"({"type":"string","optional":false,"field":"e"}]})";
+  auto o = run_smt("ValueToKey", {{"fields", "a.b,e"}, {"field.syntax.version", "V2"}},
+                   Record{.value = envelope(s, R"({"a":{"b":7},"e":"x"})")}, true);
+  BOOST_TEST(o.error == "");
+  BOOST_TEST(o.key == envelope(R"({"type":"struct","fields":[{"type":"int32","optional":false,"field":"a.b"},)"
+                               R"({"type":"string","optional":false,"field":"e"}],"optional":false})",
+                               R"({"a.b":7,"e":"x"})"));
+  auto missing = run_smt("ValueToKey", {{"fields", "a.z"}, {"field.syntax.version", "V2"}},
+                         Record{.value = envelope(s, R"({"a":{"b":7},"e":"x"})")}, true);
+  BOOST_TEST(missing.error == "Field does not exist: a.z");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
