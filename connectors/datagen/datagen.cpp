@@ -1,5 +1,8 @@
 #include "connectors/datagen/datagen.hpp"
 
+#include "runtime/data/errors.hpp"
+
+#include <array>
 #include <charconv>
 #include <cstdio>
 #include <random>
@@ -74,6 +77,89 @@ void define_datagen(ConfigDef& def) {
   def.define("random.seed", ConfigType::Long, "-1", Importance::Low,
              "Seed of the generator; the same seed gives the same records. -1: a seed from "
              "the clock.");
+}
+
+const runtime::data::SchemaPtr& value_schema(Quickstart q) {
+  using runtime::data::SchemaBuilder;
+  using runtime::data::Type;
+  namespace schemas = runtime::data::schemas;
+  auto of = [](Type t) { return schemas::of(t); };
+  auto record = [](const char* name, std::initializer_list<std::pair<const char*, runtime::data::SchemaPtr>> fields) {
+    auto b = SchemaBuilder::struct_().name(name);
+    for (const auto& [field, schema] : fields)
+      b.field(field, schema);
+    return b.build();
+  };
+  static const std::array<runtime::data::SchemaPtr, 4> all{
+      record("ksql.users", {{"registertime", of(Type::Int64)},
+                            {"userid", of(Type::String)},
+                            {"regionid", of(Type::String)},
+                            {"gender", of(Type::String)},
+                            {"name", of(Type::String)},
+                            {"email", of(Type::String)},
+                            {"plan", of(Type::String)},
+                            {"interests", SchemaBuilder::array(of(Type::String)).build()},
+                            {"contactinfo", record("ksql.contactinfo", {{"phone", of(Type::String)}})}}),
+      record("ksql.pageviews", {{"viewtime", of(Type::Int64)},
+                                {"userid", of(Type::String)},
+                                {"pageid", of(Type::String)},
+                                {"url", of(Type::String)},
+                                {"referrer", of(Type::String)},
+                                {"user_agent", of(Type::String)},
+                                {"duration_ms", of(Type::Int64)}}),
+      record("ksql.orders", {{"ordertime", of(Type::Int64)},
+                             {"orderid", of(Type::Int64)},
+                             {"itemid", of(Type::String)},
+                             {"orderunits", of(Type::Float64)},
+                             {"price", of(Type::Float64)},
+                             {"currency", of(Type::String)},
+                             {"address", record("ksql.address", {{"city", of(Type::String)},
+                                                                 {"state", of(Type::String)},
+                                                                 {"zipcode", of(Type::Int64)}})}}),
+      record("weir.user_events", {{"event_id", of(Type::Int64)},
+                                  {"user_id", of(Type::String)},
+                                  {"event", of(Type::String)},
+                                  {"region", of(Type::String)},
+                                  {"session", of(Type::String)},
+                                  {"amount", of(Type::Float64)},
+                                  {"ts", of(Type::Int64)},
+                                  {"email", of(Type::String)}}),
+  };
+  return all[static_cast<size_t>(q)];
+}
+
+namespace {
+
+/// The decoded JSON of a rendered value as a value of `schema` (render() writes every
+/// field with its JSON type, so only numbers need a conversion).
+runtime::data::Value as_schema(const runtime::data::Value& v, const runtime::data::Schema& schema,
+                               runtime::data::Arena& arena) {
+  using runtime::data::Type;
+  using runtime::data::Value;
+  switch (schema.type()) {
+    case Type::Float64: return Value::float64(v.is_integer() ? static_cast<double>(v.as_int()) : v.as_double());
+    case Type::Struct: {
+      Value out = Value::structure(arena, schema);
+      for (const auto& f : schema.fields()) {
+        const Value* x = v.find(f.name);
+        if (x == nullptr)
+          throw runtime::data::DataError("DatagenConnector: field " + f.name + " missing from a rendered record");
+        out.fields()[f.index] = as_schema(*x, *f.schema, arena);
+      }
+      return out;
+    }
+    default: return v;
+  }
+}
+
+} // namespace
+
+void DatagenTask::decode(runtime::data::DecodedBatch& batch, uint32_t index) {
+  auto& rec = batch[index];
+  const auto& ref = batch.raw()[rec.raw_index];
+  const auto& schema = value_schema(quickstart_);
+  rec.value = as_schema(json_.decode(batch.raw().bytes(ref.value), batch.arena()), *schema, batch.arena());
+  rec.value_schema = batch.retain(schema);
 }
 
 void render(Quickstart q, uint64_t seed, int task, uint64_t n, std::string& key, std::string& value) {

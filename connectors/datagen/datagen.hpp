@@ -3,7 +3,10 @@
 // `kafka.topic`, `quickstart`, `max.interval`, `iterations`, `schema.keyfield`;
 // weir adds `random.seed`, which makes the output deterministic.
 //
-// Quickstarts (values are JSON objects of ~150-250 bytes, decoded schemaless):
+// Quickstarts (values of ~150-250 bytes, structs with a Connect schema as Confluent's
+// datagen gives them, so JsonConverter with schemas.enable=true writes the schema and
+// schema'd sinks downstream work; the schemas are named ksql.users, ksql.pageviews,
+// ksql.orders and weir.user_events):
 //   users       registertime, userid, regionid, gender, name, email, plan, ...
 //   pageviews   viewtime, userid, pageid, url, referrer, duration_ms, ...
 //   orders      ordertime, orderid, itemid, orderunits, price, address{...}
@@ -19,6 +22,8 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/convert/json_fast_decode.hpp"
+#include "runtime/data/schema.hpp"
 #include "runtime/pipeline/source_task.hpp"
 #include "weir/config.hpp"
 
@@ -29,10 +34,13 @@ enum class Quickstart { Users, Pageviews, Orders, UserEvents };
 /// Declares Confluent's keys plus `random.seed`.
 void define_datagen(ConfigDef& def);
 
-/// Renders record `n` into `key` and `value` (cleared first); deterministic in its
-/// arguments. Returns nothing: both strings keep their capacity across calls.
+/// Renders record `n` into `key` and `value` (JSON text of the value's fields, cleared
+/// first); deterministic in its arguments. Both strings keep their capacity.
 void render(Quickstart q, uint64_t seed, int task, uint64_t n, std::string& key,
             std::string& value);
+
+/// The Connect schema of a quickstart's values (a struct, fields in render() order).
+const runtime::data::SchemaPtr& value_schema(Quickstart q);
 
 class DatagenTask : public runtime::pipeline::SourceTask {
 public:
@@ -44,8 +52,10 @@ public:
     return runtime::pipeline::Form::String;
   }
   runtime::pipeline::Form value_form() const noexcept override {
-    return runtime::pipeline::Form::Json;
+    return runtime::pipeline::Form::Custom;
   }
+  /// The rendered JSON as a struct of value_schema().
+  void decode(runtime::data::DecodedBatch& batch, uint32_t index) override;
   std::string_view kind() const noexcept override { return "datagen"; }
 
   uint64_t next() const noexcept { return next_; }
@@ -61,6 +71,7 @@ private:
   uint64_t next_ = 0;
   std::chrono::steady_clock::time_point due_;
   std::string key_, value_, offset_text_;
+  runtime::convert::FastJsonDecoder json_;
 };
 
 } // namespace weir::connectors::datagen

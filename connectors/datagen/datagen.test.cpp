@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "connectors/registry.hpp"
+#include "runtime/convert/json_converter.hpp"
 #include "runtime/convert/json_fast_decode.hpp"
 #include "runtime/pipeline/source_config.hpp"
 
@@ -64,6 +65,39 @@ BOOST_AUTO_TEST_CASE(every_quickstart_gives_valid_json_of_realistic_size) {
     BOOST_TEST_MESSAGE("quickstart " << int(q) << ": " << average << " bytes per value");
     BOOST_TEST(average >= 150u);
     BOOST_TEST(average <= 250u);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(values_carry_a_connect_schema) {
+  // Confluent's datagen gives its values a schema, so JsonConverter with
+  // schemas.enable=true writes an envelope that schema'd sinks can use.
+  for (const auto& [quickstart, name] : std::vector<std::pair<std::string, std::string>>{
+           {"users", "ksql.users"}, {"pageviews", "ksql.pageviews"}, {"orders", "ksql.orders"},
+           {"user-events", "weir.user_events"}}) {
+    BOOST_TEST_CONTEXT(quickstart) {
+      auto t = task_of({{"kafka.topic", "t"}, {"quickstart", quickstart}, {"max.interval", "0"},
+                        {"iterations", "5"}, {"random.seed", "3"}});
+      t->start({});
+      BOOST_TEST((t->value_form() == Form::Custom));
+      Batch raw;
+      SourceRecords out{raw, 1 << 20, 1000};
+      t->poll(out);
+      BOOST_REQUIRE(raw.size() == 5u);
+      runtime::data::DecodedBatch batch;
+      batch.reset(std::move(raw));
+      for (uint32_t i = 0; i < batch.size(); ++i) {
+        t->decode(batch, i);
+        const auto& rec = batch[i];
+        BOOST_REQUIRE(rec.value_schema != nullptr);
+        BOOST_TEST(rec.value_schema->name().value_or("") == name);
+        BOOST_TEST((rec.value.kind() == runtime::data::Kind::Struct));
+      }
+      runtime::convert::JsonConverter json({true, false, true, 1000});
+      std::string text;
+      BOOST_REQUIRE(json.from_connect(batch[0].value, batch[0].value_schema, text));
+      BOOST_TEST(text.starts_with(R"({"schema":{"type":"struct","fields":[)"), text);
+      BOOST_TEST(text.find(R"("name":")" + name + "\"") != std::string::npos, text);
+    }
   }
 }
 
