@@ -19,10 +19,15 @@ SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec)
   auto policy = std::make_shared<pipeline::ErrorPolicy>(settings.config, spec.connector, spec.task,
                                                         producer_props);
   auto chain = transforms::Chain::from_config(spec.config);
+  std::unique_ptr<pipeline::TopicCreator> topics;
+  if (auto creation = pipeline::TopicCreation::parse(spec.config,
+                                                     pipeline::topic_creation_enabled(spec.worker_config)))
+    topics = std::make_unique<pipeline::TopicCreator>(
+      std::move(*creation), pipeline::task_client_props(spec.config, spec.worker_config, "admin"));
   auto encoder = std::make_shared<pipeline::SourceEncoder>(
     convert::RecordCodec{pipeline::task_converter(spec.config, spec.worker_config, true),
                          pipeline::task_converter(spec.config, spec.worker_config, false)},
-    policy);
+    policy, std::move(topics));
   auto task = spec.plugin->make_task(spec.config, spec.connector, spec.task);
   task->start(spec.stored_offsets);
   auto offsets = std::make_shared<pipeline::SourceOffsets>(spec.stored_offsets);

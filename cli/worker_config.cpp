@@ -35,6 +35,9 @@ const ConfigDef& worker_def(bool node) {
              "offsets as soon as they are durable, at most every 100 ms; source offsets "
              "are written to the state file this often, and at shutdown.",
              validators::range(0, std::nullopt));
+    d.define("topic.creation.enable", ConfigType::Boolean, "true", Importance::Low,
+             "Whether to allow automatic creation of topics used by source connectors, when "
+             "source connectors are configured with `topic.creation.` properties.");
     d.define("exactly.once.source.support", ConfigType::String, "disabled", Importance::High,
              "Whether to enable exactly-once support for source connectors by using "
              "transactions to write source records and their source offsets (enabled), or "

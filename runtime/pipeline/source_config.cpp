@@ -1,6 +1,7 @@
 #include "runtime/pipeline/source_config.hpp"
 
 #include "runtime/pipeline/connector_config.hpp"
+#include "runtime/pipeline/topic_creation.hpp"
 
 namespace weir::runtime::pipeline {
 
@@ -64,8 +65,13 @@ ConfigDef make_def() {
   return def;
 }
 
+// The sinks' delegated prefixes, and topic creation's (runtime/pipeline/topic_creation.hpp).
 const std::vector<std::string>& delegated_prefixes() {
-  static const auto prefixes = plugin_passthrough().passthrough_prefixes;
+  static const auto prefixes = [] {
+    auto p = plugin_passthrough().passthrough_prefixes;
+    p.emplace_back(TopicCreation::prefix);
+    return p;
+  }();
   return prefixes;
 }
 
@@ -129,6 +135,16 @@ std::unique_ptr<convert::Converter> task_converter(const StringMap& connector,
     if (k.rfind(prefix + ".", 0) == 0)
       options[k.substr(prefix.size() + 1)] = v;
   return convert::make_converter(cls, options, is_key, prefix + ".");
+}
+
+bool topic_creation_enabled(const StringMap& worker) {
+  auto it = worker.find("topic.creation.enable");
+  if (it == worker.end())
+    return true;
+  std::string v = it->second;
+  for (auto& c : v)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return v != "false";
 }
 
 kafka::Properties task_client_props(const StringMap& connector, const StringMap& worker,

@@ -54,6 +54,9 @@ SourceConnectorSettings parse_source_settings(const StringMap& raw, const Config
 std::unique_ptr<convert::Converter> task_converter(const StringMap& connector,
                                                    const StringMap& worker, bool is_key);
 
+/// The worker's topic.creation.enable (default true).
+bool topic_creation_enabled(const StringMap& worker);
+
 /// Client properties of a task: `bootstrap.servers`, the worker's `KIND.*` keys,
 /// then the connector's `KIND.override.*` keys (KIND = producer | consumer | admin),
 /// with the Java client's names that librdkafka spells differently translated.

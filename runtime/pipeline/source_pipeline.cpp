@@ -73,6 +73,8 @@ void SourcePoller::decode(data::DecodedBatch& out) {
 void SourceEncoder::encode(data::DecodedBatch& in, Batch& out) {
   out.clear();
   out.sequence = in.raw().sequence;
+  if (topics_)
+    topics_->ensure(in);
   size_t seen = in.errors().size();
   codec_.encode(in, out);
   policy_->check(in, seen);

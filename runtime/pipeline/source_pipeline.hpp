@@ -15,6 +15,7 @@
 #include "runtime/convert/converter.hpp"
 #include "runtime/pipeline/error_policy.hpp"
 #include "runtime/pipeline/source_task.hpp"
+#include "runtime/pipeline/topic_creation.hpp"
 
 namespace weir::runtime::convert {
 class FastJsonDecoder;
@@ -51,16 +52,20 @@ private:
 /// silently.
 class SourceEncoder {
 public:
-  SourceEncoder(convert::RecordCodec codec, std::shared_ptr<ErrorPolicy> policy)
-    : codec_(std::move(codec)), policy_(std::move(policy)) {}
+  /// `topics` (optional) creates the records' topics first (KIP-158).
+  SourceEncoder(convert::RecordCodec codec, std::shared_ptr<ErrorPolicy> policy,
+                std::unique_ptr<TopicCreator> topics = nullptr)
+    : codec_(std::move(codec)), policy_(std::move(policy)), topics_(std::move(topics)) {}
 
   /// Serializes `in` into `out` (cleared first, memory reused); out.sequence is
-  /// in's. Throws TaskFailure under errors.tolerance=none.
+  /// in's. Throws TaskFailure under errors.tolerance=none, kafka::KafkaError when a
+  /// topic cannot be created.
   void encode(data::DecodedBatch& in, Batch& out);
 
 private:
   convert::RecordCodec codec_;
   std::shared_ptr<ErrorPolicy> policy_;
+  std::unique_ptr<TopicCreator> topics_;
 };
 
 } // namespace weir::runtime::pipeline

@@ -7,6 +7,7 @@
 #include "runtime/convert/converter.hpp"
 #include "runtime/pipeline/connector_config.hpp"
 #include "runtime/pipeline/source_config.hpp"
+#include "runtime/pipeline/topic_creation.hpp"
 #include "runtime/rest/config_info.hpp"
 #include "transforms/chain.hpp"
 #include "transforms/registry.hpp"
@@ -130,6 +131,7 @@ ConnectorPlan plan_connector(const std::string& name, const StringMap& raw,
     plan.offsets_topic = settings.offsets_topic.empty() ? worker.at("offset.storage.topic")
                                                         : settings.offsets_topic;
     check_exactly_once(plan, settings.exactly_once_required, worker);
+    pipeline::TopicCreation::parse(plan.config, pipeline::topic_creation_enabled(worker));
   } else {
     throw_unknown_class(cls);
   }

@@ -14,7 +14,8 @@
 //    stops the poller;
 //  - bad input (an unreadable file, a missing table or column) fails the task with
 //    the reason in its status, the process runs on and stops cleanly;
-//  - bad config names the key and exits 1 before anything runs.
+//  - bad config names the key and exits 1 before anything runs;
+//  - topic.creation.* (KIP-158) creates the topics with their group's settings.
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/process.hpp"
 
@@ -233,6 +234,58 @@ BOOST_AUTO_TEST_CASE(datagen_honours_iterations_and_the_seed) {
   BOOST_TEST(rc.size() == 20u);
   BOOST_TEST(took > 0.3);
   stop_cleanly(*paced);
+}
+
+BOOST_AUTO_TEST_CASE(topic_creation_groups_create_topics_before_the_first_record) {
+  // KIP-158: the topics do not exist; each is created with its group's settings, and a
+  // DatagenConnector with schemas.enable=true writes its Connect schema.
+  Setup s;
+  auto plain = unique_name("weir-itest-created");
+  auto compacted = unique_name("weir-itest-created-compacted");
+  auto datagen = [&](const std::string& topic) {
+    return std::map<std::string, std::string>{{"connector.class", "DatagenConnector"},
+                                              {"kafka.topic", topic},
+                                              {"quickstart", "users"},
+                                              {"iterations", "100"},
+                                              {"max.interval", "0"},
+                                              {"random.seed", "5"},
+                                              {"value.converter", "org.apache.kafka.connect.json.JsonConverter"},
+                                              {"value.converter.schemas.enable", "true"},
+                                              {"topic.creation.groups", "compacted"},
+                                              {"topic.creation.default.partitions", "3"},
+                                              {"topic.creation.default.replication.factor", "1"},
+                                              {"topic.creation.default.retention.ms", "123456789"},
+                                              {"topic.creation.compacted.include", ".*-compacted.*"},
+                                              {"topic.creation.compacted.partitions", "2"},
+                                              {"topic.creation.compacted.cleanup.policy", "compact"}};
+  };
+  auto weir = start_standalone(s.worker, {s.connector(unique_name("created-a"), datagen(plain)),
+                                          s.connector(unique_name("created-b"), datagen(compacted))},
+                               s.log);
+  auto records = read_topic(plain, 100, 60s, 0s);
+  BOOST_TEST(records.size() == 100u, tail_lines(weir->output()));
+  BOOST_TEST(read_topic(compacted, 100, 60s, 0s).size() == 100u);
+  using weir::runtime::kafka::partition_count;
+  using weir::runtime::kafka::topic_configs;
+  BOOST_TEST(partition_count(broker(), plain).value_or(-1) == 3);
+  BOOST_TEST(topic_configs(broker(), plain).at("retention.ms") == "123456789");
+  BOOST_TEST(partition_count(broker(), compacted).value_or(-1) == 2);
+  BOOST_TEST(topic_configs(broker(), compacted).at("cleanup.policy") == "compact");
+  BOOST_REQUIRE(!records.empty() && records[0].value);
+  BOOST_TEST(records[0].value->starts_with(R"({"schema":{"type":"struct","fields":[{"type":"int64")"),
+             *records[0].value);
+  BOOST_TEST(records[0].value->find(R"("name":"ksql.users")") != std::string::npos);
+  stop_cleanly(*weir);
+
+  // A group with a bad pattern is a config error naming the key, before anything runs.
+  auto bad = datagen(unique_name("weir-itest-never"));
+  bad["topic.creation.compacted.include"] = "(";
+  auto refused = start_standalone(s.worker, {s.connector(unique_name("created-bad"), bad)}, s.log);
+  auto status = refused->wait(30s);
+  BOOST_REQUIRE(status.has_value());
+  BOOST_TEST((status->exited && status->code == 1), status->describe());
+  BOOST_TEST(refused->output().find("topic.creation.compacted.include") != std::string::npos,
+             tail_lines(refused->output()));
 }
 
 BOOST_AUTO_TEST_CASE(file_source_kill9_at_least_once_counts_duplicates) {
