@@ -116,6 +116,8 @@ TimestampConverter::Format TimestampConverter::format_of(const Schema& schema) {
 }
 
 TimestampConverter::Format TimestampConverter::infer(const Value& v) {
+  if (v.is_java_date()) // Java's inferTimestampType: a java.util.Date is a Timestamp
+    return Format::Timestamp;
   if (v.kind() == Kind::Int64)
     return Format::Unix;
   if (v.kind() == Kind::String)
@@ -180,13 +182,13 @@ Value TimestampConverter::from_millis(int64_t millis, bool schemaless, Arena& ar
       return Value::int64(millis);
     case Format::Date: {
       int64_t days = floor_div(millis, ms_per_day);
-      return schemaless ? Value::int64(days * ms_per_day) : Value::int32(static_cast<int32_t>(days));
+      return schemaless ? Value::java_date(days * ms_per_day) : Value::int32(static_cast<int32_t>(days));
     }
     case Format::Time: {
       int64_t of_day = millis - floor_div(millis, ms_per_day) * ms_per_day;
-      return schemaless ? Value::int64(of_day) : Value::int32(static_cast<int32_t>(of_day));
+      return schemaless ? Value::java_date(of_day) : Value::int32(static_cast<int32_t>(of_day));
     }
-    case Format::Timestamp: return Value::int64(millis);
+    case Format::Timestamp: return schemaless ? Value::java_date(millis) : Value::int64(millis);
   }
   return {};
 }

@@ -41,6 +41,26 @@ const std::string string_schema = R"({"type":"string","optional":false})";
 
 BOOST_AUTO_TEST_SUITE(timestamp_converter)
 
+BOOST_AUTO_TEST_CASE(schemaless_chain_reads_its_own_output_as_a_date) {
+  // Connect holds a schemaless Date/Time/Timestamp result as a java.util.Date, which the
+  // next TimestampConverter reads as a Timestamp: unix seconds convert it to seconds.
+  std::map<std::string, std::string> config{{"transforms", "d,u"},
+                                            {"transforms.d.type", type},
+                                            {"transforms.d.target.type", "Date"},
+                                            {"transforms.d.field", "ts"},
+                                            {"transforms.u.type", type},
+                                            {"transforms.u.target.type", "unix"},
+                                            {"transforms.u.unix.precision", "seconds"},
+                                            {"transforms.u.field", "ts"}};
+  auto o = run_chain(config, Record{.value = R"({"ts":86401234})"}, false);
+  BOOST_TEST(o.error == "");
+  BOOST_TEST(o.value == R"({"ts":86400})");
+  config["transforms.d.target.type"] = "Timestamp";
+  BOOST_TEST(run_chain(config, Record{.value = R"({"ts":86401234})"}, false).value == R"({"ts":86401})");
+  config["transforms.d.target.type"] = "unix"; // a Long stays a Long: read as unix seconds
+  BOOST_TEST(run_chain(config, Record{.value = R"({"ts":86401})"}, false).value == R"({"ts":86401})");
+}
+
 BOOST_AUTO_TEST_CASE(schemaless) {
   run_table({
                 {"unix to Timestamp (identity)", to("Timestamp"), "86401234", "86401234"},

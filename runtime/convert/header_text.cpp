@@ -71,7 +71,12 @@ void append_value(const data::Value& v, const data::Schema* schema, bool embedde
     case Kind::Int8:
     case Kind::Int16:
     case Kind::Int32:
-    case Kind::Int64: append_int(v.as_int(), out); return;
+    case Kind::Int64:
+      if (v.is_java_date()) // a schemaless Date/Time/Timestamp from TimestampConverter
+        append_date(v.as_int(), out);
+      else
+        append_int(v.as_int(), out);
+      return;
     case Kind::Float32: append_java_float(v.as_float32(), out); return;
     case Kind::Float64: append_java_double(v.as_double(), out); return;
     case Kind::String:

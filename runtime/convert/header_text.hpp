@@ -3,7 +3,7 @@
 //
 // Strings as they are; numbers and booleans as Java prints them; Decimal as its
 // decimal text; bytes as Base64; Date, Time and Timestamp (by schema, or a schemaless
-// java.util.Date) in ISO-8601: `2024-03-01`, `12:30:00.000Z`,
+// java.util.Date: Value::java_date) in ISO-8601: `2024-03-01`, `12:30:00.000Z`,
 // `2024-03-01T12:30:00.000Z` (Connect picks the form from the value: under a day is
 // a time, a whole day a date); arrays `[a,b]`, maps `{k:v}` and structs `{"f":v}`,
 // with strings inside them quoted.

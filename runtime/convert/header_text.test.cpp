@@ -33,6 +33,7 @@ BOOST_AUTO_TEST_CASE(scalars_as_java_prints_them) {
 BOOST_AUTO_TEST_CASE(dates_pick_their_form_from_the_value) {
   BOOST_TEST(text(Value::int32(19675), SchemaBuilder::date().build().get()) == "2023-11-14");
   BOOST_TEST(text(Value::int32(45'000'000), SchemaBuilder::time().build().get()) == "12:30:00.000Z");
+  BOOST_TEST(text(Value::java_date(1700000000123)) == "2023-11-14T22:13:20.123Z");
   BOOST_TEST(text(Value::int64(45'000'000)) == "45000000", "a plain Long is a number");
   BOOST_TEST(text(Value::int64(1700000000123), schemas::timestamp().get()) == "2023-11-14T22:13:20.123Z");
 }

@@ -68,6 +68,16 @@ public:
     return v;
   }
   bool is_plain() const noexcept { return (meta_ & plain_flag) != 0; }
+  /// A schemaless Int64 of milliseconds since the epoch that Java would hold as a
+  /// java.util.Date (what TimestampConverter writes for Date, Time and Timestamp
+  /// without a schema): a later TimestampConverter reads it as a Timestamp, not as a
+  /// Unix number. Everything else sees an ordinary Int64.
+  static Value java_date(int64_t millis) noexcept {
+    Value v = int64(millis);
+    v.meta_ |= java_date_flag;
+    return v;
+  }
+  bool is_java_date() const noexcept { return (meta_ & java_date_flag) != 0; }
   /// Empty containers with room for `capacity` elements.
   static Value array(Arena& arena, uint32_t capacity);
   static Value map(Arena& arena, uint32_t capacity);
@@ -178,6 +188,7 @@ private:
   // reloaded as vectors: those defeat store forwarding).
   uint64_t meta_ = 0;
   static constexpr uint64_t plain_flag = uint64_t{1} << 40;
+  static constexpr uint64_t java_date_flag = uint64_t{1} << 41;
 };
 
 struct MapEntry {
