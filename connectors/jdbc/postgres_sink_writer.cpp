@@ -180,6 +180,9 @@ struct PostgresSinkWriter::Impl {
       if (conn) PQfinish(conn);
       conn = PQconnectdbParams(keys.data(), values.data(), 0);
       if (conn && PQstatus(conn) == CONNECTION_OK) {
+        // The server's notices ("relation already exists, skipping") are not worth stderr.
+        PQsetNoticeProcessor(
+            conn, [](void*, const char* message) { spdlog::debug("postgres notice: {}", trimmed(message)); }, nullptr);
         if (attempt > 1) spdlog::info("jdbc sink {} task {}: connected to {}", connector, task_id, where);
         forget();
         exec("SET synchronous_commit = on"); // durable commits whatever the server's default
