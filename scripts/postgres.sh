@@ -7,6 +7,9 @@
 #                                line of the output is a libpq URL for user weir
 #   scripts/postgres.sh stop     stop it (no-op when it is not running)
 #   scripts/postgres.sh status   print running/stopped; exit 0 when running, 1 when not
+#   scripts/postgres.sh crash    stop it as a crash would (pg_ctl -m immediate: no
+#                                checkpoint, connections cut), for fault tests
+#   scripts/postgres.sh resume   start it again on its existing data (crash recovery)
 #
 # Environment:
 #   WEIR_POSTGRES_PORT           port, default 55432
@@ -166,6 +169,28 @@ cmd_stop() {
   weir::log "postgres: stopped"
 }
 
+cmd_crash() {
+  lock_state_dir
+  is_running || weir::die "postgres: not running"
+  weir::log "postgres: immediate stop (a crash: no checkpoint)"
+  pg_ctl_cmd -m immediate -w -t 60 stop >/dev/null
+}
+
+cmd_resume() {
+  lock_state_dir
+  if is_running; then
+    weir::log "postgres: already running"
+    return 0
+  fi
+  [[ -f "$DATA_DIR/PG_VERSION" ]] || weir::die "postgres: no cluster in $DATA_DIR (run start first)"
+  weir::log "postgres: starting on its existing data"
+  if ! pg_ctl_cmd -l "$LOG_FILE" -w -t "$START_TIMEOUT" start >/dev/null 9>&-; then
+    tail -n 40 "$LOG_FILE" >&2 || true
+    weir::die "the PostgreSQL server did not start (log: $LOG_FILE)"
+  fi
+  weir::log "postgres: ready"
+}
+
 cmd_status() {
   if is_running; then
     printf 'running on 127.0.0.1:%s (%s)\n' "$PORT" "$DATA_DIR"
@@ -182,6 +207,8 @@ case "$command" in
   start) cmd_start ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
+  crash) cmd_crash ;;
+  resume) cmd_resume ;;
   -h | --help | help) usage ;;
   *) usage ;;
 esac

@@ -82,6 +82,7 @@ struct PostgresSinkWriter::Impl {
     std::string create_stage;
     std::string apply;     ///< stage -> table; empty: nothing to apply
     std::string truncate;
+    std::string copy_label, apply_label; ///< for messages: `COPY into "t"`, `upsert into table "t"`
     bool stage_ready = false; ///< created on this connection
     bool stage_dirty = false; ///< holds rows of this transaction
   };
@@ -247,8 +248,9 @@ struct PostgresSinkWriter::Impl {
     return r;
   }
 
-  Result exec(const std::string& sql, ExecStatusType ok = PGRES_COMMAND_OK) {
-    return check(PQexec(conn, sql.c_str()), sql, ok);
+  /// `what` names the statement in messages (default: its SQL).
+  Result exec(const std::string& sql, ExecStatusType ok = PGRES_COMMAND_OK, std::string_view what = {}) {
+    return check(PQexec(conn, sql.c_str()), what.empty() ? std::string_view(sql) : what, ok);
   }
 
   Result exec_params(const std::string& sql, std::initializer_list<const std::string*> params,
@@ -388,6 +390,8 @@ struct PostgresSinkWriter::Impl {
     auto s = std::make_unique<Shape>();
     s->set.assign(op, row);
     const bool q = config.quote_identifiers;
+    s->copy_label = "COPY into " + (op == Op::Insert ? t.sql : "the staging table of " + t.sql);
+    s->apply_label = std::string(verb(op)) + " table " + t.sql;
     if (op == Op::Insert) {
       s->copy = copy_sql(t.sql, row, q, false);
     } else {
@@ -404,13 +408,13 @@ struct PostgresSinkWriter::Impl {
 
   // --- segments --------------------------------------------------------------
 
-  void copy_in(const std::string& sql, const std::string& data) {
-    check(PQexec(conn, sql.c_str()), sql, PGRES_COPY_IN);
+  void copy_in(const std::string& sql, const std::string& data, std::string_view what) {
+    check(PQexec(conn, sql.c_str()), what, PGRES_COPY_IN);
     if (PQputCopyData(conn, data.data(), static_cast<int>(data.size())) != 1 || PQputCopyEnd(conn, nullptr) != 1)
-      fail(nullptr, sql);
+      fail(nullptr, what);
     Result r(PQgetResult(conn));
     while (PGresult* extra = PQgetResult(conn)) PQclear(extra);
-    if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) fail(r.get(), sql);
+    if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) fail(r.get(), what);
   }
 
   // Sends the gathered segment: COPY, then the statement applying the stage.
@@ -429,8 +433,8 @@ struct PostgresSinkWriter::Impl {
       }
       s->stage_dirty = true;
     }
-    copy_in(s->copy, segment.data);
-    if (!s->apply.empty()) exec(s->apply);
+    copy_in(s->copy, segment.data, s->copy_label);
+    if (!s->apply.empty()) exec(s->apply, PGRES_COMMAND_OK, s->apply_label);
     stats.deleted += segment.deletes;
     stats.written += segment.records.size() - segment.deletes;
     segment.records.clear(), segment.data.clear(), segment.deletes = 0;
@@ -483,10 +487,7 @@ struct PostgresSinkWriter::Impl {
     PQclear(PQexec(conn, "ROLLBACK"));
   }
 
-  DataError record_error(const ServerError& e, const Table* t) const {
-    return DataError(std::string("writing to table ") + (t ? t->sql : "?") + ": " + e.what(),
-                     std::string(sql_exception));
-  }
+  static DataError record_error(const ServerError& e) { return DataError(e.what(), std::string(sql_exception)); }
 
   // One transaction over the batch; `row_by_row` puts each record under a savepoint.
   void transaction(DecodedBatch& batch, bool row_by_row) {
@@ -522,7 +523,7 @@ struct PostgresSinkWriter::Impl {
         if (retryable(e.sqlstate)) throw Retry{e.what()};
         if (!record_level(e.sqlstate)) throw;
         if (!row_by_row) throw RedoRowByRow{};
-        error = record_error(e, segment.table);
+        error = record_error(e);
       }
       if (!error) continue;
       if (row_by_row) {
