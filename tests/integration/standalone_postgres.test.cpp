@@ -120,6 +120,17 @@ void postgres_script(const std::string& command) {
   BOOST_REQUIRE_MESSAGE(std::system(cmd.c_str()) == 0, cmd << " failed");
 }
 
+/// Crashes the server; resumes it when the scope ends, whatever happens in between.
+struct ServerDown {
+  ServerDown() { postgres_script("crash"); }
+  ~ServerDown() { resume(); }
+  void resume() {
+    if (down) postgres_script("resume");
+    down = false;
+  }
+  bool down = true;
+};
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(standalone_postgres)
@@ -312,6 +323,42 @@ BOOST_AUTO_TEST_CASE(postgres_crash_and_restart_mid_stream_exactly_n_rows) {
   BOOST_TEST(stored_offsets_total(name) == n);
   BOOST_REQUIRE(!lines.empty());
   BOOST_TEST(lines.back().failed == 0, "a task stayed FAILED");
+}
+
+// The server is down when weir starts: the task is FAILED with libpq's reason (host,
+// port, never the password), restarted by the worker, and writes once it is back.
+BOOST_AUTO_TEST_CASE(unreachable_at_start_fails_with_libpqs_reason_then_runs_when_the_server_is_back) {
+  const size_t n = 2000;
+  Setup s;
+  auto topic = unique_name("weir-itest-pg-down");
+  auto name = unique_name("pg-down");
+  auto table = table_name("pg_down");
+  create_topic(topic, 1);
+  produce(topic, n, [&](size_t i) { return OutRecord{0, std::to_string(i), user_json(i)}; });
+  auto config = Setup::pg_sink(topic, table, 1);
+  config["connection.attempts"] = "1";
+  const std::string password = config.at("connection.password");
+  std::unique_ptr<ChildProcess> weir;
+  {
+    ServerDown down;
+    weir = start_standalone(s.worker, {s.connector(name, config)}, s.log);
+    std::vector<TaskStatus> status;
+    bool failed = wait_until(60s, 200ms, [&] {
+      status = task_statuses(s.state, name);
+      return !weir->running() || (status.size() == 1 && status[0].state == "FAILED");
+    });
+    BOOST_REQUIRE_MESSAGE(failed, "task not FAILED while the server is down\n" << tail_lines(weir->output()));
+    BOOST_TEST_MESSAGE("FAILED trace: " << status[0].trace);
+    BOOST_TEST(status[0].trace.find("127.0.0.1") != std::string::npos, status[0].trace);
+    BOOST_TEST(status[0].trace.find("Connection refused") != std::string::npos, status[0].trace);
+    BOOST_TEST(status[0].trace.find(password) == std::string::npos, "the trace shows the password");
+    BOOST_TEST(weir->output().find(password) == std::string::npos, "the log shows the password");
+  }
+  bool done = wait_for_rows(table, static_cast<int64_t>(n), 90s, *weir);
+  BOOST_REQUIRE_MESSAGE(done, "after the server came back: " << row_count(table) << " rows of " << n << "\n"
+                                                             << tail_lines(weir->output()));
+  stop_cleanly(*weir);
+  BOOST_TEST(row_count(table) == static_cast<int64_t>(n));
 }
 
 // Item 6, tolerance all: rows the table rejects (NOT NULL, a CHECK, a value too big
