@@ -40,8 +40,8 @@ void append_double(std::string& out, double d, bool single) {
 
 // Arrays, maps and structs become JSON as the JSON converter writes payloads: schemas
 // off, Decimals as numbers (JSONB keeps them exact), defaults for null fields.
-CopyTextEncoder::CopyTextEncoder()
-    : json_(runtime::convert::JsonConverter::Options{false, true, true, 1000}) {}
+CopyTextEncoder::CopyTextEncoder(bool zoned_timestamps)
+    : json_(runtime::convert::JsonConverter::Options{false, true, true, 1000}), zoned_timestamps_(zoned_timestamps) {}
 
 void CopyTextEncoder::append_escaped(std::string& out, std::string_view text) {
   size_t start = 0;
@@ -76,6 +76,7 @@ void CopyTextEncoder::append_value(std::string& out, const Column& column) {
       if (logical == Logical::Date || logical == Logical::Time || logical == Logical::Timestamp) {
         format_time(logical, v.as_int(), scratch_);
         out += scratch_;
+        if (zoned_timestamps_ && logical == Logical::Timestamp) out += "+00";
         return;
       }
       append_number(out, v.as_int());

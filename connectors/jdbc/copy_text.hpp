@@ -25,7 +25,9 @@ namespace weir::connectors::jdbc {
 
 class CopyTextEncoder {
 public:
-  CopyTextEncoder();
+  /// `zoned_timestamps`: Timestamps get a `+00` suffix, for a `timestamptz` column
+  /// that the server then renders in the session's time zone (db.timezone).
+  explicit CopyTextEncoder(bool zoned_timestamps = false);
 
   /// Appends `column`'s value, escaped, to `out` (no separator). `out` and the
   /// encoder's scratch memory are reused across calls: nothing is allocated once they
@@ -38,6 +40,7 @@ public:
 private:
   runtime::convert::JsonConverter json_;
   std::string scratch_;
+  bool zoned_timestamps_;
 };
 
 /// The PostgreSQL type of a column: by schema (SMALLINT for int8/int16, INTEGER,

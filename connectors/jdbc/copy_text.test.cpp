@@ -61,6 +61,11 @@ BOOST_AUTO_TEST_CASE(times_as_iso_text_in_utc) {
   BOOST_TEST(encode(Value::int32(3723004), time.get()) == "01:02:03.004");
   BOOST_TEST(encode(Value::int64(1704067200123), ts.get()) == "2024-01-01 00:00:00.123");
   BOOST_TEST(encode(Value::int64(-1), ts.get()) == "1969-12-31 23:59:59.999");
+  // With db.timezone, a Timestamp carries its UTC offset for a timestamptz column.
+  CopyTextEncoder zoned(true);
+  std::string out;
+  zoned.append_value(out, Column{"c", Value::int64(0), ts.get()});
+  BOOST_TEST(out == "1970-01-01 00:00:00.000+00");
 }
 
 BOOST_AUTO_TEST_CASE(nested_values_as_compact_json) {

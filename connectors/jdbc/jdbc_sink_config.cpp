@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <optional>
 
 #include "runtime/config/convert.hpp"
@@ -28,6 +29,20 @@ std::optional<std::string> check_url(const ConfigValue& v) {
   if (url.size() == url_prefix.size())
     return "the SQLite database path after jdbc:sqlite: is empty";
   return std::nullopt;
+}
+
+constexpr std::string_view zoneinfo = "/usr/share/zoneinfo";
+
+bool is_utc(std::string_view zone) {
+  auto z = lower(runtime::trim(zone));
+  return z == "utc" || z == "etc/utc" || z == "z" || z == "gmt" || z == "etc/gmt" || z == "uct";
+}
+
+// A zone name the server will know: PostgreSQL on Debian reads the system's tzdata.
+bool known_zone(std::string_view zone) {
+  if (zone.empty() || zone.front() == '/' || zone.find("..") != std::string_view::npos) return false;
+  std::error_code ec;
+  return std::filesystem::is_regular_file(std::filesystem::path(zoneinfo) / std::string(zone), ec);
 }
 
 // A validator accepting only the values (case-insensitive) that keep the key's meaning
@@ -106,9 +121,10 @@ ConfigDef make_definition() {
               "Record value fields to write (all if empty). Primary key fields are written "
               "regardless.")
       .define("db.timezone", ConfigType::String, "UTC", Importance::Medium,
-              "Time zone of written Date/Time/Timestamp values; weir writes UTC only.",
-              only({"UTC", "Etc/UTC", "Z", "GMT", "Etc/GMT", "UCT"},
-                   "weir's JDBC sink writes times in UTC only"))
+              "Time zone of written Timestamp values. PostgreSQL: any zone of the system's "
+              "time zone database (e.g. Europe/Paris): a Timestamp is written as that zone's "
+              "wall-clock time. SQLite: UTC only.",
+              validators::non_empty())
       .define("db.timezone.date", ConfigType::String, "NONE", Importance::Low,
               "Accepted and ignored: dates are written as UTC calendar dates.",
               one_of({"NONE", "UTC"}, true));
@@ -176,6 +192,13 @@ std::vector<ConfigIssue> cross_check(const std::map<std::string, std::string>& r
       add("dialect.name", "a jdbc:postgresql: URL needs dialect.name empty or PostgreSqlDatabaseDialect");
   } else if (effective(raw, "dialect.name") == lower(postgres_dialect)) {
     add("dialect.name", "PostgreSqlDatabaseDialect needs a jdbc:postgresql: connection.url");
+  }
+  if (auto tz = raw.find("db.timezone"); tz != raw.end() && !is_utc(tz->second)) {
+    auto url = raw.find("connection.url");
+    if (url == raw.end() || !is_postgres_url(url->second))
+      add("db.timezone", "weir's JDBC sink writes times in UTC only on SQLite");
+    else if (!known_zone(runtime::trim(tz->second)))
+      add("db.timezone", "not a time zone of the system's time zone database (" + std::string(zoneinfo) + ")");
   }
   auto pk_mode = effective(raw, "pk.mode");
   auto insert_mode = effective(raw, "insert.mode");
@@ -268,6 +291,7 @@ JdbcSinkConfig JdbcSinkConfig::parse(const std::map<std::string, std::string>& r
   out.connection_attempts = c.get_int("connection.attempts");
   out.connection_backoff_ms = c.get_long("connection.backoff.ms");
   out.quote_identifiers = lower(c.get_string("quote.sql.identifiers")) == "always";
+  if (auto tz = std::string(runtime::trim(c.get_string("db.timezone"))); !is_utc(tz)) out.db_timezone = tz;
   auto insert = lower(c.get_string("insert.mode"));
   out.insert_mode = insert == "upsert"   ? InsertMode::Upsert
                     : insert == "update" ? InsertMode::Update

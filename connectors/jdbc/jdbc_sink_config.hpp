@@ -6,7 +6,7 @@
 // (`jdbc:postgresql://...`, see postgres_url.hpp). Keys that have no meaning on the
 // chosen database are accepted and ignored (see docs/jdbc-sink.md for the list); keys
 // whose value would change what gets written are accepted only with the values weir
-// implements (`db.timezone=UTC`, `table.types=TABLE`, the URL's dialect).
+// implements (`db.timezone=UTC` on SQLite, `table.types=TABLE`, the URL's dialect).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +44,7 @@ struct JdbcSinkConfig {
   int32_t connection_attempts = 3;       ///< PostgreSQL: tries per connect
   int64_t connection_backoff_ms = 10000; ///< PostgreSQL: wait between tries
   bool quote_identifiers = true;         ///< PostgreSQL: quote.sql.identifiers=always
+  std::string db_timezone;               ///< PostgreSQL: db.timezone; empty for UTC
   InsertMode insert_mode = InsertMode::Insert;
   PkMode pk_mode = PkMode::None;
   /// As configured; for pk.mode=kafka the three defaults when none were given.

@@ -154,6 +154,15 @@ BOOST_AUTO_TEST_CASE(postgres_urls_and_the_keys_postgres_gives_meaning) {
   BOOST_TEST(c.connection_backoff_ms == 100);
   BOOST_TEST(!c.quote_identifiers);
   BOOST_TEST(c.batch_size == 2000);
+  BOOST_TEST(c.db_timezone.empty()); // UTC
+  Raw zoned{{"connection.url", "jdbc:postgresql://db/x"}, {"db.timezone", "Europe/Paris"}};
+  BOOST_TEST(JdbcSinkConfig::parse(zoned).db_timezone == "Europe/Paris");
+  zoned["db.timezone"] = "Mars/Olympus_Mons";
+  auto [key, message] = parse_error(zoned);
+  BOOST_TEST(key == "db.timezone");
+  BOOST_TEST(message.find("not a time zone") != std::string::npos, message);
+  zoned["db.timezone"] = "../../etc/passwd";
+  BOOST_TEST(parse_error(zoned).first == "db.timezone");
   auto sqlite = JdbcSinkConfig::parse(with_url({}));
   BOOST_TEST((sqlite.dialect == Dialect::Sqlite));
   BOOST_TEST(sqlite.quote_identifiers);

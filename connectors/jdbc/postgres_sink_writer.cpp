@@ -130,7 +130,8 @@ struct PostgresSinkWriter::Impl {
   std::string topics_param, partitions_param, nexts_param;
 
   Impl(JdbcSinkConfig c, std::string name, int32_t task, OnRecordError on)
-      : config(std::move(c)), connector(std::move(name)), task_id(task), on_error(on), mapper(config) {
+      : config(std::move(c)), connector(std::move(name)), task_id(task), on_error(on), mapper(config),
+        encoder(!config.db_timezone.empty()) {
     where = "PostgreSQL " + config.postgres.describe();
     offsets_sql_name = quoted(JdbcSinkWriter::offsets_table);
     const std::string& o = offsets_sql_name;
@@ -187,6 +188,12 @@ struct PostgresSinkWriter::Impl {
         if (attempt > 1) spdlog::info("jdbc sink {} task {}: connected to {}", connector, task_id, where);
         forget();
         exec("SET synchronous_commit = on"); // durable commits whatever the server's default
+        if (!config.db_timezone.empty()) {
+          std::string zone = config.db_timezone;
+          for (size_t at = zone.find('\''); at != std::string::npos; at = zone.find('\'', at + 2))
+            zone.insert(at, 1, '\'');
+          exec("SET TIME ZONE '" + zone + "'");
+        }
         create_offsets_table();
         return;
       }
@@ -390,14 +397,17 @@ struct PostgresSinkWriter::Impl {
     auto s = std::make_unique<Shape>();
     s->set.assign(op, row);
     const bool q = config.quote_identifiers;
-    s->copy_label = "COPY into " + (op == Op::Insert ? t.sql : "the staging table of " + t.sql);
+    // db.timezone: Timestamps go through a staging table whose column is timestamptz,
+    // which the server renders in the session's zone when the stage is applied.
+    const bool zoned = !config.db_timezone.empty() && has_timestamp(row);
+    s->copy_label = "COPY into " + (op == Op::Insert && !zoned ? t.sql : "the staging table of " + t.sql);
     s->apply_label = std::string(verb(op)) + " table " + t.sql;
-    if (op == Op::Insert) {
+    if (op == Op::Insert && !zoned) {
       s->copy = copy_sql(t.sql, row, q, false);
     } else {
       s->stage = quoted("__weir_stage_" + std::to_string(++stage_counter));
       s->copy = copy_sql(s->stage, row, q, true);
-      s->create_stage = stage_sql(s->stage, t.sql, row, q);
+      s->create_stage = stage_sql(s->stage, t.sql, row, q, zoned);
       s->apply = apply_sql(op, t.sql, s->stage, row, q);
       s->truncate = "TRUNCATE " + s->stage;
     }
@@ -461,7 +471,7 @@ struct PostgresSinkWriter::Impl {
       if (i != 0) out += '\t';
       encoder.append_value(out, row.columns[i]);
     }
-    if (op != Op::Insert) {
+    if (!segment.shape->stage.empty()) {
       char ord[16];
       auto end = std::to_chars(ord, ord + sizeof ord, index).ptr;
       out += '\t';

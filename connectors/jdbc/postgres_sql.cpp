@@ -59,9 +59,24 @@ std::string copy_sql(std::string_view target, const Row& row, bool quote, bool w
   return s + ") FROM STDIN";
 }
 
-std::string stage_sql(std::string_view stage, std::string_view table, const Row& row, bool quote) {
+bool has_timestamp(const Row& row) noexcept {
+  for (const auto& c : row.columns)
+    if (c.schema && c.schema->logical() == runtime::data::Logical::Timestamp) return true;
+  return false;
+}
+
+std::string stage_sql(std::string_view stage, std::string_view table, const Row& row, bool quote,
+                      bool zoned_timestamps) {
   std::string s = "CREATE TEMP TABLE " + std::string(stage) + " ON COMMIT DELETE ROWS AS SELECT ";
-  column_list(s, row, 0, row.columns.size(), quote);
+  for (size_t i = 0; i < row.columns.size(); ++i) {
+    const Column& c = row.columns[i];
+    if (i != 0) s += ", ";
+    append_identifier(s, c.name, quote);
+    if (zoned_timestamps && c.schema && c.schema->logical() == runtime::data::Logical::Timestamp) {
+      s += "::timestamptz AS ";
+      append_identifier(s, c.name, quote);
+    }
+  }
   s += ", 0::bigint AS ";
   append_quoted(s, stage_order_column);
   s.append(" FROM ").append(table).append(" WITH NO DATA");
@@ -72,8 +87,14 @@ std::string apply_sql(Op op, std::string_view table, std::string_view stage, con
   const size_t keys = row.key_count, count = row.columns.size();
   std::string s;
   switch (op) {
-    case Op::Insert: // COPY goes straight into the table
-      return {};
+    case Op::Insert:
+      s = "INSERT INTO " + std::string(table) + " (";
+      column_list(s, row, 0, count, quote);
+      s += ") SELECT ";
+      column_list(s, row, 0, count, quote);
+      s.append(" FROM ").append(stage).append(" ORDER BY ");
+      append_quoted(s, stage_order_column);
+      return s;
     case Op::Delete:
       s = "DELETE FROM " + std::string(table) + " AS t USING " + std::string(stage) + " AS s WHERE ";
       keys_match(s, row, quote, "t", "s");

@@ -158,6 +158,37 @@ BOOST_AUTO_TEST_CASE(auto_create_gives_postgres_types_and_values_round_trip) {
                      "' AND constraint_type = 'PRIMARY KEY'") == "PRIMARY KEY");
 }
 
+// db.timezone: a Timestamp is written as that zone's wall-clock time (as Confluent
+// binds it with a Calendar in that zone), for inserts and upserts alike.
+BOOST_AUTO_TEST_CASE(db_timezone_writes_timestamps_as_that_zones_wall_clock) {
+  Postgres pg;
+  const std::string schema = R"({"type":"struct","optional":false,"fields":[
+    {"field":"id","type":"int32","optional":false},
+    {"field":"at","type":"int64","optional":true,"name":"org.apache.kafka.connect.data.Timestamp","version":1}]})";
+  auto record = [&](int64_t offset, int id, int64_t at, const std::string& topic) {
+    return In{offset, R"({"id":)" + std::to_string(id) + "}",
+              R"({"schema":)" + schema + R"(,"payload":{"id":)" + std::to_string(id) + R"(,"at":)" +
+                  std::to_string(at) + "}}",
+              topic};
+  };
+  for (const std::string mode : {"insert", "upsert"}) {
+    BOOST_TEST_CONTEXT("insert.mode=" << mode) {
+      const std::string table = unique("zoned");
+      PostgresSinkWriter writer(config({{"auto.create", "true"}, {"insert.mode", mode}, {"pk.mode", "record_value"},
+                                        {"pk.fields", "id"}, {"db.timezone", "Europe/Paris"}}),
+                                table, 0);
+      // 2024-01-01 00:00:00.123 UTC (Paris +1) and 2024-07-01 12:00:00 UTC (Paris +2).
+      auto b = decode({record(0, 1, 1704067200123, table), record(1, 2, 1719835200000, table)}, true);
+      writer.write(b);
+      BOOST_TEST(messages(b).empty());
+      BOOST_TEST(pg.rows("SELECT id, at FROM " + table + " ORDER BY id") ==
+                 "1|2024-01-01 01:00:00.123;2|2024-07-01 14:00:00");
+      BOOST_TEST(pg.rows("SELECT data_type FROM information_schema.columns WHERE table_name = '" + table +
+                         "' AND column_name = 'at'") == "timestamp without time zone");
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(schemaless_values_and_doubles_keep_full_precision) {
   Postgres pg;
   const std::string table = unique("schemaless");
