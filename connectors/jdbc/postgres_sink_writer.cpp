@@ -81,7 +81,8 @@ struct PostgresSinkWriter::Impl {
     std::string stage;     ///< the staging table's name (not Insert)
     std::string create_stage;
     std::string apply;     ///< stage -> table; empty: nothing to apply
-    std::string truncate;
+    std::string truncate; ///< empties the stage for its next segment
+    std::string delete_rows; ///< the same for a stage of one row (row by row): no new file
     std::string copy_label, apply_label; ///< for messages: `COPY into "t"`, `upsert into table "t"`
     bool stage_ready = false; ///< created on this connection
     bool stage_dirty = false; ///< holds rows of this transaction
@@ -125,6 +126,7 @@ struct PostgresSinkWriter::Impl {
   TableCache<Table> tables;
   OffsetSlots slots;
   std::vector<Failure> failures; ///< applied to the batch once committed
+  bool row_by_row = false;       ///< the transaction puts each record under a savepoint
   std::string offsets_sql_name;
   std::string lock_offsets_sql, select_offsets_sql, store_offsets_sql, stored_offsets_sql;
   std::string topics_param, partitions_param, nexts_param;
@@ -410,6 +412,7 @@ struct PostgresSinkWriter::Impl {
       s->create_stage = stage_sql(s->stage, t.sql, row, q, zoned);
       s->apply = apply_sql(op, t.sql, s->stage, row, q);
       s->truncate = "TRUNCATE " + s->stage;
+      s->delete_rows = "DELETE FROM " + s->stage;
     }
     if (t.shapes.size() >= max_shapes_per_table) t.shapes.erase(t.shapes.begin());
     t.shapes.push_back(std::move(s));
@@ -439,7 +442,7 @@ struct PostgresSinkWriter::Impl {
         exec(s->create_stage);
         s->stage_ready = true;
       } else if (s->stage_dirty) {
-        exec(s->truncate);
+        exec(row_by_row ? s->delete_rows : s->truncate);
       }
       s->stage_dirty = true;
     }
@@ -499,8 +502,9 @@ struct PostgresSinkWriter::Impl {
 
   static DataError record_error(const ServerError& e) { return DataError(e.what(), std::string(sql_exception)); }
 
-  // One transaction over the batch; `row_by_row` puts each record under a savepoint.
-  void transaction(DecodedBatch& batch, bool row_by_row) {
+  // One transaction over the batch; `by_row` puts each record under a savepoint.
+  void transaction(DecodedBatch& batch, bool by_row) {
+    row_by_row = by_row;
     failures.clear();
     exec("BEGIN");
     lock_offsets(batch);
@@ -560,12 +564,12 @@ struct PostgresSinkWriter::Impl {
 
   void write(DecodedBatch& batch) {
     if (batch.empty()) return;
-    bool row_by_row = false;
+    bool by_row = false; // set once a row was rejected: redo the batch row by row
     for (int attempt = 0;; ++attempt) {
       if (!connected()) connect();
       const Stats before = stats;
       try {
-        transaction(batch, row_by_row);
+        transaction(batch, by_row);
         break;
       } catch (const Retry& r) {
         rollback();
@@ -577,7 +581,7 @@ struct PostgresSinkWriter::Impl {
       } catch (const RedoRowByRow&) {
         rollback();
         stats = before;
-        row_by_row = true;
+        by_row = true;
       } catch (const ServerError& e) {
         rollback();
         stats = before;

@@ -289,6 +289,34 @@ BOOST_AUTO_TEST_CASE(rejected_rows_fail_alone_with_their_sqlstate) {
   BOOST_TEST(pg.scalar("SELECT next_offset FROM __weir_sink_offsets WHERE connector = '" + table + "'") == 7);
 }
 
+// The row-by-row pass over a full batch of upserts (each row its own savepoint, the
+// staging table reused): every row but the rejected one is written.
+BOOST_AUTO_TEST_CASE(one_rejected_row_in_a_large_upsert_batch) {
+  Postgres pg;
+  const std::string table = unique("large");
+  pg.exec("CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, name TEXT NOT NULL)");
+  PostgresSinkWriter writer(config({{"insert.mode", "upsert"}, {"pk.mode", "record_value"}, {"pk.fields", "id"}}),
+                            table, 0);
+  std::vector<In> records;
+  for (int i = 0; i < 3000; ++i)
+    records.push_back({i, std::nullopt,
+                       R"({"id":)" + std::to_string(i % 2500) + R"(,"name":)" +
+                           (i == 1234 ? std::string("null") : "\"n" + std::to_string(i) + "\"") + "}",
+                       table});
+  auto b = decode(records);
+  auto t0 = std::chrono::steady_clock::now();
+  writer.write(b);
+  BOOST_TEST_MESSAGE("3,000 upserts row by row: "
+                     << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s");
+  BOOST_REQUIRE(b.errors().size() == 1u);
+  BOOST_TEST((b[1234].state == RecordState::Failed));
+  BOOST_TEST(pg.scalar("SELECT count(*) FROM " + table) == 2499); // id 1234 came only as the rejected row
+  BOOST_TEST(pg.scalar("SELECT count(*) FROM " + table + " WHERE id = 1234") == 0);
+  // Ids 0..499 came twice: the second value (i + 2500) won.
+  BOOST_TEST(pg.scalar("SELECT count(*) FROM " + table + " WHERE id < 500 AND name <> 'n' || (id + 2500)") == 0);
+  BOOST_TEST(pg.scalar("SELECT count(*) FROM " + table + " WHERE id >= 500 AND name <> 'n' || id") == 0);
+}
+
 BOOST_AUTO_TEST_CASE(stop_mode_commits_the_rows_before_the_rejected_one_and_no_later_offset) {
   Postgres pg;
   const std::string table = unique("stop");
