@@ -184,14 +184,7 @@ BOOST_AUTO_TEST_CASE(kill_9_mid_stream_then_restart_every_row_exactly_once) {
       auto log = s.dir / (mode + ".log");
 
       auto weir = start_standalone(s.worker, {connector}, log);
-      bool mid = wait_until(180s, 50ms, [&] { return !weir->running() || row_count(db, table) >= n / 4; });
-      weir->signal(SIGKILL);
-      auto killed = weir->wait(10s);
-      BOOST_REQUIRE_MESSAGE(mid, "the table did not reach a quarter of the records: "
-                                   << tail_lines(weir->output()));
-      BOOST_REQUIRE(killed.has_value());
-      BOOST_REQUIRE_MESSAGE(killed->signaled && killed->signal == SIGKILL,
-                            "weir was not killed mid-stream: " << killed->describe());
+      kill_9_when(*weir, 180s, [&] { return row_count(db, table) >= n / 4; }, "a quarter of the rows");
       auto before = row_count(db, table);
       BOOST_TEST_MESSAGE(mode << ": killed -9 with " << before << " of " << n << " rows");
       BOOST_REQUIRE_MESSAGE(before < n, "everything was written before the kill");

@@ -190,18 +190,7 @@ BOOST_AUTO_TEST_CASE(ten_tasks_on_five_partitions_five_idle_every_record_deliver
 
   // Status: 10 tasks, 5 idle (RUNNING, with the idle note), 5 with partitions, none
   // failed; in the state file and in the progress line.
-  std::vector<TaskStatus> status;
-  bool settled = wait_until(30s, 500ms, [&] {
-    status = task_statuses(s.state, name);
-    auto idle = std::count_if(status.begin(), status.end(),
-                              [](const auto& t) { return t.trace.find("idle") != std::string::npos; });
-    return status.size() == 10 && idle == 5;
-  });
-  std::string listing;
-  for (const auto& t : status)
-    listing += "\n  task " + std::to_string(t.task) + " " + t.state + " " + t.trace;
-  BOOST_TEST_MESSAGE("task status:" << listing);
-  BOOST_REQUIRE_MESSAGE(settled, "expected 10 tasks, 5 of them idle; state file has:" << listing);
+  auto status = wait_for_idle_tasks(s.state, name, 10, 5, 30s);
   int idle = 0, busy = 0;
   for (const auto& t : status) {
     BOOST_TEST(t.state == "RUNNING", "task " << t.task << " is " << t.state << ": " << t.trace);

@@ -15,6 +15,7 @@
 #include <librdkafka/rdkafka.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
@@ -314,6 +315,26 @@ inline std::vector<TaskStatus> task_statuses(const std::string& state_db, const 
   return out;
 }
 
+/// Waits up to `timeout` until `total` tasks of `connector` are reported, `idle` of
+/// them with the idle note; returns what the state file says (and logs it).
+inline std::vector<TaskStatus> wait_for_idle_tasks(const std::string& state_db, const std::string& connector,
+                                                   size_t total, long idle, std::chrono::seconds timeout) {
+  std::vector<TaskStatus> status;
+  bool settled = wait_until(timeout, std::chrono::milliseconds{500}, [&] {
+    status = task_statuses(state_db, connector);
+    auto n = std::count_if(status.begin(), status.end(),
+                           [](const auto& t) { return t.trace.find("idle") != std::string::npos; });
+    return status.size() == total && n == idle;
+  });
+  std::string listing;
+  for (const auto& t : status)
+    listing += "\n  task " + std::to_string(t.task) + " " + t.state + " " + t.trace;
+  BOOST_TEST_MESSAGE("task status:" << listing);
+  BOOST_REQUIRE_MESSAGE(settled, "expected " << total << " tasks, " << idle << " of them idle; state file has:"
+                                             << listing);
+  return status;
+}
+
 /// `weir standalone WORKER CONNECTOR... --progress-interval 1`, output in `log`.
 inline std::unique_ptr<ChildProcess> start_standalone(const std::string& worker,
                                                       const std::vector<std::string>& connectors,
@@ -340,7 +361,22 @@ inline void stop_cleanly(ChildProcess& weir, std::chrono::milliseconds timeout =
 }
 
 /// The last `n` lines of `text`, for failure messages.
-inline std::string tail_lines(const std::string& text, size_t n = 40) {
+inline std::string tail_lines(const std::string& text, size_t n = 40);
+
+/// Waits up to `timeout` until `reached()` (polled every 50 ms), then kill -9s weir;
+/// requires that it got there and died of the signal (mid-stream, not finished).
+inline void kill_9_when(ChildProcess& weir, std::chrono::seconds timeout, const std::function<bool()>& reached,
+                        const std::string& what) {
+  bool mid = wait_until(timeout, std::chrono::milliseconds{50}, [&] { return !weir.running() || reached(); });
+  weir.signal(SIGKILL);
+  auto killed = weir.wait(std::chrono::seconds{10});
+  BOOST_REQUIRE_MESSAGE(mid, what << " was not reached: " << tail_lines(weir.output()));
+  BOOST_REQUIRE(killed.has_value());
+  BOOST_REQUIRE_MESSAGE(killed->signaled && killed->signal == SIGKILL,
+                        "weir was not killed mid-stream: " << killed->describe());
+}
+
+inline std::string tail_lines(const std::string& text, size_t n) {
   size_t pos = text.size();
   size_t lines = 0;
   while (pos > 0) {
