@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build weir and run every test suite ('unit' and 'integration') against a real,
-# freshly started Apache Kafka broker, then a small smoke run of the benchmark
+# freshly started Apache Kafka broker and PostgreSQL server (scripts/postgres.sh, its
+# URL in WEIR_POSTGRES_URL), then a small smoke run of the benchmark
 # harness (bench/run.sh, 10,000 records, failover included, on its own broker), then
-# stop both brokers (always, even on failure).
+# stop both brokers and the PostgreSQL server (always, even on failure).
 #
 #   scripts/test.sh                    build into build/ with -Dwerror=true, run the tests
 #   scripts/test.sh --sanitize         the same with AddressSanitizer and UBSan, in build-asan/
@@ -56,11 +57,13 @@ weir::ensure_packages build java
 weir::log "test: step 2/5: build ($builddir/, ${build_opts[*]})"
 weir::build "$builddir" "${build_opts[@]}"
 
-weir::log "test: step 3/5: a fresh Kafka broker"
+weir::log "test: step 3/5: a fresh Kafka broker and PostgreSQL server"
 stop_broker() {
   local rc=$?
   weir::log "test: stopping the Kafka broker"
   "$WEIR_REPO/scripts/kafka.sh" stop || rc=1
+  weir::log "test: stopping the PostgreSQL server"
+  "$WEIR_REPO/scripts/postgres.sh" stop || rc=1
   # bench/run.sh stops its own broker; this covers run.sh being killed outright.
   ((!bench)) || "${bench_kafka[@]}" "$WEIR_REPO/scripts/kafka.sh" stop >/dev/null 2>&1 || true
   exit "$rc"
@@ -72,6 +75,11 @@ trap 'exit 130' INT TERM
 bootstrap="$("$WEIR_REPO/scripts/kafka.sh" start | tail -n 1)"
 export WEIR_KAFKA_BOOTSTRAP="$bootstrap"
 weir::log "test: WEIR_KAFKA_BOOTSTRAP=$WEIR_KAFKA_BOOTSTRAP"
+# The same for PostgreSQL: start wipes its data, so each run starts empty.
+"$WEIR_REPO/scripts/postgres.sh" stop
+WEIR_POSTGRES_URL="$("$WEIR_REPO/scripts/postgres.sh" start | tail -n 1)"
+export WEIR_POSTGRES_URL
+weir::log "test: WEIR_POSTGRES_URL=$WEIR_POSTGRES_URL"
 
 weir::log "test: step 4/5: meson test -C $builddir ${meson_test_args[*]}"
 meson test -C "$WEIR_REPO/$builddir" --print-errorlogs --num-processes 2 "${meson_test_args[@]}"
