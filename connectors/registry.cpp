@@ -8,6 +8,7 @@
 #include "connectors/file/file_stream_source.hpp"
 #include "connectors/jdbc/jdbc_sink_config.hpp"
 #include "connectors/jdbc/jdbc_source.hpp"
+#include "connectors/jdbc/postgres_sink_writer.hpp"
 #include "connectors/jdbc/sqlite_sink_writer.hpp"
 #include "runtime/pipeline/connector_config.hpp"
 #include "runtime/pipeline/source_config.hpp"
@@ -44,7 +45,8 @@ SinkPlugin file_stream_sink() {
   };
 }
 
-/// Adapts the JDBC writer to the pipeline's SinkWriter interface.
+/// Adapts a JDBC writer (SQLite's or PostgreSQL's) to the pipeline's SinkWriter interface.
+template <class Writer>
 class JdbcWriter : public runtime::pipeline::SinkWriter {
 public:
   JdbcWriter(jdbc::JdbcSinkConfig config, const std::string& connector, int task,
@@ -56,7 +58,7 @@ public:
   }
 
 private:
-  jdbc::JdbcSinkWriter writer_;
+  Writer writer_;
 };
 
 SinkPlugin jdbc_sink() {
@@ -74,11 +76,14 @@ SinkPlugin jdbc_sink() {
       // the writer stops there (rows and offsets before it are kept).
       auto tolerance = config.find("errors.tolerance");
       bool tolerate = tolerance != config.end() && tolerance->second == "all";
-      return std::make_unique<JdbcWriter>(
-        jdbc::JdbcSinkConfig::parse(config, runtime::pipeline::plugin_passthrough()), connector,
-        task,
-        tolerate ? jdbc::JdbcSinkWriter::OnRecordError::Continue
-                 : jdbc::JdbcSinkWriter::OnRecordError::Stop);
+      auto parsed = jdbc::JdbcSinkConfig::parse(config, runtime::pipeline::plugin_passthrough());
+      auto on_error = tolerate ? jdbc::JdbcSinkWriter::OnRecordError::Continue
+                               : jdbc::JdbcSinkWriter::OnRecordError::Stop;
+      if (parsed.dialect == jdbc::Dialect::Postgres)
+        return std::make_unique<JdbcWriter<jdbc::PostgresSinkWriter>>(std::move(parsed), connector,
+                                                                     task, on_error);
+      return std::make_unique<JdbcWriter<jdbc::JdbcSinkWriter>>(std::move(parsed), connector, task,
+                                                               on_error);
     },
   };
 }

@@ -11,6 +11,7 @@ namespace weir::connectors::jdbc {
 namespace {
 
 constexpr std::string_view url_prefix = "jdbc:sqlite:";
+constexpr std::string_view postgres_dialect = "PostgreSqlDatabaseDialect";
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -20,8 +21,10 @@ std::string lower(std::string_view s) {
 
 std::optional<std::string> check_url(const ConfigValue& v) {
   const auto& url = std::get<std::string>(v);
+  if (is_postgres_url(url)) return std::nullopt; // parsed in cross_check, which never shows the URL
   if (!url.starts_with(url_prefix))
-    return "weir's JDBC sink writes to SQLite only: use jdbc:sqlite:PATH";
+    return "weir's JDBC sink writes to SQLite or PostgreSQL: use jdbc:sqlite:PATH or "
+           "jdbc:postgresql://host[:port]/database";
   if (url.size() == url_prefix.size())
     return "the SQLite database path after jdbc:sqlite: is empty";
   return std::nullopt;
@@ -49,29 +52,36 @@ ConfigDef make_definition() {
   ConfigDef def;
   def.group("Connection")
       .define("connection.url", ConfigType::String, Importance::High,
-              "JDBC connection URL. weir writes to SQLite: jdbc:sqlite:PATH (a file path, or "
-              "file:... URI).",
+              "JDBC connection URL: jdbc:sqlite:PATH (a file path, or file:... URI) or "
+              "jdbc:postgresql://host[:port][,host2[:port2]...][/database][?key=value&...] as "
+              "PgJDBC reads it.",
               check_url)
       .define("connection.user", ConfigType::String, "", Importance::High,
-              "JDBC connection user. Accepted and ignored: SQLite has no users.")
+              "PostgreSQL: the user (wins over the URL's user parameter). SQLite: ignored.")
       .define("connection.password", ConfigType::Password, "", Importance::High,
-              "JDBC connection password. Accepted and ignored: SQLite has no users.")
+              "PostgreSQL: the password (wins over the URL's password parameter); never shown "
+              "or logged. SQLite: ignored.")
       .define("dialect.name", ConfigType::String, "", Importance::Low,
-              "The database dialect; empty (derived from the URL) or SqliteDatabaseDialect.",
-              only({"", "SqliteDatabaseDialect"}, "weir's JDBC sink implements SqliteDatabaseDialect only"))
+              "The database dialect: empty (derived from the URL), SqliteDatabaseDialect or "
+              "PostgreSqlDatabaseDialect, which must match the URL.",
+              only({"", "SqliteDatabaseDialect", std::string(postgres_dialect)},
+                   "weir's JDBC sink implements SqliteDatabaseDialect and PostgreSqlDatabaseDialect"))
       .define("connection.attempts", ConfigType::Int, "3", Importance::Low,
-              "Accepted and ignored: opening an SQLite file is not retried.",
+              "PostgreSQL: how many times to try connecting before the write fails. SQLite: "
+              "ignored (opening a file is not retried).",
               validators::range(1, std::nullopt))
       .define("connection.backoff.ms", ConfigType::Long, "10000", Importance::Low,
-              "Accepted and ignored: opening an SQLite file is not retried.");
+              "PostgreSQL: the wait between connection attempts. SQLite: ignored.",
+              validators::range(0, std::nullopt));
   def.group("Writes")
       .define("insert.mode", ConfigType::String, "insert", Importance::High,
               "insert: plain INSERT; upsert: INSERT ... ON CONFLICT(pk) DO UPDATE; update: "
               "UPDATE ... WHERE pk.",
               one_of({"insert", "upsert", "update"}, true))
       .define("batch.size", ConfigType::Int, "3000", Importance::Medium,
-              "Accepted and validated; on SQLite every record is one step of a cached prepared "
-              "statement inside the batch's single transaction, so there are no JDBC batches to size.",
+              "PostgreSQL: the most rows sent to the server in one COPY; a batch with more goes "
+              "in several, inside its one transaction. SQLite: validated only (every record is "
+              "one step of a cached prepared statement inside the batch's transaction).",
               validators::range(0, std::nullopt))
       .define("delete.enabled", ConfigType::Boolean, "false", Importance::Medium,
               "Whether null record values (tombstones) delete the row with the record's key. "
@@ -109,7 +119,9 @@ ConfigDef make_definition() {
       .define("auto.evolve", ConfigType::Boolean, "false", Importance::Medium,
               "Whether to ALTER TABLE ... ADD COLUMN for record fields the table lacks.")
       .define("quote.sql.identifiers", ConfigType::String, "ALWAYS", Importance::Medium,
-              "Accepted; weir always quotes identifiers.", one_of({"ALWAYS", "NEVER"}, true));
+              "PostgreSQL: always quotes table and column names (case kept), never writes them "
+              "bare (PostgreSQL folds them to lower case). SQLite: always quoted.",
+              one_of({"ALWAYS", "NEVER"}, true));
   def.group("DML Support")
       .define("mssql.use.merge.holdlock", ConfigType::Boolean, "true", Importance::Low,
               "Accepted and ignored (SQL Server only).");
@@ -153,6 +165,18 @@ std::vector<ConfigIssue> cross_check(const std::map<std::string, std::string>& r
     std::string shown = given ? *given : *JdbcSinkConfig::definition().find(key)->default_value;
     issues.push_back({key, given, {runtime::invalid_value_message(key, shown, reason)}});
   };
+  if (auto url = raw.find("connection.url"); url != raw.end() && is_postgres_url(url->second)) {
+    try {
+      parse_postgres_url(runtime::trim(url->second));
+    } catch (const ConfigError& e) {
+      // The URL may hold a password: the issue never shows it.
+      issues.push_back({"connection.url", std::string(Password::hidden), {e.what()}});
+    }
+    if (auto d = effective(raw, "dialect.name"); !d.empty() && d != lower(postgres_dialect))
+      add("dialect.name", "a jdbc:postgresql: URL needs dialect.name empty or PostgreSqlDatabaseDialect");
+  } else if (effective(raw, "dialect.name") == lower(postgres_dialect)) {
+    add("dialect.name", "PostgreSqlDatabaseDialect needs a jdbc:postgresql: connection.url");
+  }
   auto pk_mode = effective(raw, "pk.mode");
   auto insert_mode = effective(raw, "insert.mode");
   if (effective(raw, "delete.enabled") == "true" && pk_mode != "record_key")
@@ -233,8 +257,17 @@ JdbcSinkConfig JdbcSinkConfig::parse(const std::map<std::string, std::string>& r
     throw ConfigError(issues.front().name, issues.front().errors.front());
 
   JdbcSinkConfig out;
-  out.connection_url = c.get_string("connection.url");
-  out.database_path = out.connection_url.substr(url_prefix.size());
+  out.connection_url = std::string(runtime::trim(c.get_string("connection.url")));
+  if (is_postgres_url(out.connection_url)) {
+    out.dialect = Dialect::Postgres;
+    out.postgres = parse_postgres_url(out.connection_url, runtime::trim(c.get_string("connection.user")),
+                                      c.get_password("connection.password").value());
+  } else {
+    out.database_path = out.connection_url.substr(url_prefix.size());
+  }
+  out.connection_attempts = c.get_int("connection.attempts");
+  out.connection_backoff_ms = c.get_long("connection.backoff.ms");
+  out.quote_identifiers = lower(c.get_string("quote.sql.identifiers")) == "always";
   auto insert = lower(c.get_string("insert.mode"));
   out.insert_mode = insert == "upsert"   ? InsertMode::Upsert
                     : insert == "update" ? InsertMode::Update

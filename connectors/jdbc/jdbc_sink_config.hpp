@@ -1,10 +1,12 @@
-// The JDBC sink's configuration: Confluent's JdbcSinkConnector keys, on SQLite.
+// The JDBC sink's configuration: Confluent's JdbcSinkConnector keys, on SQLite or
+// PostgreSQL.
 //
-// A connector config moves over from Kafka Connect unchanged apart from
-// `connection.url`, which must name an SQLite file (`jdbc:sqlite:PATH`). Keys that have
-// no meaning on SQLite are accepted and ignored (see docs/jdbc-sink.md for the list);
-// keys whose value would change what gets written are accepted only with the value
-// weir implements (`db.timezone=UTC`, `table.types=TABLE`, the SQLite dialect).
+// A connector config moves over from Kafka Connect unchanged: `connection.url` names
+// an SQLite file (`jdbc:sqlite:PATH`) or a PostgreSQL server as PgJDBC reads it
+// (`jdbc:postgresql://...`, see postgres_url.hpp). Keys that have no meaning on the
+// chosen database are accepted and ignored (see docs/jdbc-sink.md for the list); keys
+// whose value would change what gets written are accepted only with the values weir
+// implements (`db.timezone=UTC`, `table.types=TABLE`, the URL's dialect).
 #pragma once
 
 #include <cstdint>
@@ -13,12 +15,14 @@
 #include <string_view>
 #include <vector>
 
+#include "connectors/jdbc/postgres_url.hpp"
 #include "weir/config.hpp"
 
 namespace weir::connectors::jdbc {
 
 enum class InsertMode : uint8_t { Insert, Upsert, Update };
 enum class PkMode : uint8_t { None, Kafka, RecordKey, RecordValue };
+enum class Dialect : uint8_t { Sqlite, Postgres };
 
 std::string_view to_string(InsertMode mode) noexcept; ///< `insert`, `upsert`, `update`
 std::string_view to_string(PkMode mode) noexcept;     ///< `none`, `kafka`, ...
@@ -33,7 +37,13 @@ struct JdbcSinkConfig {
   static const std::vector<std::string>& default_kafka_pk_fields();
 
   std::string connection_url;
-  std::string database_path; ///< connection_url without `jdbc:sqlite:`
+  Dialect dialect = Dialect::Sqlite; ///< from the URL
+  std::string database_path; ///< SQLite: connection_url without `jdbc:sqlite:`
+  /// PostgreSQL: libpq's keywords, connection.user/password applied (holds the password).
+  PostgresConnection postgres;
+  int32_t connection_attempts = 3;       ///< PostgreSQL: tries per connect
+  int64_t connection_backoff_ms = 10000; ///< PostgreSQL: wait between tries
+  bool quote_identifiers = true;         ///< PostgreSQL: quote.sql.identifiers=always
   InsertMode insert_mode = InsertMode::Insert;
   PkMode pk_mode = PkMode::None;
   /// As configured; for pk.mode=kafka the three defaults when none were given.

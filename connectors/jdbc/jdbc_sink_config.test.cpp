@@ -88,7 +88,8 @@ BOOST_AUTO_TEST_CASE(bad_values_name_their_key) {
   };
   const std::vector<Case> cases{
       {{}, "connection.url", "Missing required configuration \"connection.url\""},
-      {{{"connection.url", "jdbc:postgresql://db/x"}}, "connection.url", "SQLite only"},
+      {{{"connection.url", "jdbc:mysql://db/x"}}, "connection.url", "SQLite or PostgreSQL"},
+      {{{"connection.url", "jdbc:postgresql://db:0/x"}}, "connection.url", "bad port '0'"},
       {{{"connection.url", "jdbc:sqlite:"}}, "connection.url", "path after jdbc:sqlite: is empty"},
       {with_url({{"insert.mode", "merge"}}), "insert.mode", "Invalid value merge for configuration insert.mode"},
       {with_url({{"pk.mode", "key"}}), "pk.mode", "Invalid value key"},
@@ -100,7 +101,10 @@ BOOST_AUTO_TEST_CASE(bad_values_name_their_key) {
       {with_url({{"insert.mode", "upsert"}}), "insert.mode", "needs a primary key"},
       {with_url({{"insert.mode", "update"}, {"pk.mode", "none"}}), "insert.mode", "needs a primary key"},
       {with_url({{"pk.mode", "kafka"}, {"pk.fields", "a,b"}}), "pk.fields", "exactly 3"},
-      {with_url({{"dialect.name", "PostgreSqlDatabaseDialect"}}), "dialect.name", "SqliteDatabaseDialect only"},
+      {with_url({{"dialect.name", "PostgreSqlDatabaseDialect"}}), "dialect.name", "needs a jdbc:postgresql: connection.url"},
+      {{{"connection.url", "jdbc:postgresql://db/x"}, {"dialect.name", "SqliteDatabaseDialect"}}, "dialect.name",
+       "a jdbc:postgresql: URL needs"},
+      {with_url({{"dialect.name", "MySqlDatabaseDialect"}}), "dialect.name", "SqliteDatabaseDialect and PostgreSqlDatabaseDialect"},
       {with_url({{"db.timezone", "Europe/Paris"}}), "db.timezone", "UTC only"},
       {with_url({{"table.types", "TABLE,VIEW"}}), "table.types", "tables only"},
       {with_url({{"pk.feilds", "id"}}), "pk.feilds", "did you mean \"pk.fields\""},
@@ -129,6 +133,42 @@ BOOST_AUTO_TEST_CASE(accepts_confluent_keys_without_meaning_on_sqlite) {
                                            {"mssql.use.merge.holdlock", "false"},
                                            {"trim.sensitive.log", "true"}}));
   BOOST_TEST(c.database_path == "/tmp/x.db");
+}
+
+BOOST_AUTO_TEST_CASE(postgres_urls_and_the_keys_postgres_gives_meaning) {
+  auto c = JdbcSinkConfig::parse({{"connection.url", "jdbc:postgresql://db.internal:5432/analytics?user=u&password=p"},
+                                  {"connection.user", "weir"},
+                                  {"connection.password", "secret"},
+                                  {"connection.attempts", "5"},
+                                  {"connection.backoff.ms", "100"},
+                                  {"dialect.name", "PostgreSqlDatabaseDialect"},
+                                  {"quote.sql.identifiers", "never"},
+                                  {"batch.size", "2000"}});
+  BOOST_TEST((c.dialect == Dialect::Postgres));
+  BOOST_TEST(c.database_path.empty());
+  BOOST_TEST(c.postgres.get("host") == "db.internal");
+  BOOST_TEST(c.postgres.get("dbname") == "analytics");
+  BOOST_TEST(c.postgres.get("user") == "weir");
+  BOOST_TEST(c.postgres.get("password") == "secret");
+  BOOST_TEST(c.connection_attempts == 5);
+  BOOST_TEST(c.connection_backoff_ms == 100);
+  BOOST_TEST(!c.quote_identifiers);
+  BOOST_TEST(c.batch_size == 2000);
+  auto sqlite = JdbcSinkConfig::parse(with_url({}));
+  BOOST_TEST((sqlite.dialect == Dialect::Sqlite));
+  BOOST_TEST(sqlite.quote_identifiers);
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_postgres_url_never_shows_its_password) {
+  Raw raw{{"connection.url", "jdbc:postgresql://db:99999/x?password=hunter2"}};
+  auto [key, message] = parse_error(raw);
+  BOOST_TEST(key == "connection.url");
+  BOOST_TEST(message.find("bad port") != std::string::npos);
+  BOOST_TEST(message.find("hunter2") == std::string::npos);
+  auto issues = JdbcSinkConfig::validate(raw);
+  BOOST_REQUIRE(issues.size() == 1u);
+  BOOST_TEST(issues[0].value.value_or("") == "[hidden]");
+  BOOST_TEST(issues[0].errors.front().find("hunter2") == std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(lets_the_workers_keys_through) {

@@ -26,7 +26,12 @@ bool is_key(const Row& row, std::string_view name) noexcept {
   return false;
 }
 
-void push_key(Row& row, std::string_view name, Value v, const Schema* schema) {
+// A null key would write the row under no key at all (or, on a table without a
+// PRIMARY KEY, under NULL): the record is bad, not its key column.
+void push_key(Row& row, std::string_view name, Value v, const Schema* schema, std::string_view table) {
+  if (v.is_null())
+    throw DataError("Primary key field '" + std::string(name) + "' of table " + q(table) +
+                    " is null: a record must have a value for every primary key field");
   row.columns.push_back({name, v, schema});
   row.key_count = static_cast<uint32_t>(row.columns.size());
 }
@@ -44,13 +49,13 @@ void push_key_fields(const Value& v, const Schema* schema, const std::vector<std
   if (schema) {
     if (names.empty()) {
       for (const auto& f : schema->fields())
-        push_key(row, f.name, runtime::data::field_value(v, f, arena, true), f.schema.get());
+        push_key(row, f.name, runtime::data::field_value(v, f, arena, true), f.schema.get(), table);
       return;
     }
     for (const auto& name : names) {
       const auto* f = schema->field(name);
       if (!f) throw missing(name);
-      push_key(row, f->name, runtime::data::field_value(v, *f, arena, true), f->schema.get());
+      push_key(row, f->name, runtime::data::field_value(v, *f, arena, true), f->schema.get(), table);
     }
     return;
   }
@@ -59,14 +64,14 @@ void push_key_fields(const Value& v, const Schema* schema, const std::vector<std
       if (e.key.kind() != Kind::String)
         throw DataError("Record " + std::string(what) + " map keys must be strings to name columns, found: " +
                         std::string(to_string(e.key.kind())));
-      push_key(row, e.key.as_string(), e.value, nullptr);
+      push_key(row, e.key.as_string(), e.value, nullptr, table);
     }
     return;
   }
   for (const auto& name : names) {
     const Value* field = v.find(name);
     if (!field) throw missing(name);
-    push_key(row, name, *field, nullptr);
+    push_key(row, name, *field, nullptr, table);
   }
 }
 
@@ -90,9 +95,9 @@ void RowMapper::map(const DecodedRecord& record, std::string_view table, runtime
       break;
     case PkMode::Kafka: {
       const auto& names = kafka_names_;
-      push_key(row, names[0], Value::string(record.topic), schemas::string().get());
-      push_key(row, names[1], Value::int32(record.partition), schemas::int32().get());
-      push_key(row, names[2], Value::int64(record.offset), schemas::int64().get());
+      push_key(row, names[0], Value::string(record.topic), schemas::string().get(), table);
+      push_key(row, names[1], Value::int32(record.partition), schemas::int32().get(), table);
+      push_key(row, names[2], Value::int64(record.offset), schemas::int64().get(), table);
       break;
     }
     case PkMode::RecordKey:
@@ -124,7 +129,7 @@ void RowMapper::add_record_key(const DecodedRecord& record, std::string_view tab
                         for (const auto& f : config_.pk_fields) s += (s.empty() ? "" : ", ") + f;
                         return s;
                       }() + "]");
-    push_key(row, config_.pk_fields[0], key, schema);
+    push_key(row, config_.pk_fields[0], key, schema, table);
     return;
   }
   bool structured = schema ? schema->type() == Type::Struct : key.kind() == Kind::Map;
@@ -174,6 +179,14 @@ void RowMapper::add_value_fields(const DecodedRecord& record, std::string_view t
     if (is_key(row, name) || !whitelisted(name)) continue;
     row.columns.push_back({name, e.value, nullptr});
   }
+}
+
+DataError tombstone_error(std::string_view connector, PkMode pk_mode, const DecodedRecord& r) {
+  return DataError("Sink connector '" + std::string(connector) + "' is configured with 'delete.enabled=false' and 'pk.mode=" +
+                   std::string(to_string(pk_mode)) +
+                   "' and therefore requires records with a non-null value, but found record at (topic='" +
+                   std::string(r.topic) + "',partition=" + std::to_string(r.partition) +
+                   ",offset=" + std::to_string(r.offset) + ") with a null value");
 }
 
 std::string_view sql_type(const Column& column) noexcept {

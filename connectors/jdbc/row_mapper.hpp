@@ -57,6 +57,10 @@ private:
   std::vector<std::string> kafka_names_; ///< pk.mode=kafka's three column names
 };
 
+/// The error for a tombstone (null value) when delete.enabled=false, as Confluent words it.
+runtime::data::DataError tombstone_error(std::string_view connector, PkMode pk_mode,
+                                         const runtime::data::DecodedRecord& record);
+
 /// The declared SQLite type auto.create / auto.evolve give a column: by schema
 /// (INTEGER, REAL, TEXT, BLOB, NUMERIC for Decimal, DATE, TIME, TIMESTAMP; arrays,
 /// maps and structs TEXT holding JSON) or, schemaless, by the value's kind; empty for

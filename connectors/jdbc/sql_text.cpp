@@ -15,10 +15,10 @@ void param(std::string& s, size_t index) {
 }
 
 // `"a", "b"` for columns [first, last).
-void names(std::string& s, const Row& row, size_t first, size_t last) {
+void names(std::string& s, const Row& row, size_t first, size_t last, bool quote = true) {
   for (size_t i = first; i < last; ++i) {
     if (i != first) s += ", ";
-    append_quoted(s, row.columns[i].name);
+    append_identifier(s, row.columns[i].name, quote);
   }
 }
 
@@ -75,27 +75,35 @@ std::string quoted(std::string_view identifier) {
   return out;
 }
 
-std::string create_table_sql(std::string_view quoted_table, const Row& row) {
-  std::string sql = "CREATE TABLE " + std::string(quoted_table) + " (";
+void append_identifier(std::string& out, std::string_view identifier, bool quote) {
+  if (quote)
+    append_quoted(out, identifier);
+  else
+    out += identifier;
+}
+
+std::string create_table_sql(std::string_view quoted_table, const Row& row, TypeOf type_of, bool quote,
+                             bool if_not_exists) {
+  std::string sql = (if_not_exists ? "CREATE TABLE IF NOT EXISTS " : "CREATE TABLE ") + std::string(quoted_table) + " (";
   for (size_t i = 0; i < row.columns.size(); ++i) {
     const Column& c = row.columns[i];
     if (i != 0) sql += ", ";
-    append_quoted(sql, c.name);
-    if (auto type = sql_type(c); !type.empty()) sql.append(" ").append(type);
+    append_identifier(sql, c.name, quote);
+    if (auto type = type_of(c); !type.empty()) sql.append(" ").append(type);
     if (sql_not_null(c, i < row.key_count)) sql += " NOT NULL";
   }
   if (row.key_count != 0) {
     sql += ", PRIMARY KEY (";
-    names(sql, row, 0, row.key_count);
+    names(sql, row, 0, row.key_count, quote);
     sql += ")";
   }
   return sql + ")";
 }
 
-std::string add_column_sql(std::string_view quoted_table, const Column& column) {
+std::string add_column_sql(std::string_view quoted_table, const Column& column, TypeOf type_of, bool quote) {
   std::string sql = "ALTER TABLE " + std::string(quoted_table) + " ADD COLUMN ";
-  append_quoted(sql, column.name);
-  if (auto type = sql_type(column); !type.empty()) sql.append(" ").append(type);
+  append_identifier(sql, column.name, quote);
+  if (auto type = type_of(column); !type.empty()) sql.append(" ").append(type);
   return sql;
 }
 

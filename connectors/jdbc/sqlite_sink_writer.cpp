@@ -7,6 +7,7 @@
 #include <sqlite3.h>
 
 #include "connectors/jdbc/row_mapper.hpp"
+#include "connectors/jdbc/sink_batch.hpp"
 #include "connectors/jdbc/sql_text.hpp"
 #include "connectors/jdbc/wal_checkpointer.hpp"
 #include "runtime/convert/json_converter.hpp"
@@ -70,9 +71,7 @@ bool record_level(int rc) noexcept {
 
 struct JdbcSinkWriter::Impl {
   struct Statement {
-    Op op;
-    uint32_t key_count;
-    std::vector<std::string> columns;
+    ColumnSet shape;
     Stmt stmt; ///< null: nothing to run (an UPDATE with no non-key column)
   };
   struct Table {
@@ -84,21 +83,10 @@ struct JdbcSinkWriter::Impl {
     std::vector<std::unique_ptr<Statement>> statements;
     size_t last = 0;
   };
-  struct TopicTable {
-    std::string topic;
-    Table* table;
-  };
   struct StoredOffset {
     std::string topic;
     int32_t partition;
     int64_t next;
-  };
-  /// One topic-partition of the batch being written.
-  struct Slot {
-    std::string_view topic;
-    int32_t partition;
-    int64_t stored_next; ///< -1: nothing stored
-    int64_t max_offset;  ///< -1: no record at or above stored_next
   };
 
   static constexpr size_t max_statements_per_table = 64;
@@ -115,14 +103,11 @@ struct JdbcSinkWriter::Impl {
 
   Row row;
   std::vector<std::string> scratch; ///< per bound parameter: formatted text (JSON, dates, decimals)
-  std::vector<std::unique_ptr<Table>> tables;
-  std::vector<TopicTable> topic_tables;
-  size_t last_topic = 0;
+  TableCache<Table> tables;
 
   std::vector<StoredOffset> stored;
   int64_t data_version = -1; ///< PRAGMA data_version when `stored` was last known current
-  std::vector<Slot> slots;
-  size_t last_slot = 0;
+  OffsetSlots slots;
 
   Stmt begin, commit, rollback, version, select_offsets, upsert_offset, table_info;
 
@@ -251,19 +236,6 @@ struct JdbcSinkWriter::Impl {
     return nullptr;
   }
 
-  Slot& slot_for(std::string_view topic, int32_t partition) {
-    if (last_slot < slots.size()) {
-      Slot& s = slots[last_slot];
-      if (s.partition == partition && s.topic == topic) return s;
-    }
-    for (size_t i = 0; i < slots.size(); ++i)
-      if (slots[i].partition == partition && slots[i].topic == topic) return slots[last_slot = i];
-    const StoredOffset* o = find_stored(topic, partition);
-    slots.push_back({topic, partition, o ? o->next : -1, -1});
-    last_slot = slots.size() - 1;
-    return slots.back();
-  }
-
   void store_offsets() {
     sqlite3_stmt* s = upsert_offset.get();
     sqlite3_bind_text(s, 1, connector.data(), static_cast<int>(connector.size()), SQLITE_STATIC);
@@ -289,26 +261,12 @@ struct JdbcSinkWriter::Impl {
   // --- tables ----------------------------------------------------------------
 
   Table& table_for(std::string_view topic) {
-    if (last_topic < topic_tables.size() && topic_tables[last_topic].topic == topic)
-      return *topic_tables[last_topic].table;
-    for (size_t i = 0; i < topic_tables.size(); ++i)
-      if (topic_tables[i].topic == topic) return *topic_tables[last_topic = i].table;
-    std::string name = config.table_name(topic);
-    if (name.empty())
-      throw DataError("Destination table name for topic '" + std::string(topic) +
-                      "' is empty using the format string '" + config.table_name_format + "'");
-    Table* table = nullptr;
-    for (auto& t : tables)
-      if (t->name == name) table = t.get();
-    if (!table) {
-      tables.push_back(std::make_unique<Table>());
-      table = tables.back().get();
-      table->quoted = quoted(name);
-      table->name = std::move(name);
-    }
-    topic_tables.push_back({std::string(topic), table});
-    last_topic = topic_tables.size() - 1;
-    return *table;
+    return tables.of(config, topic, [](std::string name) {
+      auto t = std::make_unique<Table>();
+      t->quoted = quoted(name);
+      t->name = std::move(name);
+      return t;
+    });
   }
 
   void load_table(Table& t) {
@@ -376,28 +334,19 @@ struct JdbcSinkWriter::Impl {
     return true;
   }
 
-  bool matches(const Statement& s, Op op) const noexcept {
-    if (s.op != op || s.key_count != row.key_count || s.columns.size() != row.columns.size()) return false;
-    for (size_t i = 0; i < s.columns.size(); ++i)
-      if (s.columns[i] != row.columns[i].name) return false;
-    return true;
-  }
-
   // The cached statement for the row's columns, preparing it (and creating or
   // altering the table) on a miss; nullptr when there is nothing to run.
   const Statement* statement_for(Table& t, Op op) {
-    if (t.last < t.statements.size() && matches(*t.statements[t.last], op)) return t.statements[t.last].get();
+    if (t.last < t.statements.size() && t.statements[t.last]->shape.matches(op, row)) return t.statements[t.last].get();
     for (size_t i = 0; i < t.statements.size(); ++i)
-      if (matches(*t.statements[i], op)) return t.statements[t.last = i].get();
+      if (t.statements[i]->shape.matches(op, row)) return t.statements[t.last = i].get();
 
     if ((op == Op::Update || op == Op::Upsert || op == Op::Delete) && row.key_count == 0)
       throw DataError(std::string(verb(op)) + " table " + t.quoted +
                       " requires key field names to be known, check the primary key configuration");
     if (!ensure_columns(t, op)) return nullptr;
     auto s = std::make_unique<Statement>();
-    s->op = op;
-    s->key_count = row.key_count;
-    for (const auto& c : row.columns) s->columns.emplace_back(c.name);
+    s->shape.assign(op, row);
     if (!(op == Op::Update && row.key_count == row.columns.size())) {
       std::string sql = statement_sql(t.quoted, op, row);
       sqlite3_stmt* raw = nullptr;
@@ -458,17 +407,9 @@ struct JdbcSinkWriter::Impl {
     const DecodedRecord& r = batch[index];
     Table& t = table_for(r.topic);
     const bool tombstone = r.value.is_null();
-    if (tombstone && !config.delete_enabled)
-      throw DataError("Sink connector '" + connector + "' is configured with 'delete.enabled=false' and 'pk.mode=" +
-                      std::string(to_string(config.pk_mode)) +
-                      "' and therefore requires records with a non-null value, but found record at (topic='" +
-                      std::string(r.topic) + "',partition=" + std::to_string(r.partition) +
-                      ",offset=" + std::to_string(r.offset) + ") with a null value");
+    if (tombstone && !config.delete_enabled) throw tombstone_error(connector, config.pk_mode, r);
     mapper.map(r, t.name, batch.arena(), tombstone, row);
-    Op op = tombstone ? Op::Delete
-            : config.insert_mode == InsertMode::Upsert ? Op::Upsert
-            : config.insert_mode == InsertMode::Update ? Op::Update
-                                                       : Op::Insert;
+    const Op op = operation(config, tombstone);
     const Statement* st = statement_for(t, op);
     if (!st || !st->stmt) return;
     sqlite3_stmt* s = st->stmt.get();
@@ -502,8 +443,6 @@ struct JdbcSinkWriter::Impl {
       sqlite3_reset(rollback.get());
     }
     tables.clear();
-    topic_tables.clear();
-    last_topic = 0;
     data_version = -1;
   }
 
@@ -514,28 +453,23 @@ struct JdbcSinkWriter::Impl {
     try {
       if (read_data_version() != data_version) load_offsets(); // another connection wrote
       slots.clear();
-      last_slot = 0;
       for (uint32_t i = 0; i < batch.size(); ++i) {
         const DecodedRecord& r = batch[i];
-        // The consumed position: the raw record's, which an SMT that re-routes the
-        // record to another topic (and so another table) leaves alone.
-        std::string_view topic = r.topic;
-        int32_t partition = r.partition;
-        int64_t offset = r.offset;
-        if (r.raw_index < batch.raw().size()) {
-          const auto& raw = batch.raw()[r.raw_index];
-          topic = batch.raw().topic(raw), partition = raw.partition, offset = raw.offset;
-        }
-        Slot* slot = nullptr;
+        const Position at = consumed_position(batch, r);
+        OffsetSlot* slot = nullptr;
         int64_t previous_max = -1;
-        if (partition >= 0 && offset >= 0) {
-          slot = &slot_for(topic, partition);
-          if (offset < slot->stored_next) {
+        if (at.known()) {
+          slot = slots.find(at.topic, at.partition);
+          if (!slot) {
+            const StoredOffset* o = find_stored(at.topic, at.partition);
+            slot = &slots.at(at.topic, at.partition, o ? o->next : -1);
+          }
+          if (at.offset < slot->stored_next) {
             ++stats.skipped;
             continue;
           }
           previous_max = slot->max_offset;
-          slot->max_offset = std::max(slot->max_offset, offset);
+          slot->max_offset = std::max(slot->max_offset, at.offset);
         }
         if (!r.live()) continue;
         try {

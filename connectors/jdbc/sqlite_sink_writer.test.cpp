@@ -6,11 +6,16 @@
 #include <sqlite3.h>
 
 #include "runtime/convert/converter.hpp"
+#include "tests/support/jdbc_records.hpp"
 
 using namespace weir;
 using namespace weir::connectors::jdbc;
 using namespace weir::runtime::data;
 using weir::runtime::kafka::TopicPartitionOffset;
+using weir::testing::decode;
+using weir::testing::In;
+using weir::testing::messages;
+using weir::testing::people;
 
 namespace {
 
@@ -65,46 +70,6 @@ struct TempDb {
     return out;
   }
 };
-
-struct In {
-  int64_t offset;
-  std::optional<std::string> key;
-  std::optional<std::string> value;
-  std::string topic = "t";
-  int32_t partition = 0;
-};
-
-// Decodes records as the pipeline would: JSON keys and values, schemaless unless
-// `value_schemas` / `key_schemas`.
-DecodedBatch decode(const std::vector<In>& records, bool value_schemas = false, bool key_schemas = false) {
-  runtime::convert::RecordCodec codec(
-      runtime::convert::make_converter("JsonConverter", {{"schemas.enable", key_schemas ? "true" : "false"}}, true),
-      runtime::convert::make_converter("JsonConverter", {{"schemas.enable", value_schemas ? "true" : "false"}},
-                                       false));
-  Batch raw;
-  for (const auto& r : records) {
-    auto view = [](const std::optional<std::string>& s) {
-      return s ? std::optional<std::string_view>(*s) : std::nullopt;
-    };
-    raw.append(r.topic, r.partition, r.offset, 1000, view(r.key), view(r.value));
-  }
-  return codec.decode(std::move(raw));
-}
-
-// Records with keys {"id":N} and values {"id":N,"name":X}, from `first` on.
-std::vector<In> people(int64_t first, std::vector<std::pair<int, std::string>> rows) {
-  std::vector<In> out;
-  for (const auto& [id, name] : rows)
-    out.push_back({first++, R"({"id":)" + std::to_string(id) + "}",
-                   R"({"id":)" + std::to_string(id) + R"(,"name":")" + name + R"("})"});
-  return out;
-}
-
-std::vector<std::string> messages(const DecodedBatch& b) {
-  std::vector<std::string> out;
-  for (const auto& e : b.errors().all()) out.push_back(e.message);
-  return out;
-}
 
 bool contains(const std::string& s, std::string_view part) { return s.find(part) != std::string::npos; }
 
@@ -316,6 +281,27 @@ BOOST_AUTO_TEST_CASE(record_key_primitive_needs_one_pk_field) {
   unnamed.write(c);
   BOOST_REQUIRE(c.errors().size() == 1u);
   BOOST_TEST(contains(c.errors().all()[0].message, "Need exactly one PK column"));
+}
+
+// Issue 20, item 2: a null or missing primary-key field is a bad record, never a row
+// under another key (or under NULL, on a table without a PRIMARY KEY).
+BOOST_AUTO_TEST_CASE(a_null_or_missing_primary_key_field_fails_the_record) {
+  for (const std::string mode : {"record_value", "record_key"}) {
+    BOOST_TEST_CONTEXT("pk.mode=" << mode) {
+      TempDb db;
+      db.exec("CREATE TABLE t (id INTEGER, name TEXT)"); // no PRIMARY KEY: NULL would be stored
+      JdbcSinkWriter writer(db.config({{"pk.mode", mode}, {"pk.fields", "id"}}), "sink", 0);
+      auto b = decode({{0, R"({"id":1})", R"({"id":1,"name":"a"})"},
+                       {1, R"({"id":null})", R"({"id":null,"name":"b"})"},
+                       {2, R"({"other":3})", R"({"name":"c"})"}});
+      writer.write(b);
+      BOOST_REQUIRE(b.errors().size() == 2u);
+      BOOST_TEST(contains(b.errors().all()[0].message, "Primary key field 'id' of table 't' is null"),
+                 b.errors().all()[0].message);
+      BOOST_TEST(contains(b.errors().all()[1].message, "does not contain field: id"), b.errors().all()[1].message);
+      BOOST_TEST(db.rows("SELECT id, name FROM t") == "1|a");
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(record_key_struct_fields) {
