@@ -121,11 +121,6 @@ def postgres_targets(w, runs):
     wpg, kpg, copy = best(runs, "weir_pg"), best(runs, "kc_pg"), best(runs, "pg_copy")
     if not any(r["kind"] in PG_KINDS for r in runs):
         return
-    missing = next((r for r in runs if r["kind"] == "weir_pg" and r.get("why") == "not_available_yet"), None)
-    if missing and not wpg:
-        w("| PostgreSQL upsert rows/s vs Debezium's JDBC sink | not available yet | "
-          f"{fmt_rate(kpg) if ok(kpg) else '—'} | — | ≥ 5× | NO |")
-        return
     for name, ref, goal, met_at, as_pct in (
             ("PostgreSQL upsert rows/s vs Debezium's JDBC sink", kpg, "≥ 5×", 5, False),
             ("PostgreSQL upsert rows/s vs COPY of the same rows", copy, "≥ 70%", 0.7, True)):

@@ -476,12 +476,9 @@ if ((postgres)); then
     copy_shape="$1"
     meta copy_shape "$1"
   }
-  weir_pg=1 # 0 once weir says its JDBC sink does not write to PostgreSQL
   for ((round = 1; round <= rounds; round++)); do
     for t in $tasks_list; do
-      ((weir_pg)) || break
       name="bench-weir-pg-t$t-r$round-$run_id"
-      subject="weir JDBC sink, tasks.max=$t$(round_label "$round")"
       cat >"$work/run/$name.properties" <<EOF
 name=$name
 connector.class=io.confluent.connect.jdbc.JdbcSinkConnector
@@ -497,16 +494,9 @@ auto.create=true
 table.name.format=user_events
 EOF
       pg_fresh
-      measure weir_pg "$subject" "$weir_progress" "tasks=$t" -- \
+      measure weir_pg "weir JDBC sink, tasks.max=$t$(round_label "$round")" "$weir_progress" "tasks=$t" -- \
         "$weir" standalone "$(worker_file "$name" value.converter.schemas.enable=true)" "$work/run/$name.properties"
       keep_shape "weir's auto.create"
-      log="$work/run/weir_pg-$(printf '%s' "$subject" | tr -c 'A-Za-z0-9' '_').log"
-      if [[ "$LAST_LINE" == status=exited* ]] && grep -q 'writes to SQLite only' "$log"; then
-        # A weir without the PostgreSQL writer (issue 18): its own words, no number.
-        weir::log "bench:   not available in this weir: $(grep -m1 -o "weir's JDBC sink writes to SQLite only[^\"]*" "$log")"
-        sed -i '$ s/$/ why=not_available_yet/' "$results"
-        weir_pg=0
-      fi
     done
     for t in $connect_tasks_list; do
       name="bench-debezium-t$t-r$round-$run_id"
@@ -775,11 +765,8 @@ python3 "$WEIR_REPO/bench/report.py" "$results" >"$out"
 cat "$out"
 weir::log "bench: report written to $out (raw measurements and logs in $work/run)"
 if ((check)); then
-  # Every subject must have delivered, except one that this weir does not have yet
-  # (its run says so in its own words, and the report names it).
-  failed="$(awk -F'\t' '$1 != "meta" && $3 !~ /^status=ok/ && $3 !~ /why=not_available_yet/ {print "  " $2 ": " $3}' "$results")"
+  # Every subject must have delivered.
+  failed="$(awk -F'\t' '$1 != "meta" && $3 !~ /^status=ok/ {print "  " $2 ": " $3}' "$results")"
   [[ -z "$failed" ]] || weir::die "bench: --check: these runs did not deliver:"$'\n'"$failed"
-  missing="$(awk -F'\t' '$3 ~ /why=not_available_yet/ {print "  " $2}' "$results")"
-  [[ -z "$missing" ]] || weir::log "bench: --check: not available in this weir yet:"$'\n'"$missing"
   weir::log "bench: --check: every run delivered"
 fi
