@@ -467,6 +467,21 @@ if ((postgres)); then
   pg_fresh() {
     "${pg_super[@]}" -c 'DROP TABLE IF EXISTS user_events, __weir_sink_offsets' -c CHECKPOINT
   }
+  # COPY over one connection, and over as many as weir's largest tasks.max: the rows
+  # split into that many files (whole lines), one psql copying each, all at once.
+  # pg-rows-C.list names the files for C connections.
+  copy_widths=1
+  max_tasks="$(printf '%s\n' $tasks_list | sort -n | tail -n 1)"
+  ((max_tasks <= 1)) || copy_widths="1 $max_tasks"
+  for c in $copy_widths; do
+    if ((c == 1)); then
+      printf '%s\n' "$pg_csv" >"$work/run/pg-rows-1.list"
+    else
+      split -n "l/$c" -d -a 3 --additional-suffix=.csv "$pg_csv" "$work/run/pg-rows-$c-"
+      printf '%s\n' "$work/run/pg-rows-$c-"*.csv >"$work/run/pg-rows-$c.list"
+    fi
+  done
+
   # keep_shape WHO — after the first run that delivered, an empty copy of the table
   # it created: COPY's target has the same columns, types and primary key.
   copy_shape=""
@@ -523,11 +538,15 @@ EOF
       keep_shape "Debezium's schema.evolution=basic"
     done
     if [[ -n "$copy_shape" ]]; then
-      "${pg_super[@]}" -c 'DROP TABLE IF EXISTS user_events, __weir_sink_offsets' \
-        -c 'CREATE TABLE user_events (LIKE bench_copy_shape INCLUDING ALL)' \
-        -c "ALTER TABLE user_events OWNER TO $pg_user" -c CHECKPOINT
-      measure pg_copy "PostgreSQL COPY (psql \\copy, 1 connection)$(round_label "$round")" exit -- \
-        psql -X -q -v ON_ERROR_STOP=1 "$pg_url" -c "\\copy user_events ($pg_columns) FROM '$pg_csv' WITH (FORMAT csv)"
+      for c in $copy_widths; do
+        "${pg_super[@]}" -c 'DROP TABLE IF EXISTS user_events, __weir_sink_offsets' \
+          -c 'CREATE TABLE user_events (LIKE bench_copy_shape INCLUDING ALL)' \
+          -c "ALTER TABLE user_events OWNER TO $pg_user" -c CHECKPOINT
+        # xargs fails (123) if any psql does.
+        measure pg_copy "PostgreSQL COPY (psql \\copy, $c connection$( ((c == 1)) || echo s))$(round_label "$round")" \
+          exit "connections=$c" -- xargs -a "$work/run/pg-rows-$c.list" -P "$c" -I{} \
+          psql -X -q -v ON_ERROR_STOP=1 "$pg_url" -c "\\copy user_events ($pg_columns) FROM '{}' WITH (FORMAT csv)"
+      done
     else
       weir::log "bench:   COPY not run: no sink created the table to copy into"
       printf 'pg_copy\tPostgreSQL COPY\tstatus=not_run why=no_sink_created_the_table\n' >>"$results"
