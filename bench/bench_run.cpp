@@ -1,7 +1,8 @@
 // Runs one benchmark subject as a child process and measures it from the outside,
 // the same way for weir, Kafka Connect and the bare consumer.
 //
-//   bench_run --records N --target TARGET [--timeout S] [--log FILE] -- CMD [ARGS...]
+//   bench_run --records N --target TARGET [--timeout S] [--log FILE]
+//             [--conninfo URL] [--verify-rows TABLE:COLUMN] [--server-pid PID] -- CMD [ARGS...]
 //
 // TARGET says where the subject's records land, and so when it is done:
 //   file:PATH               lines in PATH (a FileStreamSink's output)
@@ -9,6 +10,11 @@
 //                           next_offset in its offsets table, which is written in the
 //                           same transaction as the rows (a fresh topic starts at 0)
 //   topic:BOOTSTRAP:TOPIC   the sum of TOPIC's high watermarks (a source's output)
+//   group:BOOTSTRAP:TOPIC:GROUP  the sum of GROUP's committed offsets on TOPIC (a
+//                           Kafka Connect sink commits only what its task flushed)
+//   pg:SQL                  the number SQL returns on the PostgreSQL server of
+//                           --conninfo (e.g. the sum of a sink's stored offsets);
+//                           0 while it fails (the table is not there yet)
 //   exit                    the child counts by itself and exits when done; it prints
 //                           `first_record_ns=<CLOCK_MONOTONIC ns>` when it sees the first
 //
@@ -18,8 +24,16 @@
 // and peak RSS (VmHWM). In exit mode they come from wait4()'s rusage instead. Then
 // the child's process group gets SIGTERM (SIGKILL after 20 s).
 //
+// --server-pid PID adds server_cpu_s: the CPU a server (PostgreSQL's postmaster)
+// and its children (the backends, the WAL writer, the checkpointer) spent from the
+// fork to the N-th record, counting the children that exited meanwhile.
+// --verify-rows TABLE:COLUMN checks the subject's output once it has stopped:
+// SELECT count(*), count(DISTINCT COLUMN) on the --conninfo server must both be N,
+// else status=wrong_rows (a subject that lost or doubled rows does not deliver).
+//
 // Prints one line of key=value pairs on stdout:
-//   status=ok|timeout|exited records=... wall_s=... first_s=... cpu_s=... rss_mb=...
+//   status=ok|timeout|exited|wrong_rows records=... wall_s=... first_s=... cpu_s=... rss_mb=...
+//   [server_cpu_s=...] [rows=... distinct=...]
 // A benchmark reports; it never fails on timing (exit status 0 unless misused).
 #include <algorithm>
 #include <cerrno>
@@ -42,7 +56,9 @@
 #include <unistd.h>
 #include <vector>
 
+#include <dirent.h>
 #include <librdkafka/rdkafka.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 
 namespace {
@@ -56,8 +72,9 @@ double mono_s() {
 }
 
 [[noreturn]] void usage() {
-  std::fprintf(stderr, "usage: bench_run --records N --target file:PATH|sqlite:PATH|topic:BOOTSTRAP:TOPIC|exit"
-                       " [--timeout S] [--log FILE] -- CMD [ARGS...]\n");
+  std::fprintf(stderr, "usage: bench_run --records N --target file:PATH|sqlite:PATH|topic:BOOTSTRAP:TOPIC|"
+                       "group:BOOTSTRAP:TOPIC:GROUP|pg:SQL|exit [--timeout S] [--log FILE] [--conninfo URL]"
+                       " [--verify-rows TABLE:COLUMN] [--server-pid PID] -- CMD [ARGS...]\n");
   std::exit(2);
 }
 
@@ -135,23 +152,43 @@ private:
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+/// A consumer handle that only asks questions (it never subscribes), in `group`
+/// if one is given.
+rd_kafka_t* kafka_client(const std::string& bootstrap, const std::string& group = {}) {
+  char err[512];
+  rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof err);
+  rd_kafka_conf_set(conf, "log_level", "3", err, sizeof err);
+  if (!group.empty()) rd_kafka_conf_set(conf, "group.id", group.c_str(), err, sizeof err);
+  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
+  if (!rk) {
+    std::fprintf(stderr, "bench_run: %s\n", err);
+    std::exit(2);
+  }
+  return rk;
+}
+
+/// The number of partitions of `topic`, or 0 while it cannot be had.
+int32_t partition_count(rd_kafka_t* rk, const std::string& topic) {
+  rd_kafka_topic_t* t = rd_kafka_topic_new(rk, topic.c_str(), nullptr);
+  const rd_kafka_metadata_t* md = nullptr;
+  int32_t n = 0;
+  if (rd_kafka_metadata(rk, 0, t, &md, 2000) == RD_KAFKA_RESP_ERR_NO_ERROR && md->topic_cnt == 1 &&
+      md->topics[0].err == RD_KAFKA_RESP_ERR_NO_ERROR)
+    n = md->topics[0].partition_cnt;
+  if (md) rd_kafka_metadata_destroy(md);
+  rd_kafka_topic_destroy(t);
+  return n;
+}
+
 /// The sum of a topic's high watermarks.
 class TopicProbe : public Probe {
 public:
-  TopicProbe(const std::string& bootstrap, std::string topic) : topic_(std::move(topic)) {
-    char err[512];
-    rd_kafka_conf_t* conf = rd_kafka_conf_new();
-    rd_kafka_conf_set(conf, "bootstrap.servers", bootstrap.c_str(), err, sizeof err);
-    rd_kafka_conf_set(conf, "log_level", "3", err, sizeof err);
-    rk_ = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-    if (!rk_) {
-      std::fprintf(stderr, "bench_run: %s\n", err);
-      std::exit(2);
-    }
-  }
+  TopicProbe(const std::string& bootstrap, std::string topic)
+      : topic_(std::move(topic)), rk_(kafka_client(bootstrap)) {}
   ~TopicProbe() override { rd_kafka_destroy(rk_); }
   uint64_t count() override {
-    if (partitions_ <= 0) partitions_ = partition_count();
+    if (partitions_ <= 0) partitions_ = partition_count(rk_, topic_);
     uint64_t sum = 0;
     for (int32_t p = 0; p < partitions_; ++p) {
       int64_t lo = 0, hi = 0;
@@ -162,20 +199,83 @@ public:
   }
 
 private:
-  int32_t partition_count() {
-    rd_kafka_topic_t* t = rd_kafka_topic_new(rk_, topic_.c_str(), nullptr);
-    const rd_kafka_metadata_t* md = nullptr;
-    int32_t n = 0;
-    if (rd_kafka_metadata(rk_, 0, t, &md, 2000) == RD_KAFKA_RESP_ERR_NO_ERROR && md->topic_cnt == 1 &&
-        md->topics[0].err == RD_KAFKA_RESP_ERR_NO_ERROR)
-      n = md->topics[0].partition_cnt;
-    if (md) rd_kafka_metadata_destroy(md);
-    rd_kafka_topic_destroy(t);
-    return n;
-  }
   std::string topic_;
   rd_kafka_t* rk_ = nullptr;
   int32_t partitions_ = 0;
+};
+
+/// The sum of a consumer group's committed offsets on a topic (a fresh topic starts
+/// at 0, so it is the number of records the group has committed).
+class GroupProbe : public Probe {
+public:
+  GroupProbe(const std::string& bootstrap, std::string topic, const std::string& group)
+      : topic_(std::move(topic)), rk_(kafka_client(bootstrap, group)) {}
+  ~GroupProbe() override { rd_kafka_destroy(rk_); }
+  uint64_t count() override {
+    if (partitions_ <= 0) partitions_ = partition_count(rk_, topic_);
+    if (partitions_ <= 0) return 0;
+    rd_kafka_topic_partition_list_t* list = rd_kafka_topic_partition_list_new(partitions_);
+    for (int32_t p = 0; p < partitions_; ++p) rd_kafka_topic_partition_list_add(list, topic_.c_str(), p);
+    uint64_t sum = 0;
+    if (rd_kafka_committed(rk_, list, 2000) == RD_KAFKA_RESP_ERR_NO_ERROR)
+      for (int i = 0; i < list->cnt; ++i)
+        if (list->elems[i].offset > 0) sum += static_cast<uint64_t>(list->elems[i].offset);
+    rd_kafka_topic_partition_list_destroy(list);
+    return sum;
+  }
+
+private:
+  std::string topic_;
+  rd_kafka_t* rk_ = nullptr;
+  int32_t partitions_ = 0;
+};
+
+/// A PostgreSQL connection for the pg: target and --verify-rows; reconnects when
+/// the server dropped it.
+class Pg {
+public:
+  explicit Pg(std::string conninfo) : conninfo_(std::move(conninfo)) {}
+  ~Pg() {
+    if (conn_) PQfinish(conn_);
+  }
+  /// The first row's integer columns of `sql`, or nothing when it failed.
+  std::vector<uint64_t> row(const std::string& sql) {
+    if (!conn_ || PQstatus(conn_) != CONNECTION_OK) {
+      if (conn_) PQfinish(conn_);
+      conn_ = PQconnectdb(conninfo_.c_str());
+      if (PQstatus(conn_) != CONNECTION_OK) {
+        error_ = PQerrorMessage(conn_);
+        return {};
+      }
+    }
+    PGresult* res = PQexec(conn_, sql.c_str());
+    std::vector<uint64_t> values;
+    if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) > 0)
+      for (int c = 0; c < PQnfields(res); ++c) values.push_back(std::strtoull(PQgetvalue(res, 0, c), nullptr, 10));
+    else error_ = PQresultErrorMessage(res);
+    PQclear(res);
+    return values;
+  }
+  const std::string& error() const { return error_; }
+
+private:
+  std::string conninfo_;
+  PGconn* conn_ = nullptr;
+  std::string error_;
+};
+
+/// The number a query returns, e.g. the sum of the offsets a sink stored with its rows.
+class PgProbe : public Probe {
+public:
+  PgProbe(std::shared_ptr<Pg> pg, std::string sql) : pg_(std::move(pg)), sql_(std::move(sql)) {}
+  uint64_t count() override {
+    auto v = pg_->row(sql_);
+    return v.empty() ? 0 : v[0];
+  }
+
+private:
+  std::shared_ptr<Pg> pg_;
+  std::string sql_;
 };
 
 struct ProcSample {
@@ -205,6 +305,40 @@ ProcSample sample(pid_t pid) {
   while (std::getline(status, line))
     if (line.rfind("VmHWM:", 0) == 0) s.rss_mb = std::strtod(line.c_str() + 6, nullptr) / 1024.0;
   return s;
+}
+
+/// Fields 14 to 17 of /proc/PID/stat (utime, stime, cutime, cstime) in clock ticks,
+/// and field 4 (the parent's pid); false when the process is gone.
+bool stat_times(const std::string& path, unsigned long long (&times)[4], long& ppid) {
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto close_paren = text.rfind(')');
+  if (close_paren == std::string::npos) return false;
+  std::istringstream rest(text.substr(close_paren + 2));
+  std::string field;
+  for (int i = 3; i <= 17 && rest >> field; ++i) {
+    if (i == 4) ppid = std::strtol(field.c_str(), nullptr, 10);
+    if (i >= 14) times[i - 14] = std::strtoull(field.c_str(), nullptr, 10);
+  }
+  return true;
+}
+
+/// CPU seconds of a server and its children: its own time, its reaped children's
+/// (cutime, cstime: backends that exited) and its live children's.
+double server_cpu(pid_t server) {
+  unsigned long long own[4] = {}, total = 0;
+  long ppid = 0;
+  if (!stat_times("/proc/" + std::to_string(server) + "/stat", own, ppid)) return 0;
+  total = own[0] + own[1] + own[2] + own[3];
+  if (DIR* proc = ::opendir("/proc")) {
+    while (dirent* e = ::readdir(proc)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      unsigned long long t[4] = {};
+      if (stat_times(std::string("/proc/") + e->d_name + "/stat", t, ppid) && ppid == server) total += t[0] + t[1];
+    }
+    ::closedir(proc);
+  }
+  return static_cast<double>(total) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 /// The first `first_record_ns=` value in the child's log, or 0.
@@ -247,8 +381,9 @@ extern "C" void forward(int sig) {
 
 int main(int argc, char** argv) {
   uint64_t records = 0;
-  std::string target, log = "/dev/null";
+  std::string target, log = "/dev/null", conninfo, verify;
   double timeout = 600;
+  pid_t server = 0;
   int i = 1;
   for (; i < argc; ++i) {
     std::string a = argv[i];
@@ -261,9 +396,17 @@ int main(int argc, char** argv) {
     else if (a == "--target") target = argv[++i];
     else if (a == "--timeout") timeout = std::strtod(argv[++i], nullptr);
     else if (a == "--log") log = argv[++i];
+    else if (a == "--conninfo") conninfo = argv[++i];
+    else if (a == "--verify-rows") verify = argv[++i];
+    else if (a == "--server-pid") server = static_cast<pid_t>(std::strtol(argv[++i], nullptr, 10));
     else usage();
   }
   if (i >= argc || records == 0 || target.empty()) usage();
+
+  std::shared_ptr<Pg> pg;
+  if (!conninfo.empty()) pg = std::make_shared<Pg>(conninfo);
+  auto verify_colon = verify.find(':');
+  if (!verify.empty() && (!pg || verify_colon == std::string::npos)) usage();
 
   std::unique_ptr<Probe> probe;
   bool exit_mode = target == "exit";
@@ -274,11 +417,23 @@ int main(int argc, char** argv) {
     auto colon = rest.rfind(':');
     if (colon == std::string::npos) usage();
     probe = std::make_unique<TopicProbe>(rest.substr(0, colon), rest.substr(colon + 1));
+  } else if (target.rfind("group:", 0) == 0) {
+    auto rest = target.substr(6);
+    auto group_colon = rest.rfind(':');
+    auto topic_colon = group_colon == std::string::npos ? group_colon : rest.rfind(':', group_colon - 1);
+    if (topic_colon == std::string::npos) usage();
+    probe = std::make_unique<GroupProbe>(rest.substr(0, topic_colon),
+                                         rest.substr(topic_colon + 1, group_colon - topic_colon - 1),
+                                         rest.substr(group_colon + 1));
+  } else if (target.rfind("pg:", 0) == 0) {
+    if (!pg) usage();
+    probe = std::make_unique<PgProbe>(pg, target.substr(3));
   } else if (!exit_mode) usage();
 
   std::signal(SIGINT, forward);
   std::signal(SIGTERM, forward);
   std::signal(SIGHUP, forward);
+  double server_cpu0 = server > 0 ? server_cpu(server) : 0, server_cpu_s = 0;
   double t0 = mono_s();
   pid_t pid = ::fork();
   if (pid < 0) {
@@ -314,6 +469,7 @@ int main(int argc, char** argv) {
       if (seen >= records) {
         last = mono_s() - t0;
         at_end = sample(pid);
+        if (server > 0) server_cpu_s = server_cpu(server) - server_cpu0;
         status = "ok";
         break;
       }
@@ -322,6 +478,7 @@ int main(int argc, char** argv) {
     if (r == pid) {
       reaped = true;
       double end = mono_s() - t0;
+      if (server > 0) server_cpu_s = server_cpu(server) - server_cpu0;
       if (exit_mode) {
         status = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? "ok" : "exited";
         last = end;
@@ -346,8 +503,25 @@ int main(int argc, char** argv) {
     (void)st;
   }
   ::kill(-pid, SIGKILL);
+  std::string extra;
+  if (server > 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " server_cpu_s=%.2f", server_cpu_s);
+    extra += buf;
+  }
+  if (!verify.empty() && status == "ok") {
+    auto table = verify.substr(0, verify_colon), column = verify.substr(verify_colon + 1);
+    auto counts = pg->row("SELECT count(*), count(DISTINCT " + column + ") FROM " + table);
+    if (counts.size() == 2) {
+      extra += " rows=" + std::to_string(counts[0]) + " distinct=" + std::to_string(counts[1]);
+      if (counts[0] != records || counts[1] != records) status = "wrong_rows";
+    } else {
+      std::fprintf(stderr, "bench_run: cannot count the rows of %s: %s", table.c_str(), pg->error().c_str());
+      status = "wrong_rows";
+    }
+  }
   double rate = status == "ok" && last > 0 ? static_cast<double>(records) / last : 0;
-  std::printf("status=%s records=%llu wall_s=%.3f first_s=%.3f cpu_s=%.2f rss_mb=%.1f rate=%.0f\n", status.c_str(),
-              static_cast<unsigned long long>(seen), last, first, at_end.cpu_s, at_end.rss_mb, rate);
+  std::printf("status=%s records=%llu wall_s=%.3f first_s=%.3f cpu_s=%.2f rss_mb=%.1f rate=%.0f%s\n", status.c_str(),
+              static_cast<unsigned long long>(seen), last, first, at_end.cpu_s, at_end.rss_mb, rate, extra.c_str());
   return 0;
 }

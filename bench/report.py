@@ -71,6 +71,72 @@ def row(name, r, records, note=""):
 
 FAILOVER_KINDS = ("weir_failover", "kc_failover")
 JDBC_KINDS = ("weir_jdbc", "raw_sqlite")
+PG_KINDS = ("weir_pg", "kc_pg", "pg_copy")
+
+
+def pg_row(r):
+    """One PostgreSQL run: the client's CPU (weir, the JVM, psql) and the server's apart."""
+    if not ok(r):
+        why = r.get("why", "").replace("_", " ") or f"status {r.get('status', '?').replace('_', ' ')}"
+        counted = f"{int(num(r, 'rows')):,} rows, {int(num(r, 'distinct')):,} distinct" if "rows" in r else ""
+        return f"| {r['subject']} | {why} | | | | | | {counted} |"
+    first = fmt(num(r, "first_s"), 3) if num(r, "first_s") else "—"  # COPY has no first row to see
+    return (f"| {r['subject']} | {fmt_rate(r)} | {fmt(num(r, 'wall_s'))} | {first} | "
+            f"{fmt(num(r, 'cpu_s'))} | {fmt(num(r, 'server_cpu_s'))} | {fmt(num(r, 'rss_mb'), 0)} | "
+            f"{int(num(r, 'rows')):,} |")
+
+
+def postgres_table(w, meta, runs):
+    """Step 7: weir's and Debezium's JDBC sinks on PostgreSQL, and COPY (the ceiling)."""
+    records = int(meta.get("records", "0"))
+    rows = [r for r in runs if r["kind"] in PG_KINDS]
+    if not rows:
+        return
+    w("")
+    w(f"PostgreSQL {meta.get('postgres', '?')} (scripts/postgres.sh, on this machine): {records:,} JSON user events "
+      "with schemas (`value.converter.schemas.enable=true`, one `user_id` each) on 8 partitions, upserted by "
+      "`user_id` into a table the sink creates (weir: `insert.mode=upsert pk.mode=record_value pk.fields=user_id "
+      f"auto.create=true`; Debezium {meta.get('debezium', '?')} on Kafka Connect {meta.get('connect', '?')}: "
+      "`insert.mode=upsert primary.key.mode=record_value primary.key.fields=user_id schema.evolution=basic "
+      "batch.size=2000 consumer.override.max.poll.records=2000`). A run is done when its progress reaches "
+      "N (weir: the offsets it stores in the rows' transaction; Kafka Connect: its consumer group's commits, "
+      "`offset.flush.interval.ms=1000`, so up to 1 s late) and counts only if the table then holds exactly N "
+      "rows of N distinct keys. COPY: `psql \\copy` of the same rows from a CSV file into an empty table of "
+      f"the shape {meta.get('copy_shape', 'the first sink')} made, over one connection, and over as many as "
+      "weir's largest `tasks.max` (the file split into that many, copied at once); the target takes the faster. "
+      "Client CPU is the "
+      "subject's process (weir, the JVM, psql); server CPU is PostgreSQL's (the postmaster and every "
+      "backend and helper process), both from the start to the last row.")
+    w("")
+    w("| run | rows/s | s to last row | s to first row | client CPU s | server CPU s | peak RSS MB | rows in table |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        w(pg_row(r))
+    wpg, kpg = best(runs, "weir_pg"), best(runs, "kc_pg")
+    w("")
+    w(f"Best `tasks.max` on PostgreSQL: weir {wpg.get('tasks', '?') if wpg else '—'}, "
+      f"Debezium {kpg.get('tasks', '?') if kpg else '—'}.")
+
+
+def postgres_targets(w, runs):
+    """The PostgreSQL targets: against Debezium's sink, the COPY ceiling, Kafka Connect's RSS."""
+    wpg, kpg, copy = best(runs, "weir_pg"), best(runs, "kc_pg"), best(runs, "pg_copy")
+    if not any(r["kind"] in PG_KINDS for r in runs):
+        return
+    for name, ref, goal, met_at, as_pct in (
+            ("PostgreSQL upsert rows/s vs Debezium's JDBC sink", kpg, "≥ 5×", 5, False),
+            ("PostgreSQL upsert rows/s vs COPY of the same rows (the faster COPY)", copy, "≥ 70%", 0.7, True)):
+        if ok(wpg) and ok(ref):
+            x = ratio(num(wpg, "rate"), num(ref, "rate"))
+            shown = f"{100 * x:.0f}%" if as_pct else f"{x:.1f}×"
+            w(f"| {name} | {fmt_rate(wpg)} | {fmt_rate(ref)} | {shown} | {goal} | {'yes' if x >= met_at else 'NO'} |")
+        else:
+            w(f"| {name} | {fmt_rate(wpg)} | {fmt_rate(ref)} | — | {goal} | NO |")
+    if ok(wpg) and ok(kpg):
+        a, b = num(wpg, "rss_mb"), num(kpg, "rss_mb")
+        x = ratio(a, b)
+        w(f"| peak RSS (MB), PostgreSQL runs, vs Kafka Connect + Debezium | {fmt(a, 0)} | {fmt(b, 0)} | "
+          f"{'1/' + format(1 / x, '.1f') if x else '—'} | ≤ 1/10 | {'yes' if 0 < x <= 0.1 else 'NO'} |")
 
 
 def jdbc_baselines(w, raw, records, rounds):
@@ -164,7 +230,10 @@ def main():
     w("")
     only_failover = all(r["kind"] in FAILOVER_KINDS for r in runs)
     only_jdbc = all(r["kind"] in JDBC_KINDS for r in runs)
-    if only_failover:
+    only_postgres = all(r["kind"] in PG_KINDS for r in runs)
+    if only_postgres:
+        w(f"- the PostgreSQL step only: `bench/run.sh --only postgres --records {n}`")
+    elif only_failover:
         w("- the failover runs only: `bench/run.sh --only failover`")
     elif only_jdbc:
         w(f"- the JDBC step only: `bench/run.sh --only jdbc --records {n}`; {n:,} JSON user events (~180 bytes), "
@@ -178,14 +247,17 @@ def main():
     w(f"- versions: Kafka broker {meta.get('kafka', '?')}, Kafka Connect {meta.get('connect', '?')} on "
       f"{meta.get('java', '?')}, librdkafka {meta.get('librdkafka', '?')}, SQLite {meta.get('sqlite', '?')}")
     w(f"- Kafka Connect JVM: `{meta.get('connect_jvm', '?')}` (connect-standalone.sh's defaults)")
-    if only_failover:
-        failover_table(w, meta, runs)
-        w("")
-        w("| target | weir | reference | ratio | goal | met |")
-        w("| --- | ---: | ---: | ---: | ---: | :---: |")
-        failover_target(w, runs)
-        print("\n".join(out))
-        return
+    # A step run alone (--only): its own table and its own targets.
+    for alone, table, targets in ((only_postgres, postgres_table, postgres_targets),
+                                  (only_failover, failover_table, failover_target)):
+        if alone:
+            table(w, meta, runs)
+            w("")
+            w("| target | weir | reference | ratio | goal | met |")
+            w("| --- | ---: | ---: | ---: | ---: | :---: |")
+            targets(w, runs)
+            print("\n".join(out))
+            return
     w("")
     w("Each figure is measured from the process start (fork) to the last record written (sink file lines, "
       "table rows, topic end offsets); CPU is user+sys of the whole process up to that moment; peak RSS is "
@@ -216,6 +288,7 @@ def main():
     failover_table(w, meta, runs)
     raw = first(runs, "raw_sqlite")
     jdbc_baselines(w, raw, n, meta.get('rounds', '1'))
+    postgres_table(w, meta, runs)
     wsink, ksink = best(runs, "weir_sink"), best(runs, "kc_sink")
     if not only_jdbc:
         w("")
@@ -273,6 +346,7 @@ def main():
         w(f"| source records/s vs Kafka Connect | {fmt_rate(wsrc) if ok(wsrc) else 'not available yet'} | "
           f"{fmt_rate(ksrc)} | — | (none) | |")
     failover_target(w, runs)
+    postgres_targets(w, runs)
     if ok(jdbc) and ok(raw) and num(raw, "synthetic_rate"):
         w("")
         w("The JDBC target compares the sink with SQLite inserting the rows the sink wrote, in the order the "

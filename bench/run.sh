@@ -3,8 +3,8 @@
 # (issue 8). Writes the markdown table to bench/results/latest.md and prints it.
 #
 #   bench/run.sh [--records N] [--tasks "1 2 4 8"] [--connect-tasks "1 2 4 8"]
-#                [--out FILE] [--keep] [--no-failover | --only failover|jdbc]
-#                [--no-build] [--check] [--rounds R]
+#                [--out FILE] [--keep] [--no-failover] [--no-postgres]
+#                [--only failover|jdbc|postgres] [--no-build] [--check] [--rounds R]
 #
 #   --records N        input size, default 2000000 (a topic of N JSON user events,
 #                      ~180 bytes each, 8 partitions; and a file of N lines)
@@ -12,9 +12,12 @@
 #   --connect-tasks LIST  the same for Kafka Connect (default: the same list)
 #   --out FILE         where the report goes, default bench/results/latest.md
 #   --keep             keep the work directory (sink files, logs) afterwards
-#   --no-failover      skip the failover runs (step 8)
-#   --only failover    run the failover runs only (steps 3 to 7 skipped)
-#   --only jdbc        run the JDBC sink and its raw baselines only (step 6)
+#   --no-failover      skip the failover runs (step 9)
+#   --no-postgres      skip the PostgreSQL runs (step 7)
+#   --only failover    run the failover runs only (steps 3 to 8 skipped)
+#   --only jdbc        run the JDBC sink on SQLite and its raw baselines only (step 6)
+#   --only postgres    run the PostgreSQL runs only (step 7): weir's JDBC sink for each
+#                      --tasks, Debezium's for each --connect-tasks, and COPY
 #   --no-build         use the build directory as it is (WEIR_BENCH_BUILD, e.g. the
 #                      test build of scripts/test.sh): no meson, only a check that
 #                      weir and the bench tools are there; the report names its type
@@ -22,14 +25,17 @@
 #                      that the harness works, never a time)
 #   --rounds R         run each compared subject R times, default 2: weir's and Kafka
 #                      Connect's sinks (each tasks.max), the bare consumer, the JDBC
-#                      sink and jdbc_bench's loops; each target compares the best of
-#                      each side (the machine's noise moves single runs by 20% and more)
+#                      sink and jdbc_bench's loops, the PostgreSQL runs; each target
+#                      compares the best of each side (the machine's noise moves single
+#                      runs by 20% and more)
 #
 # In order: weir standalone (FileStreamSink with JsonConverter, InsertField,
 # ReplaceField and MaskField), Kafka Connect standalone with the identical connector
 # config, a bare librdkafka consumer (the ceiling), weir's JDBC sink on SQLite with
-# the raw SQLite insert rate beside it, and FileStreamSource (file of N lines ->
-# topic) for weir and Kafka Connect. bench_run (bench/bench_run.cpp) runs each one
+# the raw SQLite insert rate beside it, weir's JDBC sink on PostgreSQL beside
+# Debezium's JDBC sink on Kafka Connect and PostgreSQL's own COPY of the same rows
+# (N JSON user events with schemas, upserted by user_id), and FileStreamSource
+# (file of N lines -> topic) for weir and Kafka Connect. bench_run (bench/bench_run.cpp) runs each one
 # and measures start -> first record -> last record, CPU and peak RSS. Last, the
 # failover: three `weir node`s, then three Kafka Connect distributed workers, each
 # running one FileStreamSink (tasks.max=6, 6 partitions) with
@@ -38,13 +44,17 @@
 # partition has again a record written that was produced after the kill.
 #
 # It builds weir (release) into build-release/, installs what is missing (apt-get,
-# and Kafka's and Kafka Connect's jars with Maven into tools/*/lib), starts its own
-# broker, and always stops it and every child at the end. Every run has a timeout.
+# Kafka's and Kafka Connect's jars with Maven into tools/*/lib, Debezium's JDBC sink
+# plugin into tools/debezium/plugins), starts its own broker and PostgreSQL server,
+# and always stops them and every child at the end. Every run has a timeout.
 #
 # Environment:
 #   WEIR_KAFKA_PORT     the bench broker's port, default 29092 (so it does not meet
 #                       the test broker on 9092); the controller uses the next one
 #   WEIR_KAFKA_DIR      its state directory, default <repo>/.cache/bench-kafka
+#   WEIR_POSTGRES_PORT  the bench PostgreSQL server's port (scripts/postgres.sh),
+#                       default 29432 (so it does not meet the test server's)
+#   WEIR_POSTGRES_DIR   its state directory, default <repo>/.cache/bench-postgres
 #   WEIR_BENCH_DIR      work directory (sink files, logs), default <repo>/.cache/bench
 #   WEIR_BENCH_BUILD    weir's build directory, default build-release
 #   WEIR_BENCH_TIMEOUT  seconds allowed to each run, default 600 (the failover
@@ -70,8 +80,9 @@ connect_tasks_list=""
 out="$WEIR_REPO/bench/results/latest.md"
 keep=0
 failover=1
-sinks=1 # steps 3, 4, 5 and 7
-jdbc=1  # step 6
+sinks=1    # steps 3, 4, 5 and 8
+jdbc=1     # step 6
+postgres=1 # step 7
 build=1
 check=0
 rounds=2
@@ -83,11 +94,13 @@ while [[ $# -gt 0 ]]; do
     --out) out="$2"; shift ;;
     --keep) keep=1 ;;
     --no-failover) failover=0 ;;
+    --no-postgres) postgres=0 ;;
     --only)
       case "${2:-}" in
-        failover) sinks=0; jdbc=0 ;;
-        jdbc) sinks=0; failover=0 ;;
-        *) weir::die "--only takes: failover, jdbc" ;;
+        failover) sinks=0; jdbc=0; postgres=0 ;;
+        jdbc) sinks=0; failover=0; postgres=0 ;;
+        postgres) sinks=0; jdbc=0; failover=0 ;;
+        *) weir::die "--only takes: failover, jdbc, postgres" ;;
       esac
       shift ;;
     --no-build) build=0 ;;
@@ -104,6 +117,8 @@ connect_tasks_list="${connect_tasks_list:-$tasks_list}"
 
 export WEIR_KAFKA_PORT="${WEIR_KAFKA_PORT:-29092}"
 export WEIR_KAFKA_DIR="${WEIR_KAFKA_DIR:-$WEIR_REPO/.cache/bench-kafka}"
+export WEIR_POSTGRES_PORT="${WEIR_POSTGRES_PORT:-29432}"
+export WEIR_POSTGRES_DIR="${WEIR_POSTGRES_DIR:-$WEIR_REPO/.cache/bench-postgres}"
 work="${WEIR_BENCH_DIR:-$WEIR_REPO/.cache/bench}"
 builddir="${WEIR_BENCH_BUILD:-build-release}"
 [[ "$builddir" == /* ]] || builddir="$WEIR_REPO/$builddir"
@@ -112,6 +127,8 @@ bootstrap="127.0.0.1:$WEIR_KAFKA_PORT"
 connect_dir="$WEIR_REPO/tools/connect"
 connect_lib="$connect_dir/lib"
 connect_version="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$connect_dir/pom.xml")"
+debezium_dir="$WEIR_REPO/tools/debezium"
+debezium_version="$(sed -n 's:.*<debezium.version>\(.*\)</debezium.version>.*:\1:p' "$debezium_dir/pom.xml")"
 kafka_version="$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$WEIR_REPO/tools/kafka/pom.xml")"
 # connect-standalone.sh's defaults (KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS).
 connect_jvm=(-Xms256M -Xmx2G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20
@@ -119,8 +136,9 @@ connect_jvm=(-Xms256M -Xmx2G -server -XX:+UseG1GC -XX:MaxGCPauseMillis=20
   -XX:MaxInlineLevel=15 -Djava.awt.headless=true)
 run_id="$(date +%s)"
 
-# --- cleanup: every child and the broker, whatever happens -----------------------
+# --- cleanup: every child, the broker and the PostgreSQL server, whatever happens ---
 broker_started=0
+postgres_started=0
 cluster_pids=() # the failover runs' weir nodes and Kafka Connect workers
 cleanup() {
   local rc=$?
@@ -133,8 +151,12 @@ cleanup() {
     weir::log "bench: stopping the bench broker"
     "$WEIR_REPO/scripts/kafka.sh" stop || true
   fi
+  if ((postgres_started)); then
+    weir::log "bench: stopping the bench PostgreSQL server"
+    "$WEIR_REPO/scripts/postgres.sh" stop || true
+  fi
   if ((!keep)) && [[ -d "$work/run" ]]; then
-    find "$work/run" -maxdepth 1 \( -name '*.txt' -o -name '*.db*' \) -delete 2>/dev/null || true
+    find "$work/run" -maxdepth 1 \( -name '*.txt' -o -name '*.db*' -o -name '*.csv' \) -delete 2>/dev/null || true
     rm -f "$work"/run/failover-*/n*/sink.txt
   fi
   exit "$rc"
@@ -144,11 +166,11 @@ trap 'exit 130' INT TERM
 
 # --- step 1: packages, weir, the bench tools, the Kafka Connect jars ---------------
 if ((build)); then
-  weir::log "bench: step 1/8: packages and build ($builddir, release)"
+  weir::log "bench: step 1/9: packages and build ($builddir, release)"
   weir::ensure_packages build java
   weir::build "$builddir" -Dbuildtype=release -Dtests=disabled
 else
-  weir::log "bench: step 1/8: packages; the build in $builddir as it is (--no-build)"
+  weir::log "bench: step 1/9: packages; the build in $builddir as it is (--no-build)"
   weir::ensure_packages java
 fi
 weir="$builddir/weir"
@@ -160,38 +182,59 @@ buildtype="$(meson introspect --buildoptions "$builddir" 2>/dev/null |
   python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "buildtype"))' ||
   echo '?')"
 
-# ensure_connect_jars — resolve Kafka Connect's jars with Maven into tools/connect/lib
-# unless they are there for the current pom.xml (as scripts/kafka.sh does for Kafka).
-ensure_connect_jars() {
-  local stamp="$connect_lib/.pom.sha256" want tmp
-  want="$(sha256sum "$connect_dir/pom.xml" | cut -d' ' -f1)"
-  if [[ -f "$connect_lib/connect-runtime-$connect_version.jar" && "$(cat "$stamp" 2>/dev/null)" == "$want" ]]; then
-    weir::log "bench: Kafka Connect $connect_version jars present"
+# ensure_maven POM DEST WHAT CHECK [unpack] — what POM's dependencies make, in DEST,
+# unless DEST/CHECK is there for the current POM (DEST/.pom.sha256 says which): its
+# runtime jars (as scripts/kafka.sh does for Kafka), or with `unpack` its archives
+# (*.tar.gz) unpacked. A lock on POM keeps two runs from fetching at once.
+ensure_maven() {
+  local pom="$1" dest="$2" what="$3" check="$4" unpack="${5:-}" want tmp archive
+  want="$(sha256sum "$pom" | cut -d' ' -f1)"
+  maven_fresh() { [[ -e "$dest/$check" && "$(cat "$dest/.pom.sha256" 2>/dev/null)" == "$want" ]]; }
+  if maven_fresh; then
+    weir::log "bench: $what present"
     return 0
   fi
-  exec 8<"$connect_dir/pom.xml"
-  flock -w 600 8 || weir::die "could not lock $connect_dir/pom.xml within 600 s"
-  if [[ ! -f "$connect_lib/connect-runtime-$connect_version.jar" || "$(cat "$stamp" 2>/dev/null)" != "$want" ]]; then
-    weir::log "bench: resolving Kafka Connect $connect_version jars from Maven Central into tools/connect/lib"
-    tmp="$connect_lib.tmp.$$"
+  exec 8<"$pom"
+  flock -w 600 8 || weir::die "could not lock $pom within 600 s"
+  if ! maven_fresh; then
+    weir::log "bench: fetching $what from Maven Central into ${dest#"$WEIR_REPO"/}"
+    tmp="$dest.tmp.$$"
     rm -rf "$tmp"
-    if ! mvn -B -q -f "$connect_dir/pom.xml" dependency:copy-dependencies \
-        -DincludeScope=runtime -DoutputDirectory="$tmp" 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g' >&2; then
+    mkdir -p "$tmp/fetched"
+    if ! mvn -B -q -f "$pom" dependency:copy-dependencies \
+        -DincludeScope=runtime -DoutputDirectory="$tmp/fetched" 2>&1 | sed -u 's/\x1b\[[0-9;]*m//g' >&2; then
       rm -rf "$tmp"
-      weir::die "mvn could not resolve the Kafka Connect jars"
+      weir::die "mvn could not fetch $what"
     fi
-    [[ -f "$tmp/connect-runtime-$connect_version.jar" ]] || weir::die "mvn did not produce connect-runtime"
-    printf '%s\n' "$want" >"$tmp/.pom.sha256"
-    rm -rf "$connect_lib"
-    mv "$tmp" "$connect_lib"
+    if [[ "$unpack" == unpack ]]; then
+      mkdir "$tmp/out"
+      for archive in "$tmp"/fetched/*.tar.gz; do
+        tar -xzf "$archive" -C "$tmp/out" || weir::die "could not unpack $archive"
+      done
+    else
+      mv "$tmp/fetched" "$tmp/out"
+    fi
+    [[ -e "$tmp/out/$check" ]] || weir::die "mvn did not produce $check ($what)"
+    printf '%s\n' "$want" >"$tmp/out/.pom.sha256"
+    rm -rf "$dest"
+    mv "$tmp/out" "$dest"
+    rm -rf "$tmp"
   fi
   exec 8<&-
 }
-# Kafka Connect runs in steps 4, 7 and 8 only.
-if ((sinks || failover)); then ensure_connect_jars; fi
+# Kafka Connect runs in steps 4, 7, 8 and 9 only.
+if ((sinks || failover || postgres)); then
+  ensure_maven "$connect_dir/pom.xml" "$connect_lib" "Kafka Connect $connect_version jars" \
+    "connect-runtime-$connect_version.jar"
+fi
+# Debezium's JDBC sink: its plugin archive unpacked into a plugin.path directory.
+if ((postgres)); then
+  ensure_maven "$debezium_dir/pom.xml" "$debezium_dir/plugins" "Debezium JDBC sink $debezium_version plugin" \
+    debezium-connector-jdbc unpack
+fi
 
 # --- step 2: the broker and the input ---------------------------------------------
-weir::log "bench: step 2/8: broker on $bootstrap (state in $WEIR_KAFKA_DIR) and $records records"
+weir::log "bench: step 2/9: broker on $bootstrap (state in $WEIR_KAFKA_DIR) and $records records"
 rm -rf "$work/run"
 mkdir -p "$work/run"
 results="$work/run/results.tsv"
@@ -213,16 +256,29 @@ meta java "$(java -version 2>&1 | head -n 1 | tr -d '"')"
 meta librdkafka "$(dpkg-query -W -f='${Version}' librdkafka-dev 2>/dev/null || echo '?')"
 meta sqlite "$(sqlite3 --version 2>/dev/null | cut -d' ' -f1)"
 meta connect_jvm "${connect_jvm[*]}"
+((!postgres)) || meta debezium "$debezium_version"
 
 "$WEIR_REPO/scripts/kafka.sh" stop >/dev/null 2>&1 || true
 broker_started=1
 "$WEIR_REPO/scripts/kafka.sh" start >/dev/null
 topic="user-events-$run_id"
-"$tools/preload" --bootstrap-servers "$bootstrap" --topic "$topic" --partitions 8 --records "$records" >&2
+pg_topic="pg-user-events-$run_id" # the same events with schemas, one user each (step 7)
+if ((sinks || jdbc || failover)); then
+  "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$topic" --partitions 8 --records "$records" >&2
+fi
 if ((sinks)); then "$tools/preload" --file "$work/run/source-input.txt" --records "$records"; fi
+if ((postgres)); then
+  "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$pg_topic" --partitions 8 --records "$records" \
+    --schemas >&2
+  # The same rows as CSV for COPY; preload prints their column list.
+  pg_csv="$work/run/pg-rows.csv"
+  pg_columns="$("$tools/preload" --csv "$pg_csv" --records "$records")"
+fi
 # The first consumer group on a fresh broker waits for __consumer_offsets to be
 # created and loaded (seconds): pay that here, not in whichever run comes first.
-timeout 120 "$tools/bare_consumer" --bootstrap-servers "$bootstrap" --topic "$topic" \
+warmup_topic="$topic"
+((sinks || jdbc || failover)) || warmup_topic="$pg_topic"
+timeout 120 "$tools/bare_consumer" --bootstrap-servers "$bootstrap" --topic "$warmup_topic" \
   --group "bench-warmup-$run_id" --records 1 >/dev/null
 
 # free_port [N] — N (default 1) distinct free TCP ports on 127.0.0.1, for listeners.
@@ -237,6 +293,7 @@ free_port() {
 }
 
 # worker_file NAME [KEY=VALUE...] — a standalone worker config; prints its path.
+# Values are schemaless JSON unless a KEY=VALUE sets value.converter.schemas.enable.
 worker_file() {
   local name="$1" f="$work/run/$1.worker.properties" kv
   shift
@@ -244,7 +301,7 @@ worker_file() {
     printf 'bootstrap.servers=%s\n' "$bootstrap"
     printf 'key.converter=org.apache.kafka.connect.storage.StringConverter\n'
     printf 'value.converter=org.apache.kafka.connect.json.JsonConverter\n'
-    printf 'value.converter.schemas.enable=false\n'
+    [[ " $* " == *" value.converter.schemas.enable="* ]] || printf 'value.converter.schemas.enable=false\n'
     printf 'consumer.auto.offset.reset=earliest\n'
     printf 'offset.storage.file.filename=%s\n' "$work/run/$name.offsets"
     printf 'listeners=http://127.0.0.1:%s\n' "$(free_port)"
@@ -276,7 +333,9 @@ EOF
 }
 
 # measure KIND SUBJECT TARGET [KEY=VALUE...] -- CMD... — run CMD under bench_run and
-# append its measurements (plus the extra keys) to the results.
+# append its measurements (plus the extra keys) to the results. bench_run also gets
+# the options in measure_opts (the PostgreSQL runs': --conninfo, --verify-rows, ...).
+measure_opts=()
 measure() {
   local kind="$1" subject="$2" target="$3" extra=() line log
   shift 3
@@ -287,7 +346,7 @@ measure() {
   # In the background, so that a signal to this script is handled at once: cleanup
   # kills bench_run, which kills its subject's process group.
   "$tools/bench_run" --records "$records" --target "$target" --timeout "$run_timeout" \
-    --log "$log" -- "$@" >"$log.result" &
+    --log "$log" "${measure_opts[@]}" -- "$@" >"$log.result" &
   wait "$!"
   line="$(<"$log.result")"
   weir::log "bench:   $line"
@@ -304,7 +363,7 @@ round_label() { (($1 > 1)) && printf ', round %s' "$1" || true; }
 if ((sinks)); then
   for ((round = 1; round <= rounds; round++)); do
     # --- step 3: weir sink, each tasks.max ------------------------------------------
-    weir::log "bench: step 3/8: weir standalone FileStreamSink, tasks.max in: $tasks_list$(round_label "$round")"
+    weir::log "bench: step 3/9: weir standalone FileStreamSink, tasks.max in: $tasks_list$(round_label "$round")"
     for t in $tasks_list; do
       name="bench-weir-file-t$t-r$round-$run_id"
       sink="$work/run/$name.txt"
@@ -314,7 +373,7 @@ if ((sinks)); then
     done
 
     # --- step 4: Kafka Connect sink, each tasks.max -----------------------------------
-    weir::log "bench: step 4/8: Kafka Connect $connect_version standalone FileStreamSink, tasks.max in: $connect_tasks_list$(round_label "$round")"
+    weir::log "bench: step 4/9: Kafka Connect $connect_version standalone FileStreamSink, tasks.max in: $connect_tasks_list$(round_label "$round")"
     for t in $connect_tasks_list; do
       name="bench-connect-file-t$t-r$round-$run_id"
       sink="$work/run/$name.txt"
@@ -324,7 +383,7 @@ if ((sinks)); then
     done
 
     # --- step 5: the ceiling ----------------------------------------------------------
-    weir::log "bench: step 5/8: bare librdkafka consumer$(round_label "$round")"
+    weir::log "bench: step 5/9: bare librdkafka consumer$(round_label "$round")"
     measure ceiling "bare librdkafka consumer$(round_label "$round")" exit -- \
       "$tools/bare_consumer" --bootstrap-servers "$bootstrap" --topic "$topic" \
       --group "connect-bench-bare-r$round-$run_id" --records "$records"
@@ -333,7 +392,7 @@ fi
 
 if ((jdbc)); then
   # --- step 6: JDBC sink on SQLite, and the raw insert rate -----------------------------
-  weir::log "bench: step 6/8: weir JDBC sink (SQLite, upsert) and raw SQLite inserts"
+  weir::log "bench: step 6/9: weir JDBC sink (SQLite, upsert) and raw SQLite inserts"
   for ((round = 1; round <= rounds; round++)); do
     name="bench-weir-jdbc-r$round-$run_id"
     db="$work/run/$name.db"
@@ -374,9 +433,134 @@ EOF
   fi
 fi
 
+if ((postgres)); then
+  # --- step 7: JDBC sinks on PostgreSQL, and COPY ------------------------------------------
+  # The same N events with schemas (one user each), upserted by user_id into a table
+  # the sink creates: weir for each --tasks, Debezium's JDBC sink on Kafka Connect for
+  # each --connect-tasks, then PostgreSQL's own COPY of the same rows into a table of
+  # the same shape (the ceiling). Each run starts on an emptied database, checkpointed;
+  # each is done when its progress says N (weir: the offsets it stores in the rows'
+  # transaction; Kafka Connect: its consumer group's commits, every second here), and
+  # counts only if the table then holds exactly N rows of N distinct user_ids.
+  weir::log "bench: step 7/9: PostgreSQL: weir's and Debezium's JDBC sinks (upsert), COPY"
+  "$WEIR_REPO/scripts/postgres.sh" stop >/dev/null 2>&1 || true
+  postgres_started=1
+  pg_url="$("$WEIR_REPO/scripts/postgres.sh" start | tail -n 1)"
+  [[ "$pg_url" =~ ^postgresql://([^:@/]+):([^@/]+)@([^:/]+):([0-9]+)/([^/?]+)$ ]] ||
+    weir::die "scripts/postgres.sh printed no postgresql://USER:PASSWORD@HOST:PORT/DB URL: $pg_url"
+  pg_user="${BASH_REMATCH[1]}" pg_password="${BASH_REMATCH[2]}"
+  pg_jdbc="jdbc:postgresql://${BASH_REMATCH[3]}:${BASH_REMATCH[4]}/${BASH_REMATCH[5]}"
+  # The superuser over the server's socket (local connections are trusted), for
+  # DROP, CHECKPOINT and COPY's target table.
+  pg_super=(env PGOPTIONS=--client-min-messages=warning psql -X -q -v ON_ERROR_STOP=1 -h "$WEIR_POSTGRES_DIR"
+    -p "$WEIR_POSTGRES_PORT" -U postgres -d "${BASH_REMATCH[5]}")
+  postmaster="$(head -n 1 "$WEIR_POSTGRES_DIR/data/postmaster.pid" 2>/dev/null)" ||
+    weir::die "no $WEIR_POSTGRES_DIR/data/postmaster.pid: where is the server's pid?"
+  meta postgres "$("${pg_super[@]}" -Atc 'SHOW server_version' | cut -d' ' -f1)"
+  measure_opts=(--conninfo "$pg_url" --verify-rows user_events:user_id --server-pid "$postmaster")
+  weir_progress="pg:SELECT coalesce(sum(next_offset), 0) FROM __weir_sink_offsets"
+  debezium_worker=(value.converter.schemas.enable=true "plugin.path=$debezium_dir/plugins"
+    connector.client.config.override.policy=All offset.flush.interval.ms=1000)
+
+  # pg_fresh — drop the last run's tables and write its dirty pages out (CHECKPOINT),
+  # so that no run pays for the one before.
+  pg_fresh() {
+    "${pg_super[@]}" -c 'DROP TABLE IF EXISTS user_events, __weir_sink_offsets' -c CHECKPOINT
+  }
+  # COPY over one connection, and over as many as weir's largest tasks.max: the rows
+  # split into that many files (whole lines), one psql copying each, all at once.
+  # pg-rows-C.list names the files for C connections.
+  copy_widths=1
+  max_tasks="$(printf '%s\n' $tasks_list | sort -n | tail -n 1)"
+  ((max_tasks <= 1)) || copy_widths="1 $max_tasks"
+  for c in $copy_widths; do
+    if ((c == 1)); then
+      printf '%s\n' "$pg_csv" >"$work/run/pg-rows-1.list"
+    else
+      split -n "l/$c" -d -a 3 --additional-suffix=.csv "$pg_csv" "$work/run/pg-rows-$c-"
+      printf '%s\n' "$work/run/pg-rows-$c-"*.csv >"$work/run/pg-rows-$c.list"
+    fi
+  done
+
+  # keep_shape WHO — after the first run that delivered, an empty copy of the table
+  # it created: COPY's target has the same columns, types and primary key.
+  copy_shape=""
+  keep_shape() {
+    [[ -z "$copy_shape" && "$LAST_LINE" == status=ok* ]] || return 0
+    "${pg_super[@]}" -c 'CREATE TABLE bench_copy_shape (LIKE user_events INCLUDING ALL)'
+    copy_shape="$1"
+    meta copy_shape "$1"
+  }
+  for ((round = 1; round <= rounds; round++)); do
+    for t in $tasks_list; do
+      name="bench-weir-pg-t$t-r$round-$run_id"
+      cat >"$work/run/$name.properties" <<EOF
+name=$name
+connector.class=io.confluent.connect.jdbc.JdbcSinkConnector
+tasks.max=$t
+topics=$pg_topic
+connection.url=$pg_jdbc
+connection.user=$pg_user
+connection.password=$pg_password
+insert.mode=upsert
+pk.mode=record_value
+pk.fields=user_id
+auto.create=true
+table.name.format=user_events
+EOF
+      pg_fresh
+      measure weir_pg "weir JDBC sink, tasks.max=$t$(round_label "$round")" "$weir_progress" "tasks=$t" -- \
+        "$weir" standalone "$(worker_file "$name" value.converter.schemas.enable=true)" "$work/run/$name.properties"
+      keep_shape "weir's auto.create"
+    done
+    for t in $connect_tasks_list; do
+      name="bench-debezium-t$t-r$round-$run_id"
+      cat >"$work/run/$name.properties" <<EOF
+name=$name
+connector.class=io.debezium.connector.jdbc.JdbcSinkConnector
+tasks.max=$t
+topics=$pg_topic
+connection.url=$pg_jdbc
+connection.username=$pg_user
+connection.password=$pg_password
+insert.mode=upsert
+primary.key.mode=record_value
+primary.key.fields=user_id
+schema.evolution=basic
+collection.name.format=user_events
+batch.size=2000
+consumer.override.max.poll.records=2000
+EOF
+      pg_fresh
+      measure kc_pg "Debezium JDBC sink $debezium_version, tasks.max=$t$(round_label "$round")" \
+        "group:$bootstrap:$pg_topic:connect-$name" "tasks=$t" -- \
+        "${connect_cmd[@]}" "$(worker_file "$name" "${debezium_worker[@]}")" "$work/run/$name.properties"
+      keep_shape "Debezium's schema.evolution=basic"
+    done
+    if [[ -n "$copy_shape" ]]; then
+      for c in $copy_widths; do
+        "${pg_super[@]}" -c 'DROP TABLE IF EXISTS user_events, __weir_sink_offsets' \
+          -c 'CREATE TABLE user_events (LIKE bench_copy_shape INCLUDING ALL)' \
+          -c "ALTER TABLE user_events OWNER TO $pg_user" -c CHECKPOINT
+        # xargs fails (123) if any psql does.
+        measure pg_copy "PostgreSQL COPY (psql \\copy, $c connection$( ((c == 1)) || echo s))$(round_label "$round")" \
+          exit "connections=$c" -- xargs -a "$work/run/pg-rows-$c.list" -P "$c" -I{} \
+          psql -X -q -v ON_ERROR_STOP=1 "$pg_url" -c "\\copy user_events ($pg_columns) FROM '{}' WITH (FORMAT csv)"
+      done
+    else
+      weir::log "bench:   COPY not run: no sink created the table to copy into"
+      printf 'pg_copy\tPostgreSQL COPY\tstatus=not_run why=no_sink_created_the_table\n' >>"$results"
+    fi
+  done
+  measure_opts=()
+  # Free the machine for the steps after this one.
+  "$WEIR_REPO/scripts/postgres.sh" stop || true
+  postgres_started=0
+fi
+
 if ((sinks)); then
-  # --- step 7: the source direction -------------------------------------------------------
-  weir::log "bench: step 7/8: FileStreamSource, $records lines -> topic"
+  # --- step 8: the source direction -------------------------------------------------------
+  weir::log "bench: step 8/9: FileStreamSource, $records lines -> topic"
   source_file() {
     cat >"$work/run/$1.properties" <<EOF
 name=$1
@@ -408,7 +592,7 @@ EOF
   done
 fi
 
-# --- step 8: failover after kill -9 of one of three workers -----------------------------
+# --- step 9: failover after kill -9 of one of three workers -----------------------------
 # rest METHOD PORT PATH [JSON] — a request to the REST API on 127.0.0.1:PORT; prints
 # the body, fails unless the answer is 2xx (python3: report.py needs it anyway).
 rest() {
@@ -581,7 +765,7 @@ failover_run() {
 }
 
 if ((failover)); then
-  weir::log "bench: step 8/8: failover after kill -9 of one of three workers"
+  weir::log "bench: step 9/9: failover after kill -9 of one of three workers"
   failover_partitions=6
   failover_tasks=6
   failover_timeout=$((run_timeout < 180 ? run_timeout : 180))

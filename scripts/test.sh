@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Build weir and run every test suite ('unit' and 'integration') against a real,
 # freshly started Apache Kafka broker and PostgreSQL server (scripts/postgres.sh, its
-# URL in WEIR_POSTGRES_URL), then a small smoke run of the benchmark
-# harness (bench/run.sh, 10,000 records, failover included, on its own broker), then
-# stop both brokers and the PostgreSQL server (always, even on failure).
+# URL in WEIR_POSTGRES_URL), then a small smoke run of the benchmark harness
+# (bench/run.sh, 10,000 records, failover and PostgreSQL included, on its own broker
+# and PostgreSQL server), then stop both brokers and both PostgreSQL servers (always,
+# even on failure).
 #
 #   scripts/test.sh                    build into build/ with -Dwerror=true, run the tests
 #   scripts/test.sh --sanitize         the same with AddressSanitizer and UBSan, in build-asan/
@@ -12,7 +13,8 @@
 #
 # The smoke run checks that every subject of the harness delivers (bench/run.sh
 # --check), never a time. Its report goes to .cache/bench-smoke/latest.md; its broker
-# listens on WEIR_BENCH_KAFKA_PORT (default 29092, the controller on the next port).
+# listens on WEIR_BENCH_KAFKA_PORT (default 29092, the controller on the next port),
+# its PostgreSQL server on WEIR_BENCH_POSTGRES_PORT (default 29432).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -47,9 +49,11 @@ if ((sanitize)); then
   export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 fi
 
-# The smoke run's broker: never the test broker's port or state directory.
-bench_kafka=(env -u WEIR_KAFKA_CONTROLLER_PORT WEIR_KAFKA_PORT="${WEIR_BENCH_KAFKA_PORT:-29092}"
-  WEIR_KAFKA_DIR="$WEIR_REPO/.cache/bench-smoke-kafka")
+# The smoke run's broker and PostgreSQL server: never the test ones' ports or state
+# directories.
+bench_env=(env -u WEIR_KAFKA_CONTROLLER_PORT WEIR_KAFKA_PORT="${WEIR_BENCH_KAFKA_PORT:-29092}"
+  WEIR_KAFKA_DIR="$WEIR_REPO/.cache/bench-smoke-kafka" WEIR_POSTGRES_PORT="${WEIR_BENCH_POSTGRES_PORT:-29432}"
+  WEIR_POSTGRES_DIR="$WEIR_REPO/.cache/bench-smoke-postgres")
 
 weir::log "test: step 1/5: system packages"
 weir::ensure_packages build java
@@ -64,8 +68,9 @@ stop_broker() {
   "$WEIR_REPO/scripts/kafka.sh" stop || rc=1
   weir::log "test: stopping the PostgreSQL server"
   "$WEIR_REPO/scripts/postgres.sh" stop || rc=1
-  # bench/run.sh stops its own broker; this covers run.sh being killed outright.
-  ((!bench)) || "${bench_kafka[@]}" "$WEIR_REPO/scripts/kafka.sh" stop >/dev/null 2>&1 || true
+  # bench/run.sh stops its own broker and server; this covers run.sh being killed outright.
+  ((!bench)) || "${bench_env[@]}" "$WEIR_REPO/scripts/kafka.sh" stop >/dev/null 2>&1 || true
+  ((!bench)) || "${bench_env[@]}" "$WEIR_REPO/scripts/postgres.sh" stop >/dev/null 2>&1 || true
   exit "$rc"
 }
 trap stop_broker EXIT
@@ -88,7 +93,7 @@ if ((bench)); then
   # The harness only: 10,000 records, tasks.max=1, the failover runs, this build
   # (no release build). It fails when a subject does not deliver, never on a time.
   weir::log "test: step 5/5: bench/run.sh smoke run (report in .cache/bench-smoke/latest.md)"
-  "${bench_kafka[@]}" WEIR_BENCH_BUILD="$builddir" WEIR_BENCH_DIR="$WEIR_REPO/.cache/bench-smoke" \
+  "${bench_env[@]}" WEIR_BENCH_BUILD="$builddir" WEIR_BENCH_DIR="$WEIR_REPO/.cache/bench-smoke" \
     WEIR_BENCH_TIMEOUT=150 "$WEIR_REPO/bench/run.sh" --no-build --check --records 10000 --tasks 1 --connect-tasks 1 --rounds 1 \
     --out "$WEIR_REPO/.cache/bench-smoke/latest.md"
 else
