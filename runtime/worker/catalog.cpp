@@ -202,7 +202,10 @@ rest::ConfigInfos validate_connector(const StringMap& raw, const StringMap& work
   try {
     plan_connector(raw.count("name") ? raw.at("name") : std::string{}, rest_of, worker);
   } catch (const ConfigError& e) {
-    add_issue(issues, e, raw);
+    // A key left out above is "missing" here: it was present, and is already
+    // reported as invalid (issue 20: "Missing required configuration" for a bad URL).
+    if (rest_of.count(e.key()) || !raw.count(e.key()))
+      add_issue(issues, e, raw);
   }
   for (auto& issue : issues) {
     for (auto& error : issue.errors) error = resolved.scrub(error);

@@ -56,6 +56,20 @@ std::string plan_error(const StringMap& raw, const StringMap& worker) {
 
 BOOST_AUTO_TEST_SUITE(catalog_secrets)
 
+// Issue 20, item 10: an invalid URL is reported as invalid, and only so.
+BOOST_AUTO_TEST_CASE(an_invalid_value_is_not_also_reported_missing) {
+  auto infos = validate_connector(jdbc_sink("postgres:/nowhere"), {});
+  auto errors = errors_of(infos, "connection.url");
+  BOOST_REQUIRE(errors.size() == 1u);
+  BOOST_TEST(errors[0].find("Invalid value postgres:/nowhere for configuration connection.url") == 0u);
+  // Absent, it is missing.
+  auto absent = jdbc_sink("");
+  absent.erase("connection.url");
+  auto missing = errors_of(validate_connector(absent, {}), "connection.url");
+  BOOST_REQUIRE(missing.size() == 1u);
+  BOOST_TEST(missing[0] == "Missing required configuration \"connection.url\" which has no default value.");
+}
+
 // Issue 20, item 1: a connector config resolves nothing unless the worker names providers.
 BOOST_AUTO_TEST_CASE(references_resolve_only_with_the_workers_providers) {
   Secrets s;
