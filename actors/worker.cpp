@@ -794,8 +794,10 @@ std::vector<rest::TaskInfo> Worker::task_configs(const std::string& name, Deadli
   std::vector<rest::TaskInfo> out;
   if (c.target == "STOPPED")
     return out;
-  for (size_t t = 0; t < c.task_configs.size(); ++t)
-    out.push_back({{name, static_cast<int>(t)}, c.task_configs[t], c.plan.task_secret_keys()});
+  for (size_t t = 0; t < c.task_configs.size(); ++t) {
+    auto [config, secret_keys] = c.plan.shown_task_config(c.task_configs[t]);
+    out.push_back({{name, static_cast<int>(t)}, std::move(config), std::move(secret_keys)});
+  }
   return out;
 }
 

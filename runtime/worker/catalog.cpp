@@ -145,10 +145,14 @@ std::string ConnectorPlan::scrub(const std::string& text) const {
   return redact_credentials(resolved.scrub(text));
 }
 
-std::set<std::string> ConnectorPlan::task_secret_keys() const {
-  auto keys = secret_keys;
-  keys.insert(password_keys.begin(), password_keys.end());
-  return keys;
+std::pair<StringMap, std::set<std::string>> ConnectorPlan::shown_task_config(const StringMap& task) const {
+  std::pair<StringMap, std::set<std::string>> shown{task, password_keys};
+  for (auto& [key, value] : shown.first) {
+    if (!secret_keys.count(key)) continue;
+    if (value == config.at(key)) value = raw.at(key);
+    else shown.second.insert(key);
+  }
+  return shown;
 }
 
 ConnectorPlan plan_connector(const std::string& name, const StringMap& raw,

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "connectors/registry.hpp"
@@ -33,8 +34,11 @@ struct ConnectorPlan {
   /// `text` (a failure, a status trace, a log line) with the values providers gave
   /// put back as their references and credentials in URLs hidden.
   std::string scrub(const std::string& text) const;
-  /// The keys a task config shows as `[hidden]` (its values are resolved).
-  std::set<std::string> task_secret_keys() const;
+  /// A task config (resolved values) as GET .../tasks shows it: a value a provider
+  /// gave that the task kept is put back as written (Kafka Connect's reverse
+  /// transform), and the keys to show as `[hidden]`: the PASSWORD-typed ones and any
+  /// other that holds what a provider gave.
+  std::pair<StringMap, std::set<std::string>> shown_task_config(const StringMap& task) const;
   rest::ConnectorType type() const noexcept {
     return sink ? rest::ConnectorType::sink : rest::ConnectorType::source;
   }

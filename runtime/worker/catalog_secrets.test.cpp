@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 #include <unistd.h>
 
 using namespace weir;
@@ -104,6 +105,17 @@ BOOST_AUTO_TEST_CASE(no_error_shows_a_value_a_provider_gave) {
   auto plan = plan_connector("db", jdbc_sink(s.ref("url")), worker_with_providers(s));
   BOOST_TEST(plan.scrub("cannot open " + plan.config.at("connection.url")) == "cannot open " + s.ref("url"));
   BOOST_TEST(plan.scrub("postgresql://u:pw@h/db") == "postgresql://u:[hidden]@h/db");
+  // A task config shows a provider's value as written where the task kept it, and
+  // hides it where the task changed it.
+  auto task = plan.config;
+  auto [shown, hidden] = plan.shown_task_config(task);
+  BOOST_TEST(shown.at("connection.url") == s.ref("url"));
+  BOOST_TEST(hidden.count("connection.url") == 0u);
+  BOOST_TEST(hidden.count("connection.password") == 1u);
+  task["connection.url"] += "?mode=ro";
+  std::tie(shown, hidden) = plan.shown_task_config(task);
+  BOOST_TEST(shown.at("connection.url") == task.at("connection.url"));
+  BOOST_TEST(hidden.count("connection.url") == 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
