@@ -104,6 +104,10 @@ public:
       return std::nullopt;
     auto cached = files.find(path.string());
     if (cached == files.end()) {
+      // A device or a pipe (/dev/zero, /dev/stdin) would never end or would hang.
+      if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))
+        throw ConfigError(config_key, "Configuration \"" + config_key + "\": " + std::string{ref.path} +
+                                        " is not a regular file, which the file config provider reads");
       try {
         cached = files.emplace(path.string(), load_properties_file(path)).first;
       } catch (const ConfigError& e) {

@@ -155,6 +155,8 @@ BOOST_AUTO_TEST_CASE(errors_name_the_key_never_a_value) {
            ": No such file or directory"},
       {"${env:a:b}", "Configuration \"connection.password\": the path \"a\" is not supported by "
                      "EnvVarConfigProvider (write ${env:NAME})"},
+      {"${file:/dev/zero:k}", "Configuration \"connection.password\": /dev/zero is not a regular file, "
+                              "which the file config provider reads"},
   };
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT(c.value) {
