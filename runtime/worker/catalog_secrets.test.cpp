@@ -2,10 +2,17 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <tuple>
 #include <unistd.h>
+
+#include "runtime/worker/log_redaction.hpp"
 
 using namespace weir;
 using namespace weir::runtime::worker;
@@ -116,6 +123,28 @@ BOOST_AUTO_TEST_CASE(no_error_shows_a_value_a_provider_gave) {
   std::tie(shown, hidden) = plan.shown_task_config(task);
   BOOST_TEST(shown.at("connection.url") == task.at("connection.url"));
   BOOST_TEST(hidden.count("connection.url") == 1u);
+}
+
+// Whatever component logs it, a line never shows what a provider gave, or a URL's password.
+BOOST_AUTO_TEST_CASE(log_lines_never_show_a_provided_value_or_a_password) {
+  Secrets s;
+  std::ostringstream out;
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(
+      std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_mt>(out)));
+  redact_logs();
+  redact_logs(); // a second call wraps nothing twice
+  auto plan = plan_connector("db", jdbc_sink(s.ref("url")), worker_with_providers(s));
+  const std::string secret_url = plan.config.at("connection.url");
+  spdlog::error("cannot open {} for connector db", secret_url);
+  spdlog::warn("cannot reach postgresql://app:pw-123@db:5432/x");
+  spdlog::set_default_logger(previous);
+  const auto text = out.str();
+  BOOST_TEST(text.find(secret_url) == std::string::npos);
+  BOOST_TEST(text.find("cannot open " + s.ref("url") + " for connector db") != std::string::npos);
+  BOOST_TEST(text.find("pw-123") == std::string::npos);
+  BOOST_TEST(text.find("postgresql://app:[hidden]@db:5432/x") != std::string::npos);
+  BOOST_TEST(std::count(text.begin(), text.end(), '\n') == 2);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
