@@ -287,8 +287,8 @@ Task spawn_task(caf::actor_system& sys, const runtime::worker::ConnectorPlan& pl
       task.last_stage = task_name(plan.name, t) + "/producer";
     }
   } catch (const std::exception& e) {
-    spdlog::error("connector {} task {} failed to start: {}", plan.name, t, e.what());
-    task.failure = e.what();
+    task.failure = plan.scrub(e.what());
+    spdlog::error("connector {} task {} failed to start: {}", plan.name, t, task.failure);
   }
   return task;
 }
@@ -309,8 +309,8 @@ bool Worker::prepare(Connector& c) {
         configs = plan.source->task_configs(plan.config, plan.tasks_max);
       }
     } catch (const std::exception& e) {
-      spdlog::error("connector {} cannot make its tasks: {}", plan.name, e.what());
-      failure = e.what();
+      failure = plan.scrub(e.what());
+      spdlog::error("connector {} cannot make its tasks: {}", plan.name, failure);
     }
   }
   std::lock_guard lock{mutex_};
@@ -336,7 +336,7 @@ void Worker::start_tasks(Connector& c, const std::vector<size_t>& ids) {
           transactional_ids.push_back(task_client_id(worker, plan.name, t));
       stored = resume_offsets(plan, worker, stored_offsets(plan.name), transactional_ids);
     } catch (const std::exception& e) {
-      failure = e.what();
+      failure = plan.scrub(e.what());
     }
   }
   auto join_gate = std::make_shared<runtime::pipeline::JoinGate>();
@@ -739,7 +739,7 @@ rest::ConnectorStatus Worker::status_of(const Connector& c) const {
                   ? "idle: no partition assigned (tasks.max=" + std::to_string(c.plan.tasks_max)
                       + " but the topics have " + std::to_string(c.partitions) + " partition(s))"
                   : "idle: no partition assigned (tasks.max is above the topics' partition count)";
-    status.tasks.push_back({static_cast<int>(t), {f.state, options_.worker_id, f.trace}});
+    status.tasks.push_back({static_cast<int>(t), {f.state, options_.worker_id, c.plan.scrub(f.trace)}});
   }
   return status;
 }
@@ -766,7 +766,8 @@ std::vector<std::string> Worker::connectors(Deadline) {
 rest::ConnectorInfo Worker::connector_info(const std::string& name, Deadline) {
   std::lock_guard lock{mutex_};
   const auto& c = get(name);
-  rest::ConnectorInfo info{name, c.plan.raw, {}, c.plan.type(), c.plan.secret_keys};
+  // As written: provider references are shown raw, literal passwords hidden.
+  rest::ConnectorInfo info{name, c.plan.raw, {}, c.plan.type(), c.plan.password_keys};
   if (c.target != "STOPPED")
     for (size_t t = 0; t < c.task_configs.size(); ++t)
       info.tasks.push_back({name, static_cast<int>(t)});
@@ -793,8 +794,10 @@ std::vector<rest::TaskInfo> Worker::task_configs(const std::string& name, Deadli
   std::vector<rest::TaskInfo> out;
   if (c.target == "STOPPED")
     return out;
-  for (size_t t = 0; t < c.task_configs.size(); ++t)
-    out.push_back({{name, static_cast<int>(t)}, c.task_configs[t], c.plan.secret_keys});
+  for (size_t t = 0; t < c.task_configs.size(); ++t) {
+    auto [config, secret_keys] = c.plan.shown_task_config(c.task_configs[t]);
+    out.push_back({{name, static_cast<int>(t)}, std::move(config), std::move(secret_keys)});
+  }
   return out;
 }
 
@@ -1209,6 +1212,7 @@ rest::ActorTree Worker::actor_tree(const std::optional<std::string>& connector, 
         for (const auto& s : stages)
           if (s.key.task == ts.id && s.key.stage == stage_name) {
             rest::TreeStage stage{stage_name, role_name(s.role), s.stats};
+            stage.stats.last_error = c->plan.scrub(stage.stats.last_error);
             if (auto r = rates_.find(s.key); r != rates_.end()) {
               stage.records_in_per_sec = r->second.in;
               stage.records_out_per_sec = r->second.out;

@@ -25,7 +25,6 @@
 #include "cli/worker_config.hpp"
 #include "runtime/config/connector_json.hpp"
 #include "runtime/config/properties.hpp"
-#include "runtime/config/providers.hpp"
 #include "runtime/metrics/registry.hpp"
 #include "runtime/rest/connect_api.hpp"
 #include "runtime/state/standalone_store.hpp"

@@ -7,6 +7,7 @@
 #include "connectors/registry.hpp"
 #include "runtime/config/properties.hpp"
 #include "runtime/config/providers.hpp"
+#include "runtime/worker/log_redaction.hpp"
 
 namespace weir::cli {
 
@@ -118,12 +119,25 @@ const ConfigDef& worker_def(bool node) {
 }
 
 WorkerSetup load_worker(const std::string& path, bool node) {
-  auto worker = runtime::resolve_providers(runtime::load_properties_file(path)).values;
+  runtime::worker::redact_logs(); // before anything is resolved or logged
+  // As in Kafka, the worker's own file may use the providers it names.
+  auto raw = runtime::load_properties_file(path);
+  auto providers = runtime::ConfigProviders::from_config(raw);
+  auto resolved = providers.resolve(raw);
+  for (const auto& name : providers.unlimited_file_providers())
+    spdlog::warn("config provider \"{}\" may read any file weir can read, for anyone who may "
+                 "create a connector: limit it with config.providers.{}.param.allowed.paths",
+                 name, name);
+  auto worker = resolved.values;
   ParseOptions passthrough;
   passthrough.passthrough_prefixes = {"key.converter.", "value.converter.", "consumer.",
                                       "producer.", "admin.", "config.providers"};
   WorkerSetup setup;
-  setup.parsed = worker_def(node).parse(worker, passthrough);
+  try {
+    setup.parsed = worker_def(node).parse(worker, passthrough);
+  } catch (const ConfigError& e) {
+    throw resolved.scrub(e);
+  }
   connectors::load_plugins(setup.parsed.get_list("plugin.path")); // issue 9: sinks from plugin.path
   const auto& parsed = setup.parsed;
   for (const auto& key : worker_def(node).keys())

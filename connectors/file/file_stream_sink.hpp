@@ -3,8 +3,14 @@
 // value: strings as they are, maps as {k=v}, structs as Struct{...}, null as "null").
 //
 // Several tasks may append to the same file. Each batch is rendered into one buffer
-// of whole lines and handed to the kernel with O_APPEND writes, so lines from
-// different tasks never interleave mid-line.
+// of whole lines and handed to the kernel with O_APPEND writes under an exclusive
+// flock, so lines from different tasks never interleave mid-line.
+//
+// A write that failed part way (a full disk) leaves a torn last line, whose record
+// is delivered again since its offset was not committed. Opening a regular file
+// that does not end with a newline therefore truncates it to its last whole line, so
+// the torn tail is not fused with the next record (Kafka Connect's sink would fuse
+// them). The lock keeps this from cutting a line another task is writing.
 #pragma once
 
 #include <string>
@@ -32,6 +38,7 @@ public:
 
 private:
   void append(std::string_view text);
+  void drop_torn_tail();
 
   std::string path_;
   int fd_ = -1;

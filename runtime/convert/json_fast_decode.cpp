@@ -757,6 +757,31 @@ struct FastJsonDecoder::Impl {
   }
 };
 
+namespace {
+
+// Where the first byte that does not start a valid UTF-8 sequence is (RFC 3629: no
+// overlong forms, no surrogates, nothing above U+10FFFF); only on the error path,
+// after simdjson's validator said no, so that the error names the true offset.
+[[gnu::cold]] size_t first_invalid_utf8(std::string_view bytes) {
+  const auto* b = reinterpret_cast<const uint8_t*>(bytes.data());
+  size_t n = bytes.size(), i = 0;
+  while (i < n) {
+    uint8_t c = b[i];
+    size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (len == 0 || i + len > n) return i;
+    for (size_t k = 1; k < len; ++k)
+      if ((b[i + k] & 0xC0) != 0x80) return i;
+    uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+    for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (b[i + k] & 0x3F);
+    static constexpr uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < smallest[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += len;
+  }
+  return n;
+}
+
+} // namespace
+
 FastJsonDecoder::FastJsonDecoder() : impl_(std::make_unique<Impl>()) {}
 FastJsonDecoder::~FastJsonDecoder() = default;
 
@@ -767,7 +792,7 @@ Value FastJsonDecoder::decode(std::string_view bytes, Arena& arena) {
   m.end = p + bytes.size();
   m.arena = &arena;
   if (!m.index(bytes) && !simdjson::validate_utf8(bytes.data(), bytes.size()))
-    m.fail(p, "invalid UTF-8");
+    m.fail(p + first_invalid_utf8(bytes), "invalid UTF-8");
   try {
     m.skip_ws(p);
     Value out;

@@ -306,4 +306,26 @@ BOOST_AUTO_TEST_CASE(malformed_input_throws) {
   }
 }
 
+// Issue 20, item 10: the error names the offset of the bad byte, not 0.
+BOOST_AUTO_TEST_CASE(invalid_utf8_is_reported_at_its_offset) {
+  FastJsonDecoder decoder;
+  Arena arena;
+  auto message = [&](const std::string& bytes) -> std::string {
+    try {
+      decoder.decode(bytes, arena);
+    } catch (const DataError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  };
+  const std::string prefix = "Converting byte[] to Kafka Connect data failed due to serialization error: invalid UTF-8 at offset ";
+  BOOST_TEST(message("{\"name\":\"ab\xff" "cd\"}") == prefix + "11");
+  BOOST_TEST(message("{\"caf\xc3\xa9\":\"\xc3\x28\"}") == prefix + "10");   // a bad continuation byte
+  BOOST_TEST(message("[\"\xe2\x82\xac\", \"\xc0\xaf\"]") == prefix + "9"); // overlong '/'
+  BOOST_TEST(message("\"\xed\xa0\x80\"") == prefix + "1");                    // a surrogate
+  BOOST_TEST(message("\"\xf4\x90\x80\x80\"") == prefix + "1");                // above U+10FFFF
+  BOOST_TEST(message("\"abc\xe2\x82") == prefix + "4");                          // cut short at the end
+  BOOST_TEST(message(std::string(14, ' ') + "\xff") == prefix + "14");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

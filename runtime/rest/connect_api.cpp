@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "runtime/config/secrets.hpp"
 #include "runtime/convert/json_text.hpp"
 #include "runtime/rest/connect_json.hpp"
 #include "runtime/rest/weir_api.hpp"
@@ -117,7 +118,8 @@ private:
   }
 
   std::map<std::string, std::string> hidden_secrets(const std::string& name,
-                                                    const std::vector<std::string>& keys, Deadline until);
+                                                    const std::map<std::string, std::string>& sent,
+                                                    Deadline until);
 
   ConnectHerder& herder_;
   ConnectApiOptions options_;
@@ -196,44 +198,61 @@ HttpResponse ConnectApi::list_connectors(const RouteRequest& request) {
 
 // Redaction must never overwrite a secret with its placeholder: a client that read
 // a config back and sends it again (a UI's edit form) sends `[hidden]` for each
-// secret. Those keys keep their stored values (returned here, by key); a
+// secret, and URLs with `[hidden]` for their passwords. A value equal to what weir
+// shows for the stored one keeps the stored value (returned here, by key); a
 // placeholder with no stored secret behind it is an error.
 std::map<std::string, std::string> ConnectApi::hidden_secrets(const std::string& name,
-                                                              const std::vector<std::string>& keys,
+                                                              const std::map<std::string, std::string>& sent,
                                                               Deadline until) {
   std::map<std::string, std::string> stored_values;
-  if (keys.empty()) return stored_values;
+  if (sent.empty()) return stored_values;
   std::optional<ConnectorInfo> stored;
   try {
     stored = herder_.connector_info(name, until);
   } catch (const RestError& e) {
     if (e.status() != 404) throw;
   }
-  for (const auto& key : keys) {
-    if (!is_secret_key(key, stored ? stored->secret_keys : std::set<std::string>{}))
-      continue; // an ordinary key whose value happens to read "[hidden]"
-    auto value = stored ? stored->config.find(key) : ConfigMap::const_iterator{};
-    if (!stored || value == stored->config.end())
+  const auto& secret_keys = stored ? stored->secret_keys : std::set<std::string>{};
+  for (const auto& [key, value] : sent) {
+    auto kept = stored ? stored->config.find(key) : ConfigMap::const_iterator{};
+    bool whole = value == redacted_value && is_secret_key(key, secret_keys);
+    if (stored && kept != stored->config.end() &&
+        (whole || shown_value(key, kept->second, secret_keys) == value)) {
+      stored_values.emplace(key, kept->second);
+      continue;
+    }
+    if (whole)
       throw bad_request("Configuration \"" + key + "\" is \"[hidden]\", the placeholder weir shows in place of " +
                         "secrets; send the real value");
-    stored_values.emplace(key, value->second);
+    bool credential = replace_credentials(value, redacted_value) == value && replace_credentials(value, "") != value;
+    if (credential)
+      throw bad_request("Configuration \"" + key + "\" holds \"[hidden]\" in place of a password, the " +
+                        "placeholder weir shows in place of secrets; send the real value");
+    // otherwise an ordinary value that happens to read "[hidden]"
   }
   return stored_values;
 }
 
+namespace {
+
+std::string_view text_of(const std::string& value) { return value; }
+std::string_view text_of(const std::optional<std::string>& value) { return value ? *value : std::string_view{}; }
+
 template <class Config>
-std::vector<std::string> placeholder_keys(const Config& config) {
-  std::vector<std::string> keys;
+std::map<std::string, std::string> placeholder_values(const Config& config) {
+  std::map<std::string, std::string> values;
   for (const auto& [key, value] : config)
-    if (value == redacted_value) keys.push_back(key);
-  return keys;
+    if (text_of(value).find(redacted_value) != std::string_view::npos) values.emplace(key, text_of(value));
+  return values;
 }
+
+} // namespace
 
 HttpResponse ConnectApi::create_connector(const RouteRequest& request) {
   CreateConnectorRequest create = parse_create_request(request.http.body);
   check_and_put_name(create.name, create.config);
   Deadline until = deadline();
-  for (auto& [key, value] : hidden_secrets(create.name, placeholder_keys(create.config), until))
+  for (auto& [key, value] : hidden_secrets(create.name, placeholder_values(create.config), until))
     create.config[key] = value;
   Created created = herder_.put_connector_config(create.name, create.config, create.initial_state,
                                                  false, until);
@@ -256,7 +275,7 @@ HttpResponse ConnectApi::put_connector_config(const RouteRequest& request) {
   ConfigMap config = parse_config_object(request.http.body);
   check_and_put_name(name, config);
   Deadline until = deadline();
-  for (auto& [key, value] : hidden_secrets(name, placeholder_keys(config), until)) config[key] = value;
+  for (auto& [key, value] : hidden_secrets(name, placeholder_values(config), until)) config[key] = value;
   Created created = herder_.put_connector_config(name, config, std::nullopt, true, until);
   HttpResponse response = ok_entity(created.info, append_connector_info);
   return created.created ? created_at(std::move(response), request, name) : response;
@@ -270,7 +289,7 @@ HttpResponse ConnectApi::patch_connector_config(const RouteRequest& request) {
     throw bad_request("Connector name configuration (" + renamed->second.value_or("null") +
                       ") doesn't match connector name in the URL (" + name + ")");
   Deadline until = deadline();
-  for (const auto& kept : hidden_secrets(name, placeholder_keys(patch), until)) patch.erase(kept.first);
+  for (const auto& kept : hidden_secrets(name, placeholder_values(patch), until)) patch.erase(kept.first);
   return ok_entity(herder_.patch_connector_config(name, patch, until).info, append_connector_info);
 }
 

@@ -17,10 +17,10 @@
 //   and contains the following N error(s): ..."). weir::ConfigError becomes 400;
 //   any other exception a 500 with its message.
 // - Secrets: configs are returned as stored (provider references such as
-//   `${env:DB_PASS}` unresolved, as Kafka Connect does). If an implementation
-//   returns resolved values, it lists the keys that hold secrets in `secret_keys`;
-//   the REST layer redacts those and every key named `password` or ending in
-//   `.password` (see docs/rest.md).
+//   `${env:DB_PASS}` unresolved, as Kafka Connect does), with the keys that hold
+//   secrets (PASSWORD-typed; for resolved values such as task configs, also those a
+//   provider gave) in `secret_keys`; the REST layer redacts those, every key whose
+//   name says it is a secret, and credentials in URLs (see docs/rest.md).
 #pragma once
 
 #include <chrono>

@@ -4,6 +4,7 @@
 
 #include <simdjson.h>
 
+#include "runtime/config/secrets.hpp"
 #include "runtime/convert/json_text.hpp"
 
 namespace weir::runtime::rest {
@@ -160,7 +161,7 @@ void append_config_value_info(const ConfigValueInfo& value, std::string& out) {
   out += "{\"name\":";
   append_json_string(value.name, out);
   out += ",\"value\":";
-  if (value.value && is_secret_key(value.name, {})) append_json_string(redacted_value, out);
+  if (value.value) append_json_string(shown_value(value.name, *value.value, {}), out);
   else append_optional_string(value.value, out);
   out += ",\"recommended_values\":";
   append_string_array(value.recommended_values, out);
@@ -193,10 +194,12 @@ void append_state_fields(const StateInfo& state, std::string& out) {
 }
 
 bool is_secret_key(std::string_view key, const std::set<std::string>& secret_keys) {
-  constexpr std::string_view suffix = ".password";
-  return key == "password" ||
-         (key.size() > suffix.size() && key.substr(key.size() - suffix.size()) == suffix) ||
-         secret_keys.count(std::string{key}) > 0;
+  return is_secret_name(key) || secret_keys.count(std::string{key}) > 0;
+}
+
+std::string shown_value(std::string_view key, std::string_view value, const std::set<std::string>& secret_keys) {
+  if (is_secret_key(key, secret_keys) && !only_references(value)) return std::string{redacted_value};
+  return redact_credentials(value);
 }
 
 CreateConnectorRequest parse_create_request(std::string_view body) {
@@ -278,7 +281,7 @@ void append_config(const ConfigMap& config, const std::set<std::string>& secret_
     first = false;
     append_json_string(key, out);
     out += ':';
-    append_json_string(is_secret_key(key, secret_keys) ? redacted_value : std::string_view{value}, out);
+    append_json_string(shown_value(key, value, secret_keys), out);
   }
   out += '}';
 }

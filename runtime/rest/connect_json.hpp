@@ -16,8 +16,14 @@ namespace weir::runtime::rest {
 inline constexpr std::string_view redacted_value = "[hidden]";
 
 /// Whether a config value is shown as `[hidden]`: the herder listed the key, or its
-/// name is `password` or ends in `.password`.
+/// name says it is a secret (runtime/config/secrets.hpp: `*.password`,
+/// `sasl.jaas.config`, `*.secret`, ...).
 bool is_secret_key(std::string_view key, const std::set<std::string>& secret_keys);
+
+/// A config value as responses show it: `[hidden]` for a secret key (unless the
+/// value is only provider references, shown as written, as Kafka Connect does), and
+/// otherwise with the credentials in URLs and connection strings hidden.
+std::string shown_value(std::string_view key, std::string_view value, const std::set<std::string>& secret_keys);
 
 // --- request bodies; each throws RestError(400) naming what is wrong.
 

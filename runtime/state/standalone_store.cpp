@@ -1,5 +1,11 @@
 #include "runtime/state/standalone_store.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 
 #include <sqlite3.h>
@@ -43,9 +49,27 @@ private:
   int index_ = 0;
 };
 
+// The state file holds connector configs, passwords included: only its owner may
+// read it. Created 0600 (SQLite gives its -wal and -shm the database's mode), and
+// an older file, with its -wal and -shm, is made 0600.
+void make_private(const std::string& path) {
+  if (path.empty() || path == ":memory:" || path.starts_with("file:")) return;
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0 || ::fchmod(fd, 0600) != 0) {
+    std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("cannot open state file " + path + ": " + why);
+  }
+  ::close(fd);
+  for (const char* suffix : {"-wal", "-shm", "-journal"})
+    if (::chmod((path + suffix).c_str(), 0600) != 0 && errno != ENOENT)
+      throw std::runtime_error("cannot make state file " + path + suffix + " private: " + std::strerror(errno));
+}
+
 } // namespace
 
 StandaloneStore::StandaloneStore(const std::string& path) : path_(path) {
+  make_private(path);
   if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) {
     std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "runtime/config/providers.hpp"
+#include "runtime/config/secrets.hpp"
 #include "runtime/convert/converter.hpp"
 #include "runtime/pipeline/connector_config.hpp"
 #include "runtime/pipeline/source_config.hpp"
@@ -105,14 +106,9 @@ void add_issue(std::vector<ConfigIssue>& issues, const ConfigError& error, const
 
 } // namespace
 
-ConnectorPlan plan_connector(const std::string& name, const StringMap& raw,
-                             const StringMap& worker) {
-  auto resolved = resolve_providers(raw);
-  ConnectorPlan plan;
-  plan.name = name;
-  plan.raw = raw;
-  plan.config = std::move(resolved.values);
-  plan.secret_keys = std::move(resolved.secret_keys);
+namespace {
+
+ConnectorPlan plan_resolved(ConnectorPlan plan, const StringMap& worker) {
   auto cls = class_of(plan.config);
   plan.sink = connectors::find_sink(cls);
   plan.source = plan.sink ? nullptr : connectors::find_source(cls);
@@ -135,8 +131,46 @@ ConnectorPlan plan_connector(const std::string& name, const StringMap& raw,
   } else {
     throw_unknown_class(cls);
   }
+  const ConfigDef& common = plan.sink ? pipeline::sink_connector_def() : pipeline::source_connector_def();
+  const auto def = merged_def(common, plan.sink ? plan.sink->definition() : plan.source->definition());
+  for (const auto& key : def.keys())
+    if (key.type == ConfigType::Password) plan.password_keys.insert(key.name);
   transforms::Chain::from_config(plan.config); // an unknown SMT or bad SMT key
   return plan;
+}
+
+} // namespace
+
+std::string ConnectorPlan::scrub(const std::string& text) const {
+  return redact_credentials(resolved.scrub(text));
+}
+
+std::pair<StringMap, std::set<std::string>> ConnectorPlan::shown_task_config(const StringMap& task) const {
+  std::pair<StringMap, std::set<std::string>> shown{task, password_keys};
+  for (auto& [key, value] : shown.first) {
+    if (!secret_keys.count(key)) continue;
+    if (value == config.at(key)) value = raw.at(key);
+    else shown.second.insert(key);
+  }
+  return shown;
+}
+
+ConnectorPlan plan_connector(const std::string& name, const StringMap& raw,
+                             const StringMap& worker) {
+  ConnectorPlan plan;
+  plan.name = name;
+  plan.raw = raw;
+  plan.resolved = ConfigProviders::from_config(worker).resolve(raw);
+  plan.config = plan.resolved.values;
+  plan.secret_keys = plan.resolved.secret_keys;
+  auto resolved = plan.resolved;
+  try {
+    return plan_resolved(std::move(plan), worker);
+  } catch (const ConfigError& e) {
+    throw resolved.scrub(e);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(resolved.scrub(e.what()));
+  }
 }
 
 rest::ConfigInfos validate_connector(const StringMap& raw, const StringMap& worker) {
@@ -149,13 +183,15 @@ rest::ConfigInfos validate_connector(const StringMap& raw, const StringMap& work
                                           "which name matches " + cls);
   const ConfigDef& common = sink ? pipeline::sink_connector_def() : pipeline::source_connector_def();
   const ConfigDef& own = sink ? sink->definition() : source->definition();
-  StringMap values = raw;
   std::vector<ConfigIssue> issues;
+  ResolvedConfig resolved;
   try {
-    values = resolve_providers(raw).values;
+    resolved = ConfigProviders::from_config(worker).resolve(raw);
   } catch (const ConfigError& e) {
     add_issue(issues, e, raw);
+    resolved.values = raw;
   }
+  const StringMap& values = resolved.values;
   auto common_issues = common.validate(values, common_options(sink != nullptr, own));
   issues.insert(issues.end(), common_issues.begin(), common_issues.end());
   for (auto& issue : sink ? sink->validate(values) : source->validate(values))
@@ -163,13 +199,21 @@ rest::ConfigInfos validate_connector(const StringMap& raw, const StringMap& work
       add_issue(issues, ConfigError(issue.name, error), raw);
   // The cross-key checks (topics or topics.regex, exactly-once, the SMT chain), on
   // the config without the keys already found wrong, so they are not reported twice.
-  auto rest_of = values;
+  // They resolve `raw` again: resolved values are never rescanned for references.
+  auto rest_of = raw;
   for (const auto& issue : issues)
     rest_of.erase(issue.name);
   try {
-    plan_connector(values.count("name") ? values.at("name") : std::string{}, rest_of, worker);
+    plan_connector(raw.count("name") ? raw.at("name") : std::string{}, rest_of, worker);
   } catch (const ConfigError& e) {
-    add_issue(issues, e, raw);
+    // A key left out above is "missing" here: it was present, and is already
+    // reported as invalid (issue 20: "Missing required configuration" for a bad URL).
+    if (rest_of.count(e.key()) || !raw.count(e.key()))
+      add_issue(issues, e, raw);
+  }
+  for (auto& issue : issues) {
+    for (auto& error : issue.errors) error = resolved.scrub(error);
+    if (issue.value && resolved.secret_keys.count(issue.name)) issue.value = raw.at(issue.name);
   }
   return rest::config_infos(cls, merged_def(common, own), raw, issues);
 }

@@ -3,7 +3,8 @@
 // would: create, status, pause/resume (nothing consumed while paused), reconfigure,
 // stop, sink and source offsets (read, altered, refused while running, reset), delete, plugins,
 // validation, loggers, and a failing task restarted automatically with backoff
-// until it gives up, visible in its status; and a tap on an SMT stage.
+// until it gives up, visible in its status; a tap on an SMT stage; and config
+// providers, which resolve only when the worker names them and never show a value.
 #include "runtime/rest/test_http_client.hpp"
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/process.hpp"
@@ -243,6 +244,88 @@ BOOST_AUTO_TEST_CASE(a_failed_task_restarts_with_backoff_then_gives_up) {
   BOOST_TEST(w.call("POST", "/connectors/broken/tasks/0/restart").status == 204);
   BOOST_TEST(w.call("POST", "/connectors/broken/tasks/7/restart").status == 404);
   stop_cleanly(*w.process);
+}
+
+// Issue 20, item 1: any REST caller could read any file through `${file:...}`, the
+// value printed in the validation error. Providers now resolve only when the worker
+// names them, inside allowed.paths, and nothing weir answers, stores or logs shows
+// what they resolved to.
+BOOST_AUTO_TEST_CASE(config_providers_resolve_only_when_the_worker_names_them) {
+  TempDir dir{"weir-rest-providers"};
+  const std::string secrets = dir / "secrets";
+  std::filesystem::create_directories(secrets);
+  const std::string secret = "s3cr3t-" + unique_name("value");
+  const std::string out = dir / "out.txt";
+  write_properties(secrets + "/db.properties", {{"root", secret}, {"file", out}});
+  const std::string root_ref = "${file:" + secrets + "/db.properties:root}";
+  const std::string file_ref = "${file:" + secrets + "/db.properties:file}";
+  auto jdbc = [](const std::string& url) {
+    return R"({"connector.class":"JdbcSinkConnector","topics":"t","connection.url":")" + url + R"("})";
+  };
+  auto shows_nothing_secret = [&](const ClientResponse& r) {
+    return !has(r, secret) && !has(r, "root:/root") && !has(r, "/bin/");
+  };
+  const std::string passwd = "${file:/etc/passwd:root}";
+
+  auto w = start_worker(dir);
+  auto refused = w.call("POST", "/connectors", R"({"name":"db","config":)" + jdbc(passwd) + "}");
+  BOOST_TEST(refused.status == 400);
+  BOOST_TEST(has(refused, "Invalid value " + passwd + " for configuration connection.url"));
+  BOOST_TEST(shows_nothing_secret(refused));
+  auto unresolved = w.call("PUT", "/connector-plugins/JdbcSinkConnector/config/validate", jdbc(root_ref));
+  BOOST_TEST(has(unresolved, "Invalid value " + root_ref));
+  BOOST_TEST(shows_nothing_secret(unresolved));
+  stop_cleanly(*w.process);
+
+  const std::string file_class = "org.apache.kafka.common.config.provider.FileConfigProvider";
+  TempDir second{"weir-rest-providers"}; // its own log and state file
+  w = start_worker(second, {{"config.providers", "file,env"},
+                         {"config.providers.file.class", file_class},
+                         {"config.providers.file.param.allowed.paths", secrets},
+                         {"config.providers.env.class",
+                          "org.apache.kafka.common.config.provider.EnvVarConfigProvider"},
+                         {"config.providers.env.param.allowlist.pattern", "^WEIR_NOTHING_"}});
+  // Resolved, and still never shown: the error names the reference.
+  auto invalid = w.call("POST", "/connectors", R"({"name":"db","config":)" + jdbc(root_ref) + "}");
+  BOOST_TEST(invalid.status == 400);
+  BOOST_TEST(has(invalid, "Invalid value " + root_ref + " for configuration connection.url"));
+  BOOST_TEST(shows_nothing_secret(invalid));
+  auto validated = w.call("PUT", "/connector-plugins/JdbcSinkConnector/config/validate", jdbc(root_ref));
+  BOOST_TEST(validated.status == 200);
+  BOOST_TEST(shows_nothing_secret(validated));
+  // Outside allowed.paths, and an environment variable the pattern does not allow,
+  // stay as written.
+  auto outside = w.call("POST", "/connectors", R"({"name":"db","config":)" + jdbc(passwd) + "}");
+  BOOST_TEST(has(outside, "Invalid value " + passwd + " for configuration connection.url"));
+  BOOST_TEST(shows_nothing_secret(outside));
+  auto env = w.call("POST", "/connectors", R"({"name":"db","config":)" + jdbc("${env:HOME}") + "}");
+  BOOST_TEST(has(env, "Invalid value ${env:HOME} for configuration connection.url"));
+
+  // A connector whose file comes from the provider runs, shown with its reference.
+  auto topic = unique_name("rest-providers");
+  create_topic(topic, 1);
+  produce(topic, 10, json_record);
+  auto created = w.call("POST", "/connectors", R"({"name":"files","config":{"connector.class":"FileStreamSink",)"
+                                               R"("topics":")" + topic + R"(","file":")" + file_ref + R"("}})");
+  BOOST_TEST(created.status == 201);
+  BOOST_REQUIRE_MESSAGE(eventually([&] { return lines_in(out) == 10; }, 60s), "the provider's file got no lines");
+  BOOST_TEST(has(w.call("GET", "/connectors/files/config"), R"("file":")" + file_ref + R"(")"));
+  // Task configs too, as Kafka Connect's reverse transform shows them.
+  auto tasks = w.call("GET", "/connectors/files/tasks");
+  BOOST_TEST(has(tasks, R"("file":")" + file_ref + R"(")"));
+  BOOST_TEST(!has(tasks, out));
+  stop_cleanly(*w.process);
+
+  const auto log = read_file(dir / "weir.log") + read_file(second / "weir.log");
+  BOOST_TEST(log.find(secret) == std::string::npos);
+  BOOST_TEST(log.find("root:/root") == std::string::npos);
+  for (auto suffix : {"", "-wal"}) {
+    const std::string state = second / ("state.db" + std::string{suffix});
+    if (!std::filesystem::exists(state)) continue;
+    BOOST_TEST(read_file(state).find(secret) == std::string::npos);
+    BOOST_TEST((std::filesystem::status(state).permissions() ==
+                (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)));
+  }
 }
 
 BOOST_AUTO_TEST_CASE(tap_shows_the_records_passing_an_smt_stage) {
