@@ -1434,14 +1434,14 @@ void Worker::reconcile() {
   }
 }
 
-void Worker::abandon_all() {
+void Worker::abandon_all(const std::string& why) {
   std::lock_guard changes{changes_};
   std::lock_guard lock{mutex_};
   for (auto& [name, c] : connectors_) {
     for (auto& [t, task] : c->tasks) {
       for (auto& stage : task.stages)
         caf::anon_send_exit(stage, caf::exit_reason::kill);
-      spdlog::warn("task {} abandoned: this node was frozen and its work has moved", task_name(name, t));
+      spdlog::warn("task {} abandoned: {}", task_name(name, t), why);
     }
     c->tasks.clear();
   }

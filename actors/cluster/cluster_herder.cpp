@@ -178,20 +178,29 @@ rest::ConnectorStatus ClusterHerder::connector_status(const std::string& name, D
   if (auto it = shared.connectors.find(name); it != shared.connectors.end())
     status.connector.worker_id = it->second.worker_id;
   auto count = worker().task_configs(name, d).size();
+  auto assignment = links_.configs->snapshot().assignment;
   std::vector<rest::TaskState> tasks;
   for (size_t t = 0; t < count; ++t) {
     auto id = static_cast<int>(t);
     auto here = std::find_if(status.tasks.begin(), status.tasks.end(),
                              [&](const rest::TaskState& s) { return s.id == id; });
-    if (here != status.tasks.end()) {
-      tasks.push_back(*here);
-      continue;
-    }
     auto elsewhere = shared.tasks.find({name, id});
-    if (elsewhere != shared.tasks.end())
+    // Whose status counts: the node the leader gave the task to, as every node reads it.
+    std::optional<std::string> owner; // its worker id; nullopt: no assignment yet
+    if (assignment) {
+      auto address = assignment->owner_of({name, id});
+      owner = address.empty() ? "" : assignment->nodes.at(address).worker_id;
+      if (address == links_.address)
+        owner = worker().worker_id();
+    }
+    // A paused connector's tasks are assigned nowhere: every node says PAUSED alike.
+    bool unassigned_by_design = status.connector.state != "RUNNING";
+    if (here != status.tasks.end() && (!owner || *owner == worker().worker_id() || unassigned_by_design))
+      tasks.push_back(*here);
+    else if (elsewhere != shared.tasks.end() && (!owner || *owner == elsewhere->second.worker_id))
       tasks.push_back({id, {elsewhere->second.state, elsewhere->second.worker_id, elsewhere->second.trace}});
     else
-      tasks.push_back({id, {"UNASSIGNED", "", ""}});
+      tasks.push_back({id, {"UNASSIGNED", owner.value_or(""), ""}});
   }
   status.tasks = std::move(tasks);
   return status;
@@ -298,7 +307,20 @@ void ClusterHerder::publish_statuses() {
     it->second = record;
     return true;
   };
-  for (const auto& status : worker().local_statuses()) {
+  // A task that left this node is forgotten: should it come back, its status is
+  // written again (another node's record may have replaced it meanwhile).
+  auto local = worker().local_statuses();
+  std::erase_if(published_, [&](const auto& entry) {
+    for (const auto& status : local) {
+      for (const auto& t : status.tasks)
+        if (entry.first == "task " + status.name + "-" + std::to_string(t.id))
+          return false;
+      if (entry.first == "connector " + status.name)
+        return false;
+    }
+    return true;
+  });
+  for (const auto& status : local) {
     for (const auto& t : status.tasks) {
       runtime::cluster::StatusRecord record{t.state.state, t.state.trace, self, generation};
       if (changed("task " + status.name + "-" + std::to_string(t.id), record))

@@ -235,6 +235,10 @@ void tick(membership_actor* self) {
   }
   bool changed = now - st.last_tick > st.settings.unreachable_after; // subscribers hear of it
   st.last_tick = now;
+  if (auto& l = st.settings.liveness) {
+    l->freezes = st.freezes;
+    l->last_tick = now.time_since_epoch().count();
+  }
   gossip_to_all(self);
   for (const auto& id : st.view->detect(now, st.settings.unreachable_after)) {
     spdlog::warn("cluster: member {} unreachable: silent for more than {} ms", id,
@@ -325,6 +329,17 @@ caf::behavior membership(membership_actor* self, MembershipSettings settings) {
         notify(self);
     },
     [=](tick_atom) { tick(self); },
+    [=](kafka_atom, bool reaches) {
+      auto& st = self->state;
+      auto status = reaches ? MemberStatus::up : MemberStatus::leaving;
+      if (st.view->self().status == status)
+        return;
+      st.view->set_self_status(status);
+      spdlog::info("cluster: this node is {} for the others ({})", to_string(status),
+                   reaches ? "it reaches Kafka again" : "it cannot reach Kafka");
+      notify(self);
+      gossip_to_all(self);
+    },
     [=](members_atom) {
       auto& st = self->state;
       return st.view->members();
