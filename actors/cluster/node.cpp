@@ -67,7 +67,8 @@ struct NodeState {
   bool cut_off = false;             ///< Kafka has not answered for the unreachable timeout
   Clock::time_point resumed_at{};   ///< when a freeze was last noticed
   uint64_t seen_freezes = 0;
-  // The lease, as every node watches it.
+  // The lease, as every node watches it (once the config topic was read to its end).
+  bool configs_read = false;
   int64_t lease_offset = -1;        ///< offset of the newest assignment record seen
   Clock::time_point lease_seen = Clock::now(); ///< when it was first seen
   // The supervisor's, while this node leads.
@@ -276,7 +277,9 @@ void watch_lease(node_actor* self, const runtime::cluster::ClusterConfig& snapsh
 void maybe_lead(node_actor* self) {
   auto& st = self->state;
   auto now = Clock::now();
-  if (st.leading || !candidate(self) || st.cut_off || st.resync || now < st.retry_at)
+  // Before the config topic was read to its end, this node cannot know whether
+  // another node leads (a node that just started sees only itself, too).
+  if (st.leading || !candidate(self) || !st.configs_read || st.cut_off || st.resync || now < st.retry_at)
     return;
   auto snapshot = st.settings.configs->snapshot();
   watch_lease(self, snapshot);
@@ -339,6 +342,7 @@ void on_configs(node_actor* self) {
   auto& st = self->state;
   check_frozen(self);
   auto snapshot = st.settings.configs->snapshot();
+  st.configs_read = true; // the log reports its first read to the end first
   watch_lease(self, snapshot);
   st.settings.worker->apply_configs(snapshot.connectors, snapshot.target_states);
   apply_assignment(self, snapshot);
