@@ -12,6 +12,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/worker.hpp"
+#include "runtime/cluster/lease.hpp"
 #include "runtime/cluster/rebalancer.hpp"
 
 namespace weir::actors::cluster {
@@ -64,13 +65,12 @@ struct NodeState {
   /// Set after a freeze or a cut from Kafka: the assignment is applied again only
   /// once the config topic was read to its end (what was read before is stale).
   bool resync = false;
-  bool cut_off = false;             ///< Kafka has not answered for the unreachable timeout
+  std::optional<runtime::cluster::KafkaReach> reach;
   Clock::time_point resumed_at{};   ///< when a freeze was last noticed
   uint64_t seen_freezes = 0;
   // The lease, as every node watches it (once the config topic was read to its end).
   bool configs_read = false;
-  int64_t lease_offset = -1;        ///< offset of the newest assignment record seen
-  Clock::time_point lease_seen = Clock::now(); ///< when it was first seen
+  std::optional<runtime::cluster::LeaderLease> lease;
   // The supervisor's, while this node leads.
   bool leading = false;
   std::unique_ptr<Rebalancer> rebalancer;
@@ -117,7 +117,9 @@ void step_down(node_actor* self, const std::string& why) {
 bool publish(node_actor* self, PublishedAssignment next) {
   auto& st = self->state;
   try {
-    st.settings.leadership->publish(next, acquire_timeout);
+    // A leader that cannot commit within the unreachable timeout gives the
+    // leadership up: the others will find its lease lapsed by then.
+    st.settings.leadership->publish(next, st.settings.unreachable_after);
   } catch (const runtime::cluster::Fenced& e) {
     step_down(self, e.what());
     return false;
@@ -218,6 +220,7 @@ void check_frozen(node_actor* self) {
     return;
   st.seen_freezes = std::max(freezes, st.seen_freezes + (late ? 1 : 0));
   st.resumed_at = now;
+  st.reach->resumed(now);
   spdlog::warn("cluster: this node was frozen: abandoning its tasks (the others may run them by now)");
   abandon(self, "this node was frozen and its work may have moved");
 }
@@ -227,30 +230,28 @@ void check_frozen(node_actor* self) {
 /// others until Kafka answers again.
 void check_kafka(node_actor* self) {
   auto& st = self->state;
-  auto now = Clock::now();
-  auto heard = std::max(st.settings.configs->last_contact(), st.resumed_at);
-  bool silent = now - heard > st.settings.unreachable_after;
-  if (silent == st.cut_off)
+  using Change = runtime::cluster::KafkaReach::Change;
+  auto change = st.reach->update(st.settings.configs->last_contact(), Clock::now());
+  if (change == Change::none)
     return;
-  st.cut_off = silent;
+  bool reaches = change == Change::regained;
   if (auto it = st.members.handles.find(st.settings.member_id); it != st.members.handles.end())
-    self->send(it->second, kafka_atom::value, !silent);
-  if (silent) {
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now - heard).count();
-    spdlog::warn("cluster: no answer from Kafka for {} ms (cluster.unreachable.timeout.ms={}): stopping "
-                 "this node's tasks",
-                 ms, st.settings.unreachable_after.count());
-    abandon(self, "this node cannot reach Kafka");
-  } else {
+    self->send(it->second, kafka_atom::value, reaches);
+  if (reaches) {
     spdlog::info("cluster: Kafka answers again");
+    return;
   }
+  spdlog::warn("cluster: no answer from Kafka for {} ms (cluster.unreachable.timeout.ms={}): stopping "
+               "this node's tasks",
+               st.reach->silence().count(), st.settings.unreachable_after.count());
+  abandon(self, "this node cannot reach Kafka");
 }
 
 /// After a freeze or a cut: once the config topic is read to its end, the newest
 /// assignment applies again.
 void resync(node_actor* self) {
   auto& st = self->state;
-  if (!st.resync || st.cut_off)
+  if (!st.resync || st.reach->cut_off())
     return;
   if (!st.settings.configs->catch_up(acquire_timeout))
     return; // next tick
@@ -265,10 +266,8 @@ void resync(node_actor* self) {
 /// the unreachable timeout while it holds the leadership.
 void watch_lease(node_actor* self, const runtime::cluster::ClusterConfig& snapshot) {
   auto& st = self->state;
-  if (snapshot.assignment_offset != st.lease_offset) {
-    st.lease_offset = snapshot.assignment_offset;
-    st.lease_seen = Clock::now();
-  }
+  st.lease->observe(snapshot.assignment_offset, snapshot.assignment ? snapshot.assignment->leader : "",
+                    Clock::now());
 }
 
 /// Takes the leadership when membership names this node and no other node's
@@ -279,16 +278,15 @@ void maybe_lead(node_actor* self) {
   auto now = Clock::now();
   // Before the config topic was read to its end, this node cannot know whether
   // another node leads (a node that just started sees only itself, too).
-  if (st.leading || !candidate(self) || !st.configs_read || st.cut_off || st.resync || now < st.retry_at)
+  if (st.leading || !candidate(self) || !st.configs_read || st.reach->cut_off() || st.resync
+      || now < st.retry_at)
     return;
   auto snapshot = st.settings.configs->snapshot();
   watch_lease(self, snapshot);
-  bool others_lease = snapshot.assignment && snapshot.assignment->leader != st.settings.member_id
-                      && now - st.lease_seen < st.settings.unreachable_after;
-  if (others_lease) {
+  if (st.lease->held_by_another(st.settings.member_id, now)) {
     if (!st.waiting_logged)
       spdlog::info("cluster: {} still renews the leadership in Kafka: waiting for it to lapse",
-                   snapshot.assignment->leader);
+                   st.lease->holder());
     st.waiting_logged = true;
     return;
   }
@@ -366,8 +364,11 @@ void on_tick(node_actor* self) {
 
 caf::behavior node(node_actor* self, NodeSettings settings) {
   self->state.settings = std::move(settings);
-  if (!self->state.settings.liveness)
-    self->state.settings.liveness = std::make_shared<Liveness>();
+  auto& st = self->state;
+  if (!st.settings.liveness)
+    st.settings.liveness = std::make_shared<Liveness>();
+  st.reach.emplace(st.settings.unreachable_after);
+  st.lease.emplace(st.settings.unreachable_after);
   self->send(self, tick_atom::value);
   return {
     [=](members_atom, MembershipSnapshot& snapshot) { on_members(self, std::move(snapshot)); },

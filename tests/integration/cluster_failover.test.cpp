@@ -14,10 +14,15 @@
 //     that answers shows the same placement, and no task ran on two nodes for
 //     longer than the unreachable timeout (from the nodes' logs: a task runs from
 //     `started` to `stopped`/`abandoned`, or to its node's kill; a frozen process
-//     runs nothing).
+//     runs nothing);
+//  4. the broker frozen (SIGSTOP) for longer than the unreachable timeout: every
+//     node, cut from Kafka, abandons its tasks within that timeout (plus a tick);
+//     SIGCONT: the tasks run again and every record is written once.
 // Each case ends with every record in the table exactly once. Times are printed
 // (BOOST_TEST_LOG_LEVEL=message); the bounds asserted are the waits' timeouts.
 #include "tests/integration/node_cluster.hpp"
+
+#include <signal.h>
 
 using namespace weir::testing;
 using namespace weir::testing::nodes;
@@ -144,6 +149,55 @@ BOOST_AUTO_TEST_CASE(a_frozen_node_then_the_leaders_death_never_runs_a_task_twic
   BOOST_TEST(longest <= unreachable_ms, "a task ran on two nodes for " << longest
                                          << " ms, longer than cluster.unreachable.timeout.ms=" << unreachable_ms);
   BOOST_TEST(c[2].output().find("abandoned") != std::string::npos, "c did not abandon its stale tasks");
+  c.stop_all();
+}
+
+BOOST_AUTO_TEST_CASE(a_node_cut_from_kafka_stops_its_tasks) {
+  Cluster c(3, fast);
+  deploy(c, "cut", 1);
+  auto bootstrap = kafka_bootstrap();
+  auto port = static_cast<uint16_t>(std::stoi(bootstrap.substr(bootstrap.rfind(':') + 1)));
+  auto broker_pid = listening_pid(port);
+  BOOST_REQUIRE_MESSAGE(broker_pid, "no local process listens on " << bootstrap
+                                                                    << ": this case freezes the broker, so it needs it here");
+  auto since = log_sizes(c);
+  ::kill(*broker_pid, SIGSTOP);
+  auto frozen = Clock::now();
+  std::vector<std::optional<double>> noticed(c.nodes.size());
+  wait_until(std::chrono::milliseconds{unreachable_ms + 3000}, 100ms, [&] {
+    for (size_t i = 0; i < c.nodes.size(); ++i)
+      if (!noticed[i] && c[i].output_since(since[i]).find("cluster: no answer from Kafka") != std::string::npos)
+        noticed[i] = seconds_since(frozen);
+    return std::all_of(noticed.begin(), noticed.end(), [](const auto& n) { return n.has_value(); });
+  });
+  std::this_thread::sleep_until(frozen + std::chrono::milliseconds{unreachable_ms + 3000});
+  ::kill(*broker_pid, SIGCONT);
+  auto events = events_of(c, c.name, since);
+  for (size_t i = 0; i < c.nodes.size(); ++i) {
+    BOOST_TEST_CONTEXT("node " << c[i].name) {
+      BOOST_TEST_MESSAGE("node " << c[i].name << " noticed the broker's silence after "
+                                 << (noticed[i] ? std::to_string(*noticed[i]) + " s" : std::string{"(never)"}));
+      BOOST_TEST(noticed[i].has_value(), "it did not log 'no answer from Kafka' while the broker was frozen");
+      BOOST_TEST(count_events(events[i], -1, "abandoned") == 2u, "its two tasks were not abandoned");
+      // The unreachable timeout, a probe (0.5 s, answered within 1 s) and a tick.
+      if (noticed[i])
+        BOOST_TEST(*noticed[i] <= unreachable_ms / 1000.0 + 1.7);
+    }
+  }
+  // Back: each node starts its two tasks again (the statuses in Kafka still say
+  // RUNNING from before the freeze, so the logs tell).
+  auto t0 = Clock::now();
+  bool restarted = wait_until(30s, 100ms, [&] {
+    auto now = events_of(c, c.name, since);
+    for (const auto& per_node : now)
+      if (count_events(per_node, -1, "started") < 2)
+        return false;
+    return true;
+  });
+  BOOST_TEST(restarted, "not every node started its tasks again within 30 s of SIGCONT");
+  BOOST_TEST_MESSAGE("broker back -> every node runs its tasks again after " << seconds_since(t0) << " s");
+  c.wait_spread(c.all_of(), 30s);
+  more_records_exactly_once(c, batch, batch);
   c.stop_all();
 }
 

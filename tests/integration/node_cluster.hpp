@@ -612,3 +612,39 @@ inline void kill_9(Node& n) {
 }
 
 } // namespace weir::testing::nodes
+
+namespace weir::testing::nodes {
+
+/// The pid of the local process listening on TCP `port` (the broker, to freeze it),
+/// from /proc; nullopt when none is found.
+inline std::optional<pid_t> listening_pid(uint16_t port) {
+  std::set<std::string> inodes;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::istringstream in(read_file(table));
+    std::string line;
+    std::getline(in, line); // the header
+    while (std::getline(in, line)) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >> inode;
+      auto colon = local.rfind(':');
+      if (state == "0A" && colon != std::string::npos
+          && std::stoul(local.substr(colon + 1), nullptr, 16) == port)
+        inodes.insert("socket:[" + inode + "]");
+    }
+  }
+  std::error_code ec;
+  for (const auto& proc : std::filesystem::directory_iterator("/proc", ec)) {
+    auto name = proc.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos)
+      continue;
+    for (const auto& fd : std::filesystem::directory_iterator(proc.path() / "fd", ec)) {
+      auto target = std::filesystem::read_symlink(fd.path(), ec);
+      if (!ec && inodes.count(target.string()))
+        return static_cast<pid_t>(std::stol(name));
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace weir::testing::nodes
