@@ -244,6 +244,13 @@ void tick(membership_actor* self) {
     spdlog::warn("cluster: member {} unreachable: silent for more than {} ms", id,
                  st.settings.unreachable_after.count());
     changed = true;
+    // Its handle may be a dead route (CAF routes through a third node it learnt the
+    // handle from, and keeps the proxy when that node dies): dial it afresh.
+    if (auto it = st.peers.find(id); it != st.peers.end()) {
+      self->demonitor(it->second);
+      st.by_addr.erase(it->second.address());
+      st.peers.erase(it);
+    }
   }
   // Reconnect: to the seeds until joined, and to every live member whose handle we
   // lost (after a network loss or a SIGSTOP, the middleman dropped the connection).
