@@ -699,10 +699,13 @@ struct StatusLog::Impl : TailedState<ClusterStatus> {
       std::pair<std::string, int> id{std::string{rest.substr(0, dash)}, task};
       auto status = value ? std::optional{parse(*value)} : std::nullopt;
       std::lock_guard lock(mutex);
-      if (status)
+      if (status) {
+        state.task_reports[id].insert_or_assign(status->worker_id, *status);
         state.tasks.insert_or_assign(std::move(id), std::move(*status));
-      else
+      } else {
         state.tasks.erase(id);
+        state.task_reports.erase(id);
+      }
     } else if (key.starts_with("status-topic-")) {
       // Kafka Connect's active-topic tracking, which weir does not use.
     } else {

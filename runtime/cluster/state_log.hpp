@@ -91,6 +91,9 @@ struct StatusRecord {
 struct ClusterStatus {
   std::map<std::string, StatusRecord> connectors;                 ///< by name
   std::map<std::pair<std::string, int>, StatusRecord> tasks;      ///< by (connector, task)
+  /// Every node's newest record of each task, by worker_id: the record of the node a
+  /// task is assigned to counts, whatever the node that gave it up wrote after it.
+  std::map<std::pair<std::string, int>, std::map<std::string, StatusRecord>> task_reports;
 };
 
 class StatusLog {
