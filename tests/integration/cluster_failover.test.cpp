@@ -16,7 +16,8 @@
 //     task runs from `started` to `stopped`/`abandoned`, or to its node's kill; a
 //     frozen process runs nothing);
 //  4. the broker frozen (SIGSTOP) for longer than the unreachable timeout: every
-//     node, cut from Kafka, abandons its tasks within that timeout (plus a tick);
+//     node, cut from Kafka, abandons its tasks within that timeout (plus a probe
+//     and a tick; the leader, whose renewal may be waiting, within twice that);
 //     SIGCONT: the tasks run again and every record is written once.
 // Each case ends with every record in the table exactly once. Times are printed
 // (BOOST_TEST_LOG_LEVEL=message); the bounds asserted are the waits' timeouts.
@@ -177,13 +178,13 @@ BOOST_AUTO_TEST_CASE(a_node_cut_from_kafka_stops_its_tasks) {
   ::kill(*broker_pid, SIGSTOP);
   auto frozen = Clock::now();
   std::vector<std::optional<double>> noticed(c.nodes.size());
-  wait_until(std::chrono::milliseconds{unreachable_ms + 3000}, 100ms, [&] {
+  wait_until(std::chrono::milliseconds{2 * unreachable_ms + 3000}, 100ms, [&] {
     for (size_t i = 0; i < c.nodes.size(); ++i)
       if (!noticed[i] && c[i].output_since(since[i]).find("cluster: no answer from Kafka") != std::string::npos)
         noticed[i] = seconds_since(frozen);
     return std::all_of(noticed.begin(), noticed.end(), [](const auto& n) { return n.has_value(); });
   });
-  std::this_thread::sleep_until(frozen + std::chrono::milliseconds{unreachable_ms + 3000});
+  std::this_thread::sleep_until(frozen + std::chrono::milliseconds{2 * unreachable_ms + 3000});
   ::kill(*broker_pid, SIGCONT);
   auto events = events_of(c, c.name, since);
   for (size_t i = 0; i < c.nodes.size(); ++i) {
@@ -192,9 +193,10 @@ BOOST_AUTO_TEST_CASE(a_node_cut_from_kafka_stops_its_tasks) {
                                  << (noticed[i] ? std::to_string(*noticed[i]) + " s" : std::string{"(never)"}));
       BOOST_TEST(noticed[i].has_value(), "it did not log 'no answer from Kafka' while the broker was frozen");
       BOOST_TEST(count_events(events[i], -1, "abandoned") == 2u, "its two tasks were not abandoned");
-      // The unreachable timeout, a probe (0.5 s, answered within 1 s) and a tick.
+      // The unreachable timeout, a probe (0.5 s, answered within 1 s) and a tick;
+      // the leader's renewal in flight may take another unreachable timeout to fail.
       if (noticed[i])
-        BOOST_TEST(*noticed[i] <= unreachable_ms / 1000.0 + 1.7);
+        BOOST_TEST(*noticed[i] <= 2 * unreachable_ms / 1000.0 + 1.7);
     }
   }
   // Back: each node starts its two tasks again (the statuses in Kafka still say
