@@ -596,6 +596,20 @@ void Worker::sample_rates() {
   }
 }
 
+// A task that gave up ends its stages, keeping the failure for its status: a sink
+// task's consumer leaves the group, so its partitions go to the running tasks
+// instead of waiting for a restart that may never come.
+namespace {
+void give_up(const std::string& connector, Task& t, int id, const std::vector<StageSnapshot>& stages) {
+  t.failure = task_figures(t, id, stages).trace;
+  for (auto& stage : t.stages)
+    caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
+  t.stages.clear();
+  spdlog::info("task {} ended its stages after giving up: its partitions go to the running tasks",
+               task_name(connector, static_cast<size_t>(id)));
+}
+} // namespace
+
 void Worker::restart_failed_tasks() {
   std::unique_lock changes{changes_, std::try_to_lock};
   if (!changes)
@@ -619,6 +633,7 @@ void Worker::restart_failed_tasks() {
               spdlog::error("connector {} task {}: still FAILED after {} automatic restart(s); "
                             "restart it through the REST API once the cause is fixed",
                             name, i, t.restarts);
+            give_up(name, t, static_cast<int>(i), stages);
             continue;
           }
           auto backoff = std::min(options_.restart_backoff * (1 << std::min(t.restarts, 20)),
@@ -1423,14 +1438,14 @@ void Worker::reconcile() {
   }
 }
 
-void Worker::abandon_all() {
+void Worker::abandon_all(const std::string& why) {
   std::lock_guard changes{changes_};
   std::lock_guard lock{mutex_};
   for (auto& [name, c] : connectors_) {
     for (auto& [t, task] : c->tasks) {
       for (auto& stage : task.stages)
         caf::anon_send_exit(stage, caf::exit_reason::kill);
-      spdlog::warn("task {} abandoned: this node was frozen and its work has moved", task_name(name, t));
+      spdlog::warn("task {} abandoned: {}", task_name(name, t), why);
     }
     c->tasks.clear();
   }

@@ -96,8 +96,9 @@ public:
   /// ones start. Returns once the stopped ones are stopped.
   void run_only(std::set<runtime::cluster::Work> mine, uint64_t generation);
   /// Ends every task here at once, without draining or committing anything: this
-  /// node was frozen, and its work has moved (Kafka fences its late commits).
-  void abandon_all();
+  /// node was frozen or cut from Kafka (`why`, for the log), and its work may have
+  /// moved (Kafka fences its late commits).
+  void abandon_all(const std::string& why);
   /// Everything that should run somewhere: each RUNNING connector's instance and
   /// tasks.
   std::set<runtime::cluster::Work> wanted_work() const;

@@ -113,7 +113,6 @@ int run_node(const NodeOptions& opt) {
   actors::announce_types(cfg);
   actors::tune_scheduler(cfg);
   actors::cluster::announce_membership_types(cfg);
-  actors::cluster::announce_node_types(cfg);
   actors::cluster::configure_middleman(cfg, heartbeat, unreachable);
   bool tls = configure_tls(cfg, parsed);
   caf::actor_system sys{cfg};
@@ -132,19 +131,27 @@ int run_node(const NodeOptions& opt) {
                    .count();
   auto member_id = listen + "#" + std::to_string(started);
   auto view = std::make_shared<actors::cluster::ClusterView>();
-  actors::cluster::ClusterHerder herder{{&worker, &configs, &statuses, view, member_id,
+  actors::cluster::ClusterHerder herder{{&worker, &configs, &statuses, view, member_id, listen,
                                          setup.http.bearer_token}};
   auto rest = serve_rest(herder, setup.http);
   auto worker_id = rest_address(setup.http, rest->port());
   worker.set_worker_id(worker_id);
 
+  // The fenced leadership: the same transactional.id on every node of the cluster.
+  runtime::cluster::Leadership leadership{client, parsed.get_string("config.storage.topic"),
+                                          parsed.get_string("group.id") + "-leader"};
+  auto liveness = std::make_shared<actors::cluster::Liveness>();
   actors::cluster::NodeSettings node_settings;
   node_settings.member_id = member_id;
   node_settings.address = listen;
+  node_settings.worker_id = worker_id;
   node_settings.max_delay = std::chrono::milliseconds{parsed.get_long("scheduled.rebalance.max.delay.ms")};
+  node_settings.unreachable_after = unreachable;
   node_settings.worker = &worker;
   node_settings.configs = &configs;
+  node_settings.leadership = &leadership;
   node_settings.view = view;
+  node_settings.liveness = liveness;
   auto node = actors::cluster::spawn_node(sys, node_settings);
 
   actors::cluster::MembershipSettings membership_settings;
@@ -157,6 +164,7 @@ int run_node(const NodeOptions& opt) {
   membership_settings.unreachable_after = unreachable;
   membership_settings.subscriber = node;
   membership_settings.tls = tls;
+  membership_settings.liveness = liveness;
   if (membership_settings.secret.empty())
     spdlog::warn("cluster.secret is empty: any process that knows group.id can join this cluster");
   auto membership = actors::cluster::spawn_membership(sys, membership_settings);

@@ -91,7 +91,9 @@ const ConfigDef& worker_def(bool node) {
              validators::range(10, std::nullopt));
     d.define("cluster.unreachable.timeout.ms", ConfigType::Long, "3000", Importance::Medium,
              "weir: a node not heard from for this long is unreachable, and its work moves "
-             "after scheduled.rebalance.max.delay.ms.",
+             "after scheduled.rebalance.max.delay.ms; a node that has no answer from Kafka for "
+             "this long stops its tasks, and a leader that did not renew its leadership in Kafka "
+             "for this long is replaced.",
              validators::range(100, std::nullopt));
     d.define("scheduled.rebalance.max.delay.ms", ConfigType::Long, "300000", Importance::Low,
              "The time a departed node's tasks wait for it before they are reassigned to "

@@ -178,20 +178,36 @@ rest::ConnectorStatus ClusterHerder::connector_status(const std::string& name, D
   if (auto it = shared.connectors.find(name); it != shared.connectors.end())
     status.connector.worker_id = it->second.worker_id;
   auto count = worker().task_configs(name, d).size();
+  auto assignment = links_.configs->snapshot().assignment;
   std::vector<rest::TaskState> tasks;
   for (size_t t = 0; t < count; ++t) {
     auto id = static_cast<int>(t);
     auto here = std::find_if(status.tasks.begin(), status.tasks.end(),
                              [&](const rest::TaskState& s) { return s.id == id; });
-    if (here != status.tasks.end()) {
-      tasks.push_back(*here);
-      continue;
+    // Whose status counts: the node the leader gave the task to, as every node reads it.
+    std::optional<std::string> owner; // its worker id; nullopt: no assignment yet
+    if (assignment) {
+      auto address = assignment->owner_of({name, id});
+      owner = address.empty() ? "" : assignment->nodes.at(address).worker_id;
+      if (address == links_.address)
+        owner = worker().worker_id();
     }
-    auto elsewhere = shared.tasks.find({name, id});
-    if (elsewhere != shared.tasks.end())
-      tasks.push_back({id, {elsewhere->second.state, elsewhere->second.worker_id, elsewhere->second.trace}});
+    const runtime::cluster::StatusRecord* elsewhere = nullptr;
+    if (!owner) {
+      if (auto it = shared.tasks.find({name, id}); it != shared.tasks.end())
+        elsewhere = &it->second;
+    } else if (auto it = shared.task_reports.find({name, id}); it != shared.task_reports.end()) {
+      if (auto mine = it->second.find(*owner); mine != it->second.end())
+        elsewhere = &mine->second;
+    }
+    // A paused connector's tasks are assigned nowhere: every node says PAUSED alike.
+    bool unassigned_by_design = status.connector.state != "RUNNING";
+    if (here != status.tasks.end() && (!owner || *owner == worker().worker_id() || unassigned_by_design))
+      tasks.push_back(*here);
+    else if (elsewhere)
+      tasks.push_back({id, {elsewhere->state, elsewhere->worker_id, elsewhere->trace}});
     else
-      tasks.push_back({id, {"UNASSIGNED", "", ""}});
+      tasks.push_back({id, {"UNASSIGNED", owner.value_or(""), ""}});
   }
   status.tasks = std::move(tasks);
   return status;
@@ -298,7 +314,34 @@ void ClusterHerder::publish_statuses() {
     it->second = record;
     return true;
   };
-  for (const auto& status : worker().local_statuses()) {
+  // A task that left this node is UNASSIGNED here, as Kafka Connect's workers say
+  // when they stop one (readers take the record of the node it is assigned to, so
+  // this never hides its new node's), and forgotten: should it come back, its
+  // status is written again.
+  auto local = worker().local_statuses();
+  for (auto it = published_.begin(); it != published_.end();) {
+    bool here = false;
+    for (const auto& status : local) {
+      for (const auto& t : status.tasks)
+        here = here || it->first == "task " + status.name + "-" + std::to_string(t.id);
+      here = here || it->first == "connector " + status.name;
+    }
+    if (here) {
+      ++it;
+      continue;
+    }
+    const auto& key = it->first;
+    auto dash = key.rfind('-');
+    if (key.starts_with("task ") && dash != std::string::npos) {
+      auto connector = key.substr(5, dash - 5);
+      // A deleted connector's statuses stay deleted.
+      if (std::any_of(local.begin(), local.end(), [&](const auto& s) { return s.name == connector; }))
+        links_.statuses->put_task(connector, std::stoi(key.substr(dash + 1)),
+                                  {"UNASSIGNED", "", self, generation});
+    }
+    it = published_.erase(it);
+  }
+  for (const auto& status : local) {
     for (const auto& t : status.tasks) {
       runtime::cluster::StatusRecord record{t.state.state, t.state.trace, self, generation};
       if (changed("task " + status.name + "-" + std::to_string(t.id), record))

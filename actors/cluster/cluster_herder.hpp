@@ -22,6 +22,7 @@ public:
     runtime::cluster::StatusLog* statuses = nullptr;
     std::shared_ptr<ClusterView> view;
     std::string member_id;
+    std::string address;    ///< cluster.listen: this node in the published assignment
     std::string rest_token; ///< the bearer token forwarded requests carry
   };
   explicit ClusterHerder(Links links) : links_(std::move(links)) {}

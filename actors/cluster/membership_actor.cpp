@@ -235,11 +235,22 @@ void tick(membership_actor* self) {
   }
   bool changed = now - st.last_tick > st.settings.unreachable_after; // subscribers hear of it
   st.last_tick = now;
+  if (auto& l = st.settings.liveness) {
+    l->freezes = st.freezes;
+    l->last_tick = now.time_since_epoch().count();
+  }
   gossip_to_all(self);
   for (const auto& id : st.view->detect(now, st.settings.unreachable_after)) {
     spdlog::warn("cluster: member {} unreachable: silent for more than {} ms", id,
                  st.settings.unreachable_after.count());
     changed = true;
+    // Its handle may be a dead route (CAF routes through a third node it learnt the
+    // handle from, and keeps the proxy when that node dies): dial it afresh.
+    if (auto it = st.peers.find(id); it != st.peers.end()) {
+      self->demonitor(it->second);
+      st.by_addr.erase(it->second.address());
+      st.peers.erase(it);
+    }
   }
   // Reconnect: to the seeds until joined, and to every live member whose handle we
   // lost (after a network loss or a SIGSTOP, the middleman dropped the connection).
@@ -325,6 +336,17 @@ caf::behavior membership(membership_actor* self, MembershipSettings settings) {
         notify(self);
     },
     [=](tick_atom) { tick(self); },
+    [=](kafka_atom, bool reaches) {
+      auto& st = self->state;
+      auto status = reaches ? MemberStatus::up : MemberStatus::leaving;
+      if (st.view->self().status == status)
+        return;
+      st.view->set_self_status(status);
+      spdlog::info("cluster: this node is {} for the others ({})", to_string(status),
+                   reaches ? "it reaches Kafka again" : "it cannot reach Kafka");
+      notify(self);
+      gossip_to_all(self);
+    },
     [=](members_atom) {
       auto& st = self->state;
       return st.view->members();

@@ -19,8 +19,10 @@
 // and both sides log why.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,21 @@ using members_atom = caf::atom_constant<caf::atom("members")>;
 /// to that node's subscriber (its node actor).
 using forward_atom = caf::atom_constant<caf::atom("forward")>;
 
+/// (kafka_atom, bool) to the membership actor: whether this node reaches Kafka. A
+/// node that does not is Leaving for the others (it takes no work and does not
+/// lead) until it reaches Kafka again.
+using kafka_atom = caf::atom_constant<caf::atom("kafka")>;
+
+/// What the membership actor's timer tells the node actor directly, without a
+/// message: a frozen process that resumes must act before it handles anything
+/// queued meanwhile (an assignment read just now may already be stale).
+struct Liveness {
+  /// steady_clock time of the membership actor's last tick.
+  std::atomic<std::chrono::steady_clock::rep> last_tick{std::chrono::steady_clock::now().time_since_epoch().count()};
+  /// How often it found its tick far too late (the process was frozen).
+  std::atomic<uint64_t> freezes{0};
+};
+
 struct MembershipSettings {
   std::string group_id;               ///< group.id: the cluster's name
   std::string secret;                 ///< cluster.secret
@@ -50,6 +67,7 @@ struct MembershipSettings {
   /// Dial the other members over mutual TLS (configure_tls before the actor system
   /// exists, and publish with caf::openssl::publish).
   bool tls = false;
+  std::shared_ptr<Liveness> liveness; ///< optional: shared with the node actor
 };
 
 /// What subscribers and the admin shell see.

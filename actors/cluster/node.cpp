@@ -12,29 +12,19 @@
 
 #include "actors/messages.hpp"
 #include "actors/worker.hpp"
+#include "runtime/cluster/lease.hpp"
 #include "runtime/cluster/rebalancer.hpp"
-
-namespace weir::runtime::cluster {
-
-template <class Inspector>
-auto inspect(Inspector& f, Work& x) {
-  return f(caf::meta::type_name("weir::Work"), x.connector, x.task);
-}
-
-} // namespace weir::runtime::cluster
 
 namespace weir::actors::cluster {
 
 using runtime::cluster::MemberStatus;
+using runtime::cluster::PublishedAssignment;
 using runtime::cluster::Rebalancer;
 using runtime::cluster::Work;
-using WorkList = std::vector<Work>;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-using assign_atom = caf::atom_constant<caf::atom("assign")>;
 using revoked_atom = caf::atom_constant<caf::atom("revoked")>;
-using running_atom = caf::atom_constant<caf::atom("running")>;
 
 // --- ClusterView
 
@@ -60,27 +50,40 @@ std::string ClusterView::leader_rest_url(const std::string& self_id) const {
 
 namespace {
 
-/// How often the supervisor checks its timers (departed nodes' delays).
+/// How often the node checks its timers (departed nodes' delays, Kafka, the lease).
 constexpr auto tick_interval = 200ms;
-/// How long a new leader waits for every live node to say what it runs.
-constexpr auto settle_time = 1500ms;
+/// How long taking the leadership and reading the config topic may take.
+constexpr auto acquire_timeout = 5s;
+/// After a failed attempt to lead (or being fenced), the next one waits this long.
+constexpr auto retry_delay = 1s;
 
 struct NodeState {
   NodeSettings settings;
   MembershipSnapshot members;
-  uint64_t seen_generation = 0; ///< the newest round applied here
+  /// The generation of the assignment applied here; none after abandoning.
+  std::optional<uint64_t> applied;
+  /// Set after a freeze or a cut from Kafka: the assignment is applied again only
+  /// once the config topic was read to its end (what was read before is stale).
+  bool resync = false;
+  std::optional<runtime::cluster::KafkaReach> reach;
+  Clock::time_point resumed_at{};   ///< when a freeze was last noticed
+  uint64_t seen_freezes = 0;
+  // The lease, as every node watches it (once the config topic was read to its end).
+  bool configs_read = false;
+  std::optional<runtime::cluster::LeaderLease> lease;
   // The supervisor's, while this node leads.
+  bool leading = false;
   std::unique_ptr<Rebalancer> rebalancer;
-  Clock::time_point settle_until;
-  std::set<std::string> reported;  ///< nodes (addresses) that said what they run
-  std::set<std::string> agreed;    ///< member ids at the last round sent (keep-majority)
-  bool minority_logged = false;
+  PublishedAssignment published;    ///< what it last wrote (and renews)
+  Clock::time_point renewed{};
+  Clock::time_point retry_at{};
+  bool waiting_logged = false;
   static inline const char* name = "node";
 };
 
 using node_actor = caf::stateful_actor<NodeState>;
 
-bool leading(node_actor* self) {
+bool candidate(node_actor* self) {
   return self->state.members.leader == self->state.settings.member_id;
 }
 
@@ -100,166 +103,281 @@ std::vector<std::string> live_addresses(const MembershipSnapshot& s) {
   return out;
 }
 
-/// The membership actor of the live member at `address`.
-caf::actor handle_at(node_actor* self, const std::string& address) {
-  const auto& s = self->state.members;
-  for (const auto& m : s.members)
-    if (m.address == address && m.status == MemberStatus::up)
-      if (auto it = s.handles.find(m.id); it != s.handles.end())
-        return it->second;
-  return {};
-}
-
-template <class... Ts>
-void send_to(node_actor* self, const caf::actor& membership, Ts&&... xs) {
-  if (membership)
-    self->send(membership, forward_atom::value, caf::make_message(std::forward<Ts>(xs)...));
-}
-
-/// Keep-majority: a leader that reaches no more than half of the members it last
-/// agreed on (before its first round: of every member it knows) must not move work:
-/// the other side may have a leader of its own, or, just back from a freeze, this
-/// node has not heard from the others yet.
-bool has_majority(node_actor* self) {
+void step_down(node_actor* self, const std::string& why) {
   auto& st = self->state;
-  auto reference = st.agreed;
-  if (reference.empty())
-    for (const auto& m : st.members.members)
-      if (m.status == MemberStatus::up)
-        reference.insert(m.id);
-  size_t reached = 0;
-  for (const auto& m : st.members.members)
-    if (reference.count(m.id)
-        && std::find(st.members.unreachable.begin(), st.members.unreachable.end(), m.id)
-             == st.members.unreachable.end())
-      ++reached;
-  return reached * 2 > reference.size();
+  if (st.leading)
+    spdlog::warn("cluster: this node no longer leads: {}", why);
+  st.leading = false;
+  st.rebalancer.reset();
+  st.settings.leadership->release();
+  st.retry_at = Clock::now() + retry_delay;
 }
 
-/// Sends every round the rebalancer has ready.
+/// Writes `next` in the leader's transaction; steps down when that fails.
+bool publish(node_actor* self, PublishedAssignment next) {
+  auto& st = self->state;
+  try {
+    // A leader that cannot commit within the unreachable timeout gives the
+    // leadership up: the others will find its lease lapsed by then.
+    st.settings.leadership->publish(next, st.settings.unreachable_after);
+  } catch (const runtime::cluster::Fenced& e) {
+    step_down(self, e.what());
+    return false;
+  } catch (const std::exception& e) {
+    step_down(self, std::string{"cannot write the assignment: "} + e.what());
+    return false;
+  }
+  st.published = std::move(next);
+  st.renewed = Clock::now();
+  return true;
+}
+
+/// The rebalancer's assignment as a record: every node's work and REST worker id.
+PublishedAssignment to_record(node_actor* self, uint64_t generation) {
+  auto& st = self->state;
+  PublishedAssignment next;
+  next.generation = generation;
+  next.leader = st.settings.member_id;
+  for (const auto& [w, address] : st.rebalancer->assignment())
+    next.nodes[address].work.push_back(w);
+  for (auto& [address, node] : next.nodes) {
+    if (auto old = st.published.nodes.find(address); old != st.published.nodes.end())
+      node.worker_id = old->second.worker_id;
+    for (const auto& m : st.members.members)
+      if (m.address == address && m.status != MemberStatus::down && m.rest_url.starts_with("http"))
+        node.worker_id = m.rest_url.substr(m.rest_url.find("//") + 2);
+    if (address == st.settings.address)
+      node.worker_id = st.settings.worker_id;
+  }
+  return next;
+}
+
+/// Publishes every round the rebalancer has ready.
 void supervise(node_actor* self) {
   auto& st = self->state;
-  if (!leading(self) || !st.rebalancer || Clock::now() < st.settle_until)
+  if (!st.leading || !st.rebalancer)
     return;
-  if (!has_majority(self)) {
-    if (!st.minority_logged)
-      spdlog::warn("cluster: not assigning work: this node reaches no more than half of the "
-                   "members of the last assignment (keep-majority)");
-    st.minority_logged = true;
-    return;
-  }
-  st.minority_logged = false;
   while (auto round = st.rebalancer->poll(Clock::now())) {
-    std::set<std::string> nodes;
     for (const auto& [node, works] : round->revoke)
-      nodes.insert(node);
+      spdlog::info("cluster: generation {}: node {} stops {} unit(s) of work", round->generation, node,
+                   works.size());
     for (const auto& [node, works] : round->assign)
-      nodes.insert(node);
-    for (const auto& node : nodes) {
-      auto revoke = round->revoke.count(node) ? round->revoke.at(node) : WorkList{};
-      auto assign = round->assign.count(node) ? round->assign.at(node) : WorkList{};
-      spdlog::info("cluster: generation {}: node {} stops {} and starts {} unit(s) of work",
-                   round->generation, node, revoke.size(), assign.size());
-      send_to(self, handle_at(self, node), assign_atom::value, round->generation, std::move(revoke),
-              std::move(assign), caf::actor{self});
-    }
-    st.agreed.clear();
-    for (const auto& m : st.members.members)
-      if (m.status == MemberStatus::up)
-        st.agreed.insert(m.id);
+      spdlog::info("cluster: generation {}: node {} starts {} unit(s) of work", round->generation, node,
+                   works.size());
+    if (!publish(self, to_record(self, round->generation)))
+      return;
   }
+}
+
+/// Runs here what `snapshot`'s assignment gives this node, if it is newer than the
+/// one applied; tells its leader when work was taken away (drained and committed).
+void apply_assignment(node_actor* self, const runtime::cluster::ClusterConfig& snapshot) {
+  auto& st = self->state;
+  if (st.resync || !snapshot.assignment)
+    return;
+  const auto& a = *snapshot.assignment;
+  if (st.applied && a.generation < *st.applied)
+    return;
+  auto list = a.work_of(st.settings.address);
+  std::set<Work> mine(list.begin(), list.end());
+  auto [before, generation] = st.settings.worker->assigned();
+  if (st.applied && *st.applied == a.generation && mine == before)
+    return; // a renewal
+  bool revoked = std::any_of(before.begin(), before.end(), [&](const Work& w) { return !mine.count(w); });
+  st.applied = a.generation;
+  st.settings.worker->run_only(std::move(mine), a.generation);
+  if (!revoked)
+    return;
+  if (a.leader == st.settings.member_id) {
+    self->send(self, revoked_atom::value, st.settings.address, a.generation);
+  } else if (auto it = st.members.handles.find(a.leader); it != st.members.handles.end()) {
+    self->send(it->second, forward_atom::value,
+               caf::make_message(revoked_atom::value, st.settings.address, a.generation));
+  }
+}
+
+/// Ends every task here without committing, and forgets the assignment until the
+/// config topic was read again.
+void abandon(node_actor* self, const std::string& why) {
+  auto& st = self->state;
+  if (!st.settings.worker->assigned().first.empty())
+    st.settings.worker->abandon_all(why);
+  st.applied.reset();
+  st.resync = true;
+  step_down(self, why);
+}
+
+/// A freeze noticed by the membership actor's timer, or its timer late right now
+/// (this process just resumed and the membership actor has not run yet).
+void check_frozen(node_actor* self) {
+  auto& st = self->state;
+  auto& l = *st.settings.liveness;
+  auto now = Clock::now();
+  auto last_tick = Clock::time_point{Clock::duration{l.last_tick.load()}};
+  uint64_t freezes = l.freezes;
+  bool late = now - last_tick > st.settings.unreachable_after && now - st.resumed_at > st.settings.unreachable_after;
+  if (freezes <= st.seen_freezes && !late)
+    return;
+  st.seen_freezes = std::max(freezes, st.seen_freezes + (late ? 1 : 0));
+  st.resumed_at = now;
+  st.reach->resumed(now);
+  spdlog::warn("cluster: this node was frozen: abandoning its tasks (the others may run them by now)");
+  abandon(self, "this node was frozen and its work may have moved");
+}
+
+/// A node that has not heard from Kafka for the unreachable timeout stops its
+/// tasks (the leader will give them to nodes that reach it) and is Leaving for the
+/// others until Kafka answers again.
+void check_kafka(node_actor* self) {
+  auto& st = self->state;
+  using Change = runtime::cluster::KafkaReach::Change;
+  auto change = st.reach->update(st.settings.configs->last_contact(), Clock::now());
+  if (change == Change::none)
+    return;
+  bool reaches = change == Change::regained;
+  if (auto it = st.members.handles.find(st.settings.member_id); it != st.members.handles.end())
+    self->send(it->second, kafka_atom::value, reaches);
+  if (reaches) {
+    spdlog::info("cluster: Kafka answers again");
+    return;
+  }
+  spdlog::warn("cluster: no answer from Kafka for {} ms (cluster.unreachable.timeout.ms={}): stopping "
+               "this node's tasks",
+               st.reach->silence().count(), st.settings.unreachable_after.count());
+  abandon(self, "this node cannot reach Kafka");
+}
+
+/// After a freeze or a cut: once the config topic is read to its end, the newest
+/// assignment applies again.
+void resync(node_actor* self) {
+  auto& st = self->state;
+  if (!st.resync || st.reach->cut_off())
+    return;
+  if (!st.settings.configs->catch_up(acquire_timeout))
+    return; // next tick
+  st.resync = false;
+  spdlog::info("cluster: read the config topic again: applying the newest assignment");
+  auto snapshot = st.settings.configs->snapshot();
+  st.settings.worker->apply_configs(snapshot.connectors, snapshot.target_states);
+  apply_assignment(self, snapshot);
+}
+
+/// Notes when the assignment record last moved: a leader renews it every third of
+/// the unreachable timeout while it holds the leadership.
+void watch_lease(node_actor* self, const runtime::cluster::ClusterConfig& snapshot) {
+  auto& st = self->state;
+  st.lease->observe(snapshot.assignment_offset, snapshot.assignment ? snapshot.assignment->leader : "",
+                    Clock::now());
+}
+
+/// Takes the leadership when membership names this node and no other node's
+/// lease is alive: fences every earlier leader, reads the config topic to its end
+/// and adopts its newest assignment (a leader change moves nothing by itself).
+void maybe_lead(node_actor* self) {
+  auto& st = self->state;
+  auto now = Clock::now();
+  // Before the config topic was read to its end, this node cannot know whether
+  // another node leads (a node that just started sees only itself, too).
+  if (st.leading || !candidate(self) || !st.configs_read || st.reach->cut_off() || st.resync
+      || now < st.retry_at)
+    return;
+  auto snapshot = st.settings.configs->snapshot();
+  watch_lease(self, snapshot);
+  if (st.lease->held_by_another(st.settings.member_id, now)) {
+    if (!st.waiting_logged)
+      spdlog::info("cluster: {} still renews the leadership in Kafka: waiting for it to lapse",
+                   st.lease->holder());
+    st.waiting_logged = true;
+    return;
+  }
+  st.waiting_logged = false;
+  try {
+    st.settings.leadership->acquire(acquire_timeout);
+    if (!st.settings.configs->catch_up(acquire_timeout))
+      throw std::runtime_error("the config topic was not read to its end within 5 s");
+  } catch (const std::exception& e) {
+    spdlog::warn("cluster: cannot take the leadership: {}", e.what());
+    step_down(self, e.what());
+    return;
+  }
+  snapshot = st.settings.configs->snapshot();
+  st.settings.worker->apply_configs(snapshot.connectors, snapshot.target_states);
+  st.rebalancer = std::make_unique<Rebalancer>(st.settings.max_delay);
+  st.rebalancer->set_wanted(st.settings.worker->wanted_work());
+  st.published = snapshot.assignment.value_or(PublishedAssignment{});
+  st.rebalancer->adopt(st.settings.address, {}, st.published.generation);
+  for (const auto& [address, node] : st.published.nodes)
+    st.rebalancer->adopt(address, node.work, st.published.generation);
+  st.rebalancer->set_live(live_addresses(st.members), now);
+  st.leading = true;
+  spdlog::info("cluster: this node leads: it holds the fenced leadership (transactional.id {}) from "
+               "generation {}",
+               st.settings.leadership->transactional_id(), st.published.generation);
+  // The lease starts now: written again at once, under this node's name.
+  auto renewal = st.published;
+  renewal.leader = st.settings.member_id;
+  if (publish(self, std::move(renewal)))
+    supervise(self);
 }
 
 void on_members(node_actor* self, MembershipSnapshot snapshot) {
   auto& st = self->state;
-  // The membership actor noticed this process was frozen (it runs on the shared
-  // scheduler: this actor's own waits for draining tasks do not look like a freeze).
-  if (snapshot.freezes > st.members.freezes) {
-    spdlog::warn("cluster: this node was frozen: abandoning its tasks (the others have taken them over)");
-    st.settings.worker->abandon_all();
-  }
+  check_frozen(self);
   bool new_leader = snapshot.leader != st.members.leader;
   st.members = std::move(snapshot);
   st.settings.view->set_members(st.members);
-  if (new_leader && !st.members.leader.empty()) {
-    spdlog::info("cluster: leader is {}", st.members.leader);
-    // The new leader's supervisor starts from what runs where.
-    auto [mine, generation] = st.settings.worker->assigned();
-    auto it = st.members.handles.find(st.members.leader);
-    if (it != st.members.handles.end())
-      send_to(self, it->second, running_atom::value, st.settings.address, generation,
-              WorkList(mine.begin(), mine.end()));
-    if (leading(self)) {
-      st.rebalancer = std::make_unique<Rebalancer>(st.settings.max_delay);
-      st.rebalancer->set_wanted(st.settings.worker->wanted_work());
-      st.settle_until = Clock::now() + settle_time;
-      st.reported.clear();
-      st.agreed.clear();
-    } else {
-      st.rebalancer.reset();
-    }
-  }
-  if (leading(self) && st.rebalancer) {
+  if (new_leader && !st.members.leader.empty())
+    spdlog::info("cluster: leader candidate is {}", st.members.leader);
+  if (st.leading && !candidate(self))
+    step_down(self, "membership names " + st.members.leader + " the leader candidate");
+  if (st.leading)
     st.rebalancer->set_live(live_addresses(st.members), Clock::now());
+  maybe_lead(self);
+  supervise(self);
+}
+
+void on_configs(node_actor* self) {
+  auto& st = self->state;
+  check_frozen(self);
+  auto snapshot = st.settings.configs->snapshot();
+  st.configs_read = true; // the log reports its first read to the end first
+  watch_lease(self, snapshot);
+  st.settings.worker->apply_configs(snapshot.connectors, snapshot.target_states);
+  apply_assignment(self, snapshot);
+  if (st.leading) {
+    st.rebalancer->set_wanted(st.settings.worker->wanted_work());
     supervise(self);
   }
 }
 
-void on_assign(node_actor* self, uint64_t generation, const WorkList& revoke, const WorkList& assign,
-               const caf::actor& supervisor) {
-  auto& st = self->state;
-  if (generation < st.seen_generation) {
-    spdlog::info("cluster: ignoring assignment generation {} (this node applied {})", generation,
-                 st.seen_generation);
-    return;
-  }
-  st.seen_generation = generation;
-  auto mine = st.settings.worker->assigned().first;
-  for (const auto& w : revoke)
-    mine.erase(w);
-  mine.insert(assign.begin(), assign.end());
-  st.settings.worker->run_only(std::move(mine), generation);
-  if (!revoke.empty())
-    self->send(supervisor, revoked_atom::value, st.settings.address, generation);
-}
-
 void on_tick(node_actor* self) {
+  auto& st = self->state;
+  check_frozen(self);
+  check_kafka(self);
+  resync(self);
+  maybe_lead(self);
   supervise(self);
+  if (st.leading && Clock::now() - st.renewed >= st.settings.unreachable_after / 3)
+    publish(self, st.published);
   self->delayed_send(self, tick_interval, tick_atom::value);
 }
 
 caf::behavior node(node_actor* self, NodeSettings settings) {
   self->state.settings = std::move(settings);
+  auto& st = self->state;
+  if (!st.settings.liveness)
+    st.settings.liveness = std::make_shared<Liveness>();
+  st.reach.emplace(st.settings.unreachable_after);
+  st.lease.emplace(st.settings.unreachable_after);
   self->send(self, tick_atom::value);
   return {
     [=](members_atom, MembershipSnapshot& snapshot) { on_members(self, std::move(snapshot)); },
-    [=](configs_atom) {
-      auto& st = self->state;
-      auto config = st.settings.configs->snapshot();
-      st.settings.worker->apply_configs(config.connectors, config.target_states);
-      if (leading(self) && st.rebalancer) {
-        st.rebalancer->set_wanted(st.settings.worker->wanted_work());
-        supervise(self);
-      }
-    },
-    [=](assign_atom, uint64_t generation, const WorkList& revoke, const WorkList& assign,
-        const caf::actor& supervisor) { on_assign(self, generation, revoke, assign, supervisor); },
+    [=](configs_atom) { on_configs(self); },
     [=](revoked_atom, const std::string& node, uint64_t generation) {
       auto& st = self->state;
-      if (!leading(self) || !st.rebalancer)
+      if (!st.leading)
         return;
       st.rebalancer->revoked(node, generation);
-      supervise(self);
-    },
-    [=](running_atom, const std::string& node, uint64_t generation, const WorkList& work) {
-      auto& st = self->state;
-      if (!leading(self) || !st.rebalancer)
-        return;
-      st.rebalancer->adopt(node, work, generation);
-      st.reported.insert(node);
-      auto live = live_addresses(st.members);
-      if (std::all_of(live.begin(), live.end(), [&](const auto& n) { return st.reported.count(n); }))
-        st.settle_until = Clock::now();
       supervise(self);
     },
     [=](tick_atom) { on_tick(self); },
@@ -267,11 +385,6 @@ caf::behavior node(node_actor* self, NodeSettings settings) {
 }
 
 } // namespace
-
-void announce_node_types(caf::actor_system_config& cfg) {
-  cfg.add_message_type<Work>("weir::Work");
-  cfg.add_message_type<WorkList>("weir::WorkList");
-}
 
 caf::actor spawn_node(caf::actor_system& sys, NodeSettings settings) {
   return sys.spawn<caf::detached>(node, std::move(settings));

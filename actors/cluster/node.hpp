@@ -1,19 +1,25 @@
 // The node actor: one per `weir node` process, the subscriber of its membership
-// actor. Every node runs the tasks the supervisor assigns to it on its Worker; the
-// node that leads (the oldest reachable member) is also the supervisor: it turns
-// the connectors of the config topic and the live members into rounds of
-// revoke -> assign (runtime/cluster/rebalancer) and sends them to each node through
-// that node's membership actor.
+// actor. Every node runs exactly what the newest committed assignment in the
+// config topic gives its address (read_committed, so never what a fenced leader
+// tried to write). The node that membership names the leader candidate (the oldest
+// Up member it reaches) takes the Kafka-fenced leadership (runtime/cluster/
+// leadership) and becomes the supervisor: it turns the connectors of the config
+// topic and the live members into rounds of revoke -> assign (runtime/cluster/
+// rebalancer) and publishes each round as the whole assignment, in a transaction.
 //
-// Protocol (generation = the round's number; older ones are ignored):
-//   supervisor -> node: (assign_atom, generation, revoke, assign, supervisor)
-//   node -> supervisor: (revoked_atom, node address, generation) once the revoked
-//                       tasks drained and committed
-//   node -> new leader: (running_atom, node address, generation, work): what runs
-//                       there, which the new supervisor adopts (no needless moves)
-// A node whose membership actor finds it was frozen for longer than the
-// unreachable timeout abandons its tasks at once, without committing: the others
-// have taken them over, and Kafka fences its late commits anyway.
+// The leadership is a lease kept in Kafka: the leader writes its assignment again
+// every third of the unreachable timeout; a candidate takes the leadership only
+// when no other node's assignment was renewed for the unreachable timeout (or the
+// newest one is its own). So a partition between nodes that both reach Kafka leaves
+// the leader in place; a leader killed, frozen or cut from Kafka loses it.
+//
+// Protocol between nodes (liveness only: safety rests on the topic):
+//   node -> leader: (revoked_atom, node address, generation) once the work an
+//                   assignment took from it drained and committed
+// A node whose process was frozen, or that has not heard from Kafka for the
+// unreachable timeout, abandons its tasks at once without committing (the others
+// may run them by now, and Kafka fences its late commits), and applies the
+// assignment again only once it has read the config topic to its end.
 #pragma once
 
 #include <chrono>
@@ -26,6 +32,7 @@
 #include <caf/fwd.hpp>
 
 #include "actors/cluster/membership_actor.hpp"
+#include "runtime/cluster/leadership.hpp"
 #include "runtime/cluster/state_log.hpp"
 
 namespace weir::actors {
@@ -54,14 +61,15 @@ private:
 struct NodeSettings {
   std::string member_id; ///< this incarnation's membership id
   std::string address;   ///< cluster.listen: the node's stable name for the supervisor
+  std::string worker_id; ///< its REST host:port, as statuses name it
   std::chrono::milliseconds max_delay{300000};  ///< scheduled.rebalance.max.delay.ms
+  std::chrono::milliseconds unreachable_after{3000}; ///< cluster.unreachable.timeout.ms
   Worker* worker = nullptr;
-  const runtime::cluster::ConfigLog* configs = nullptr;
+  runtime::cluster::ConfigLog* configs = nullptr;
+  runtime::cluster::Leadership* leadership = nullptr;
   std::shared_ptr<ClusterView> view;
+  std::shared_ptr<Liveness> liveness; ///< the membership actor's timer
 };
-
-/// Announces the node protocol's messages (on top of the membership's).
-void announce_node_types(caf::actor_system_config& cfg);
 
 /// Spawns the node actor (detached: applying an assignment waits for tasks to
 /// drain).

@@ -102,15 +102,4 @@ std::optional<std::string> MembershipView::leader() const {
   return up.front();
 }
 
-bool MembershipView::has_majority(const std::set<std::string>& agreed) const {
-  if (agreed.empty())
-    return true; // nothing agreed yet: the first member forms the cluster
-  size_t reached = 0;
-  for (const auto& id : agreed) {
-    auto it = members_.find(id);
-    reached += it != members_.end() && it->second.status != MemberStatus::down && reachable(id);
-  }
-  return 2 * reached > agreed.size();
-}
-
 } // namespace weir::runtime::cluster

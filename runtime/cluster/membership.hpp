@@ -74,9 +74,6 @@ public:
   /// the same members derives the same leader).
   std::optional<std::string> leader() const;
 
-  /// Keep-majority: true when this node reaches more than half of `agreed` (the
-  /// members at the last agreed assignment). Without it, it must not assign.
-  bool has_majority(const std::set<std::string>& agreed) const;
 
 private:
   std::string self_id_;

@@ -34,6 +34,8 @@ constexpr auto poll_interval = 100ms;
 /// Records applied between two on_change calls at most (a long backlog is still
 /// reported in pieces, never held back until its end).
 constexpr size_t max_batch = 1000;
+/// How often the log's thread checks that the broker answers (last_contact()).
+constexpr auto probe_interval = 500ms;
 
 int clamp_ms(std::chrono::milliseconds ms) {
   return static_cast<int>(std::clamp<int64_t>(ms.count(), 0, INT_MAX));
@@ -74,6 +76,7 @@ public:
   /// Stops and joins the thread; idempotent.
   void stop();
   bool catch_up(std::chrono::milliseconds timeout);
+  Clock::time_point last_contact() const { return Clock::time_point{Clock::duration{contact_.load()}}; }
 
   /// Appends `records` in order and waits for the broker's acknowledgement.
   void produce_sync(const std::vector<OutRecord>& records);
@@ -83,6 +86,9 @@ public:
 
 private:
   void run();
+  /// Asks the broker for the topic's end offsets (the thread's liveness probe).
+  bool end_offsets(std::vector<int64_t>& ends, std::chrono::milliseconds timeout,
+                   rd_kafka_resp_err_t& err);
   void take(const rd_kafka_message_t& msg, size_t& records);
   void serve_producer();
   void delivered(uint64_t token, size_t ok, size_t failed, const std::string& error);
@@ -108,6 +114,7 @@ private:
   // The log's thread and what it has read.
   std::thread thread_;
   std::atomic<bool> stop_{false};
+  std::atomic<Clock::rep> contact_{Clock::now().time_since_epoch().count()};
   RecordHandler on_record_;
   std::function<void()> on_batch_;
   std::vector<int64_t> reached_;   ///< per partition: next offset to read (thread-only)
@@ -226,7 +233,15 @@ void TopicTail::stop() {
 
 void TopicTail::run() {
   bool changed = false;
+  auto probed = Clock::now();
+  std::vector<int64_t> ends(static_cast<size_t>(partitions_), 0);
   while (!stop_) {
+    if (Clock::now() - probed >= probe_interval) {
+      probed = Clock::now();
+      rd_kafka_resp_err_t err{};
+      if (end_offsets(ends, 2 * probe_interval, err))
+        contact_ = Clock::now().time_since_epoch().count();
+    }
     size_t records = 0;
     rd_kafka_message_t* msg = rd_kafka_consumer_poll(consumer_.get(), clamp_ms(poll_interval));
     while (msg) {
@@ -366,6 +381,22 @@ void TopicTail::flush(std::chrono::milliseconds timeout) {
                  producer_->in_flight(), timeout.count());
 }
 
+bool TopicTail::end_offsets(std::vector<int64_t>& ends, std::chrono::milliseconds timeout,
+                            rd_kafka_resp_err_t& err) {
+  auto* list = rd_kafka_topic_partition_list_new(partitions_);
+  for (int32_t p = 0; p < partitions_; ++p)
+    rd_kafka_topic_partition_list_add(list, topic_.c_str(), p)->offset = RD_KAFKA_OFFSET_END;
+  err = rd_kafka_offsets_for_times(consumer_.get(), list, std::max(1, clamp_ms(timeout)));
+  for (int i = 0; !err && i < list->cnt; ++i) {
+    if (list->elems[i].err)
+      err = list->elems[i].err;
+    else if (list->elems[i].partition >= 0 && list->elems[i].partition < partitions_)
+      ends[static_cast<size_t>(list->elems[i].partition)] = list->elems[i].offset;
+  }
+  rd_kafka_topic_partition_list_destroy(list);
+  return !err;
+}
+
 bool TopicTail::catch_up(std::chrono::milliseconds timeout) {
   if (std::this_thread::get_id() == thread_.get_id())
     throw std::logic_error(purpose_ + " '" + topic_
@@ -384,18 +415,8 @@ bool TopicTail::catch_up(std::chrono::milliseconds timeout) {
   // while the broker is down; offsets_for_times keeps it.)
   std::vector<int64_t> ends(static_cast<size_t>(partitions_), 0);
   for (;;) {
-    auto* list = rd_kafka_topic_partition_list_new(partitions_);
-    for (int32_t p = 0; p < partitions_; ++p)
-      rd_kafka_topic_partition_list_add(list, topic_.c_str(), p)->offset = RD_KAFKA_OFFSET_END;
-    auto err = rd_kafka_offsets_for_times(consumer_.get(), list, std::max(1, clamp_ms(remaining())));
-    for (int i = 0; !err && i < list->cnt; ++i) {
-      if (list->elems[i].err)
-        err = list->elems[i].err;
-      else if (list->elems[i].partition >= 0 && list->elems[i].partition < partitions_)
-        ends[static_cast<size_t>(list->elems[i].partition)] = list->elems[i].offset;
-    }
-    rd_kafka_topic_partition_list_destroy(list);
-    if (!err)
+    rd_kafka_resp_err_t err{};
+    if (end_offsets(ends, remaining(), err))
       break;
     if (remaining() <= 0ms || stop_) {
       spdlog::warn("{} '{}': catch_up: no end offsets: {}", purpose_, topic_, rd_kafka_err2str(err));
@@ -528,6 +549,17 @@ struct ConfigLog::Impl : TailedState<ClusterConfig> {
         return;
       }
       state.target_states.insert_or_assign(std::string{name}, parse_target_state(*value));
+    } else if (key == assignment_key) {
+      if (!value) {
+        state.assignment.reset();
+        return;
+      }
+      auto next = decode_assignment(*value);
+      if (state.assignment && next.generation < state.assignment->generation)
+        throw Malformed("generation " + std::to_string(next.generation) + " is older than the "
+                        + std::to_string(state.assignment->generation) + " already read");
+      state.assignment = std::move(next);
+      state.assignment_offset = offset;
     } else if (key.starts_with("task-") || key.starts_with("commit-") || key.starts_with("tasks-fencing-")
                || key.starts_with("restart-connector-") || key.starts_with("logger-cluster-")
                || key == "session-key") {
@@ -588,6 +620,10 @@ void ConfigLog::start(std::function<void(const ClusterConfig&)> on_change) {
 bool ConfigLog::catch_up(std::chrono::milliseconds timeout) { return impl_->tail.catch_up(timeout); }
 
 ClusterConfig ConfigLog::snapshot() const { return impl_->snapshot(); }
+
+std::chrono::steady_clock::time_point ConfigLog::last_contact() const {
+  return impl_->tail.last_contact();
+}
 
 void ConfigLog::put_connector(const std::string& name, const StringMap& config) {
   std::string value = R"({"properties":{)";
@@ -663,10 +699,13 @@ struct StatusLog::Impl : TailedState<ClusterStatus> {
       std::pair<std::string, int> id{std::string{rest.substr(0, dash)}, task};
       auto status = value ? std::optional{parse(*value)} : std::nullopt;
       std::lock_guard lock(mutex);
-      if (status)
+      if (status) {
+        state.task_reports[id].insert_or_assign(status->worker_id, *status);
         state.tasks.insert_or_assign(std::move(id), std::move(*status));
-      else
+      } else {
         state.tasks.erase(id);
+        state.task_reports.erase(id);
+      }
     } else if (key.starts_with("status-topic-")) {
       // Kafka Connect's active-topic tracking, which weir does not use.
     } else {

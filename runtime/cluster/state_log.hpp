@@ -11,6 +11,7 @@
 //                           as {"state":"PAUSED","state.v2":"STOPPED"}, as Kafka Connect does)
 //   "status-connector-NAME" {"state":"RUNNING","trace":null,"worker_id":"h:p","generation":3}
 //   "status-task-NAME-N"    {"state":"FAILED","trace":"...","worker_id":"h:p","generation":3}
+// and weir's own "weir-assignment" in the config topic (published_assignment.hpp).
 //
 // Each log tails its topic from the beginning on a thread of its own; snapshot()
 // is what was read so far. CAF-free.
@@ -24,6 +25,7 @@
 #include <optional>
 #include <string>
 
+#include "runtime/cluster/published_assignment.hpp"
 #include "runtime/kafka/client_config.hpp"
 
 namespace weir::runtime::cluster {
@@ -37,6 +39,11 @@ struct ClusterConfig {
   /// The offset of the last record applied (+1): grows with every change, so two
   /// nodes that read to the same version know the same connectors.
   int64_t version = 0;
+  /// The newest committed assignment of the fenced leader, if one was written.
+  std::optional<PublishedAssignment> assignment;
+  /// Where that record is in the topic: the leader writes it again every so often
+  /// (its renewal), so a new offset means the leader still holds the leadership.
+  int64_t assignment_offset = -1;
 };
 
 class ConfigLog {
@@ -55,6 +62,10 @@ public:
   /// (read-your-writes); false at the timeout.
   bool catch_up(std::chrono::milliseconds timeout);
   ClusterConfig snapshot() const;
+  /// When the log last heard from the broker: its thread asks for the topic's end
+  /// offsets every half second. A node that has not heard from Kafka for its
+  /// unreachable timeout stops its tasks.
+  std::chrono::steady_clock::time_point last_contact() const;
 
   /// Appends a record and waits for the broker's acknowledgement. Throws KafkaError.
   void put_connector(const std::string& name, const StringMap& config);
@@ -80,6 +91,9 @@ struct StatusRecord {
 struct ClusterStatus {
   std::map<std::string, StatusRecord> connectors;                 ///< by name
   std::map<std::pair<std::string, int>, StatusRecord> tasks;      ///< by (connector, task)
+  /// Every node's newest record of each task, by worker_id: the record of the node a
+  /// task is assigned to counts, whatever the node that gave it up wrote after it.
+  std::map<std::pair<std::string, int>, std::map<std::string, StatusRecord>> task_reports;
 };
 
 class StatusLog {

@@ -68,11 +68,23 @@ BOOST_AUTO_TEST_CASE(status_log_on_the_embedded_cluster) {
   BOOST_TEST(seen.tasks.at({"c", 0}).state == "FAILED");
   BOOST_TEST(seen.tasks.at({"c", 0}).trace == "trace");
 
-  writer.delete_connector("c", 1);
+  // The node that gave a task up says UNASSIGNED after its new node said RUNNING:
+  // the newest record is the former's, each node's own is kept.
+  writer.put_task("c", 1, {"RUNNING", "", "w:2", 2});
+  writer.put_task("c", 1, {"UNASSIGNED", "", "w:1", 2});
+  writer.flush(30s);
+  BOOST_REQUIRE(reader.catch_up(30s));
+  seen = reader.snapshot();
+  BOOST_TEST(seen.tasks.at({"c", 1}).worker_id == "w:1");
+  BOOST_TEST(seen.task_reports.at({"c", 1}).at("w:2").state == "RUNNING");
+  BOOST_TEST(seen.task_reports.at({"c", 1}).at("w:1").state == "UNASSIGNED");
+
+  writer.delete_connector("c", 2);
   writer.flush(30s);
   BOOST_REQUIRE(reader.catch_up(30s));
   BOOST_TEST(reader.snapshot().connectors.empty());
   BOOST_TEST(reader.snapshot().tasks.empty());
+  BOOST_TEST(reader.snapshot().task_reports.empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,7 +1,10 @@
 // The cluster's shared state in Kafka topics (ConfigLog, StatusLog) against the
 // real broker: two nodes see each other's writes after catch_up, a restarted log
 // reads the state back, statuses are latest-wins per key, a malformed record is
-// skipped with a log line, and the topics are created compacted.
+// skipped with a log line, and the topics are created compacted. The fenced
+// leadership: a new leader's acquire() fences the old one, whose next assignment
+// is refused and never read by anyone.
+#include "runtime/cluster/leadership.hpp"
 #include "runtime/cluster/state_log.hpp"
 #include "tests/support/kafka_tools.hpp"
 
@@ -317,6 +320,73 @@ BOOST_AUTO_TEST_CASE(topics_are_created_compacted) {
   const auto split = unique_name("weir-itest-configs");
   weir::runtime::kafka::create_topics(broker(), {{split, 3, 1, {{"cleanup.policy", "compact"}}}});
   BOOST_CHECK_THROW(ConfigLog(broker(), split), KafkaError);
+}
+
+PublishedAssignment assignment_of(uint64_t generation, const std::string& leader,
+                                  const std::string& node, int tasks) {
+  PublishedAssignment a;
+  a.generation = generation;
+  a.leader = leader;
+  auto& mine = a.nodes[node];
+  mine.worker_id = node + "-rest";
+  for (int t = 0; t < tasks; ++t)
+    mine.work.push_back({"c", t});
+  return a;
+}
+
+// "Membership places, Kafka fences": two nodes that both believe they lead. The
+// second to acquire the leadership fences the first: the first one's next write
+// throws Fenced, nothing of it is committed, and the config log (read_committed)
+// shows only the second leader's assignment.
+BOOST_AUTO_TEST_CASE(a_new_leader_fences_the_old_one) {
+  const auto topic = unique_name("weir-itest-configs");
+  const auto id = unique_name("weir-itest-cluster") + "-leader";
+  ConfigLog log(broker(), topic);
+  log.start({});
+  BOOST_REQUIRE(log.catch_up(patience));
+  BOOST_TEST(!log.snapshot().assignment.has_value());
+  auto contact = log.last_contact();
+
+  Leadership a(broker(), topic, id), b(broker(), topic, id);
+  a.acquire(patience);
+  BOOST_TEST(a.held());
+  a.publish(assignment_of(1, "a", "node-a", 2), patience);
+  BOOST_REQUIRE(log.catch_up(patience));
+  auto seen = log.snapshot();
+  BOOST_REQUIRE(seen.assignment.has_value());
+  BOOST_TEST(seen.assignment->generation == 1u);
+  BOOST_TEST(seen.assignment->work_of("node-a").size() == 2u);
+  auto first_offset = seen.assignment_offset;
+  BOOST_TEST(first_offset >= 0);
+
+  b.acquire(patience); // fences a
+  BOOST_CHECK_THROW(a.publish(assignment_of(2, "a", "node-a", 3), patience), Fenced);
+  BOOST_TEST(!a.held(), "a fenced leader no longer holds the leadership");
+  b.publish(assignment_of(2, "b", "node-b", 1), patience);
+  BOOST_REQUIRE(log.catch_up(patience));
+  seen = log.snapshot();
+  BOOST_TEST(seen.assignment->leader == "b");
+  BOOST_TEST(seen.assignment->work_of("node-a").empty());
+  BOOST_TEST(seen.assignment->nodes.at("node-b").worker_id == "node-b-rest");
+  BOOST_TEST(seen.assignment_offset > first_offset);
+
+  // a takes it back: now b is fenced; a renewal of the same record moves its offset.
+  a.acquire(patience);
+  BOOST_CHECK_THROW(b.publish(assignment_of(3, "b", "node-b", 2), patience), Fenced);
+  a.publish(seen.assignment.value(), patience);
+  BOOST_REQUIRE(log.catch_up(patience));
+  BOOST_TEST(log.snapshot().assignment->leader == "b");
+  BOOST_TEST(log.snapshot().assignment->generation == 2u);
+  BOOST_TEST(log.snapshot().assignment_offset > seen.assignment_offset);
+  // The log's thread asks the broker every half second.
+  BOOST_TEST(wait_until(5s, 50ms, [&] { return log.last_contact() > contact; }));
+
+  // A fresh reader sees the same: aborted or fenced writes never surface.
+  ConfigLog later(broker(), topic);
+  later.start({});
+  BOOST_REQUIRE(later.catch_up(patience));
+  BOOST_TEST(later.snapshot().assignment->leader == "b");
+  BOOST_TEST(later.snapshot().assignment->work_of("node-b").size() == 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -328,6 +328,35 @@ BOOST_AUTO_TEST_CASE(config_providers_resolve_only_when_the_worker_names_them) {
   }
 }
 
+// Issue 19 item 3: a task that gave up (FAILED, no automatic restart left) leaves
+// its consumer group, so its partitions go to the running tasks. Partition 0 starts
+// with a record that is not JSON (errors.tolerance=none: the task reading it fails);
+// partition 1 holds valid records. Whichever task fails first gives partition 0 up,
+// the other task is handed it and fails on the same record: both end FAILED. (A
+// failed task that kept its consumer would hold partition 0 for good, the other
+// task RUNNING beside it.)
+BOOST_AUTO_TEST_CASE(a_task_that_gave_up_leaves_the_group_so_its_partitions_move) {
+  TempDir dir{"weir-rest"};
+  auto topic = unique_name("rest-gave-up");
+  create_topic(topic, 2);
+  produce(topic, 1, [](size_t) { return OutRecord{0, std::nullopt, std::string{"not json"}}; });
+  produce(topic, 100, [](size_t i) { return OutRecord{1, std::nullopt, R"({"id":)" + std::to_string(i) + "}"}; });
+  auto w = start_worker(dir, {{"task.restart.max.attempts", "0"}});
+  auto created = w.call("POST", "/connectors",
+                        R"({"name":"poisoned","config":{"connector.class":"FileStreamSink","tasks.max":"2",)"
+                        R"("topics":")" + topic + R"(","file":")" + dir.path() + R"(/out.txt"}})");
+  BOOST_REQUIRE(created.status == 201);
+  auto failed = [&](int task) {
+    return has(w.call("GET", "/connectors/poisoned/tasks/" + std::to_string(task) + "/status"),
+               R"("state":"FAILED")");
+  };
+  bool both = eventually([&] { return failed(0) && failed(1); }, 60s);
+  BOOST_TEST(both, "task 0 FAILED: " << failed(0) << ", task 1 FAILED: " << failed(1));
+  BOOST_TEST(w.process->output().find("ended its stages after giving up") != std::string::npos);
+  BOOST_TEST_MESSAGE(lines_in(dir.path() + "/out.txt") << " of partition 1's 100 records written");
+  stop_cleanly(*w.process);
+}
+
 BOOST_AUTO_TEST_CASE(tap_shows_the_records_passing_an_smt_stage) {
   TempDir dir{"weir-rest"};
   auto w = start_worker(dir);
