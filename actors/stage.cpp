@@ -359,6 +359,11 @@ void end_stream(source_actor<Payload>* self) {
 }
 
 template <class Payload>
+std::string role_of(const SourceSpecOf<Payload>& spec) {
+  return spec.role.empty() ? "source " + spec.name : spec.role;
+}
+
+template <class Payload>
 void pump(source_actor<Payload>* self) {
   auto& st = self->state;
   // A batch that outgrew the credit while it was filled goes first.
@@ -383,7 +388,7 @@ void pump(source_actor<Payload>* self) {
       ++st.stats.errors;
       st.stats.last_error = e.what();
       st.stats.state = "FAILED";
-      spdlog::error("source {} failed: {}", st.spec.name, e.what());
+      spdlog::error("{} failed: {}", role_of(st.spec), e.what());
       st.ended = true;
       observe(self, true);
       return;
@@ -435,7 +440,7 @@ caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload>
       } catch (const std::exception& e) {
         ++st.stats.errors;
         st.stats.last_error = e.what();
-        spdlog::warn("source {}: committing offsets failed: {}", st.spec.name, e.what());
+        spdlog::warn("{}: committing offsets failed: {}", role_of(st.spec), e.what());
       }
     },
     [=](tick_atom) {
