@@ -88,6 +88,24 @@ ParseOptions common_options(bool sink, const ConfigDef& own) {
   return options;
 }
 
+/// The keys neither the connector's kind nor its plugin declares, each once, with
+/// the nearest key of either as the suggestion (the two definitions alone would
+/// each report the key, suggesting only from their own keys).
+std::vector<ConfigIssue> unknown_keys(const ConfigDef& merged, bool sink, const StringMap& values) {
+  ParseOptions delegated = sink ? pipeline::plugin_passthrough() : pipeline::source_plugin_passthrough();
+  delegated.passthrough_keys.clear();
+  std::vector<ConfigIssue> unknown;
+  for (auto& issue : merged.validate(values, delegated))
+    if (!merged.find(issue.name))
+      unknown.push_back(std::move(issue));
+  return unknown;
+}
+
+/// Whether `name` is declared by the connector's kind or its plugin.
+bool declared(const ConfigDef& common, const ConfigDef& own, const std::string& name) {
+  return common.find(name) || own.find(name);
+}
+
 /// Adds `error` to `key`'s issue unless that issue already says it.
 void add_issue(std::vector<ConfigIssue>& issues, const ConfigError& error, const StringMap& raw) {
   auto it = std::find_if(issues.begin(), issues.end(),
@@ -115,6 +133,13 @@ ConnectorPlan plan_connector(const std::string& name, const StringMap& raw,
   auto cls = class_of(plan.config);
   plan.sink = connectors::find_sink(cls);
   plan.source = plan.sink ? nullptr : connectors::find_source(cls);
+  if (plan.sink || plan.source) {
+    const ConfigDef& common = plan.sink ? pipeline::sink_connector_def() : pipeline::source_connector_def();
+    auto unknown = unknown_keys(merged_def(common, plan.sink ? plan.sink->definition() : plan.source->definition()),
+                                plan.sink != nullptr, plan.config);
+    if (!unknown.empty())
+      throw ConfigError(unknown.front().name, unknown.front().errors.front());
+  }
   if (plan.sink) {
     auto settings = pipeline::parse_sink_settings(plan.config, plan.sink->definition());
     for (const auto& issue : plan.sink->validate(plan.config))
@@ -154,11 +179,18 @@ rest::ConfigInfos validate_connector(const StringMap& raw, const StringMap& work
   } catch (const ConfigError& e) {
     add_issue(issues, e, raw);
   }
-  auto common_issues = common.validate(values, common_options(sink != nullptr, own));
-  issues.insert(issues.end(), common_issues.begin(), common_issues.end());
+  // Unknown keys are reported once, below; the kind's and the plugin's checks
+  // report the declared ones.
+  for (auto& issue : common.validate(values, common_options(sink != nullptr, own)))
+    if (declared(common, own, issue.name))
+      issues.push_back(std::move(issue));
   for (auto& issue : sink ? sink->validate(values) : source->validate(values))
-    for (const auto& error : issue.errors)
-      add_issue(issues, ConfigError(issue.name, error), raw);
+    if (declared(common, own, issue.name))
+      for (const auto& error : issue.errors)
+        add_issue(issues, ConfigError(issue.name, error), raw);
+  auto merged = merged_def(common, own);
+  for (auto& issue : unknown_keys(merged, sink != nullptr, raw)) // as given: nothing resolved shown
+    issues.push_back(std::move(issue));
   // The cross-key checks (topics or topics.regex, exactly-once, the SMT chain), on
   // the config without the keys already found wrong, so they are not reported twice.
   auto rest_of = values;
@@ -169,7 +201,7 @@ rest::ConfigInfos validate_connector(const StringMap& raw, const StringMap& work
   } catch (const ConfigError& e) {
     add_issue(issues, e, raw);
   }
-  return rest::config_infos(cls, merged_def(common, own), raw, issues);
+  return rest::config_infos(cls, merged, raw, issues);
 }
 
 std::vector<rest::PluginInfo> plugin_infos() {

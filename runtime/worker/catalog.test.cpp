@@ -1,0 +1,71 @@
+// The checks a connector config passes before anything of it runs (issue 19): an
+// unknown key is reported once, with the nearest key of the connector's kind or its
+// plugin.
+#include "runtime/worker/catalog.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include "weir/config.hpp"
+
+using namespace weir;
+using namespace weir::runtime::worker;
+
+namespace {
+
+const StringMap worker{{"exactly.once.source.support", "disabled"},
+                       {"offset.storage.topic", "connect-offsets"},
+                       {"bootstrap.servers", "127.0.0.1:9"}};
+
+StringMap file_sink(StringMap extra = {}) {
+  StringMap config{{"name", "files"}, {"connector.class", "FileStreamSink"}, {"topics", "orders"},
+                   {"file", "/tmp/out.txt"}};
+  for (auto& [k, v] : extra)
+    config[k] = v;
+  return config;
+}
+
+/// The errors /config/validate gives `key`; what it says of the others too.
+std::vector<std::string> errors_of(const runtime::rest::ConfigInfos& infos, const std::string& key) {
+  std::vector<std::string> errors;
+  for (const auto& c : infos.configs)
+    if (c.value.name == key)
+      errors.insert(errors.end(), c.value.errors.begin(), c.value.errors.end());
+  return errors;
+}
+
+std::string plan_error(const StringMap& config, std::string& key) {
+  try {
+    plan_connector(config.at("name"), config, worker);
+  } catch (const ConfigError& e) {
+    key = e.key();
+    return e.what();
+  }
+  return {};
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(worker_catalog)
+
+BOOST_AUTO_TEST_CASE(an_unknown_key_is_reported_once_with_the_nearest_key) {
+  auto config = file_sink();
+  config.erase("file");
+  config["flie"] = "/tmp/out.txt";
+  auto infos = validate_connector(config, worker);
+  BOOST_TEST(infos.error_count == 1);
+  BOOST_TEST(errors_of(infos, "flie")
+             == std::vector<std::string>{"Unknown configuration \"flie\"; did you mean \"file\"?"});
+  std::string key;
+  BOOST_TEST(plan_error(config, key) == "Unknown configuration \"flie\"; did you mean \"file\"?");
+  BOOST_TEST(key == "flie");
+
+  // The nearest key may be one every sink has, not the plugin's own.
+  config = file_sink({{"tasks.mxa", "2"}});
+  infos = validate_connector(config, worker);
+  BOOST_TEST(infos.error_count == 1);
+  BOOST_TEST(errors_of(infos, "tasks.mxa")
+             == std::vector<std::string>{"Unknown configuration \"tasks.mxa\"; did you mean \"tasks.max\"?"});
+  BOOST_TEST(plan_error(config, key) == "Unknown configuration \"tasks.mxa\"; did you mean \"tasks.max\"?");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
