@@ -7,6 +7,7 @@
 #include "connectors/registry.hpp"
 #include "runtime/config/properties.hpp"
 #include "runtime/config/providers.hpp"
+#include "runtime/convert/converter.hpp"
 
 namespace weir::cli {
 
@@ -16,10 +17,11 @@ const ConfigDef& worker_def(bool node) {
     d.define("bootstrap.servers", ConfigType::List, "localhost:9092", Importance::High,
              "Kafka brokers; 'embedded' starts the in-process mock cluster (development only).");
     d.define("key.converter", ConfigType::Class, "org.apache.kafka.connect.json.JsonConverter",
-             Importance::High, "Converter class for record keys.");
+             Importance::High, "Converter class for record keys.",
+             runtime::convert::converter_class());
     d.define("value.converter", ConfigType::Class,
              "org.apache.kafka.connect.json.JsonConverter", Importance::High,
-             "Converter class for record values.");
+             "Converter class for record values.", runtime::convert::converter_class());
     if (node)
       d.define("offset.storage.file.filename", ConfigType::String, "", Importance::Low,
                "weir: a node keeps the statuses and the source offsets of the tasks it runs "

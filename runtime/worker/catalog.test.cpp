@@ -1,6 +1,7 @@
-// The checks a connector config passes before anything of it runs (issue 19): an
-// unknown key is reported once, with the nearest key of the connector's kind or its
-// plugin.
+// The checks a connector config passes before anything of it runs (issue 19):
+// a converter class that does not exist is refused at once with Kafka Connect's
+// words, naming the key; an unknown key is reported once, with the nearest key of
+// the connector's kind or its plugin.
 #include "runtime/worker/catalog.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -46,6 +47,34 @@ std::string plan_error(const StringMap& config, std::string& key) {
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(worker_catalog)
+
+BOOST_AUTO_TEST_CASE(a_converter_class_that_does_not_exist_is_refused_naming_the_key) {
+  const std::string typo = "org.apache.kafka.connect.json.JsonConverterr";
+  // Kafka Connect's words for a class it cannot load.
+  const std::string expected = "Invalid value " + typo + " for configuration value.converter: Class " + typo
+                               + " could not be found.";
+  auto config = file_sink({{"value.converter", typo}});
+  auto infos = validate_connector(config, worker);
+  BOOST_TEST(infos.error_count == 1);
+  BOOST_TEST(errors_of(infos, "value.converter") == std::vector<std::string>{expected});
+  std::string key;
+  BOOST_TEST(plan_error(config, key) == expected);
+  BOOST_TEST(key == "value.converter");
+
+  // A source's key.converter alike.
+  StringMap source{{"name", "lines"}, {"connector.class", "FileStreamSource"}, {"topic", "lines"},
+                   {"file", "/tmp/in.txt"}, {"key.converter", "Strng"}};
+  BOOST_TEST(plan_error(source, key)
+             == "Invalid value Strng for configuration key.converter: Class Strng could not be found.");
+  BOOST_TEST(key == "key.converter");
+
+  // Class names, aliases and empty (the worker's converter) pass.
+  for (const std::string ok : {"org.apache.kafka.connect.storage.StringConverter", "StringConverter",
+                               "ByteArray", ""}) {
+    BOOST_TEST(validate_connector(file_sink({{"value.converter", ok}}), worker).error_count == 0, ok);
+    BOOST_TEST(plan_error(file_sink({{"key.converter", ok}}), key).empty(), ok);
+  }
+}
 
 BOOST_AUTO_TEST_CASE(an_unknown_key_is_reported_once_with_the_nearest_key) {
   auto config = file_sink();

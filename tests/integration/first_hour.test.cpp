@@ -1,0 +1,82 @@
+// A Kafka Connect user's first hour with `weir standalone` (issue 19), against the
+// real broker: what they get wrong on purpose is refused at once with a message that
+// names the file and the key, said once; what Kafka Connect tolerates is tolerated;
+// what weir reports (GET /, idle reasons, DEBUG logging) is true.
+#include "tests/support/rest_worker.hpp"
+
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <string>
+
+using namespace weir::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Runs `weir standalone` to its end (it must end within 60 s) and returns its output.
+std::string run_to_exit(const TempDir& dir, std::map<std::string, std::string> extra,
+                        const std::vector<std::string>& connectors, int& code) {
+  auto config = worker_config(dir.path() + "/state.db");
+  for (auto& [k, v] : extra)
+    config[k] = v;
+  write_properties(dir.path() + "/worker.properties", config);
+  auto weir = start_standalone(dir.path() + "/worker.properties", connectors, dir.path() + "/exit.log");
+  auto status = weir->wait(60s);
+  BOOST_REQUIRE_MESSAGE(status, "weir standalone did not stop within 60 s:\n" << weir->output());
+  code = status->exited ? status->code : -1;
+  return weir->output();
+}
+
+std::string file_sink_json(const std::string& name, const std::string& topic, const std::string& file,
+                           const std::string& extra = {}) {
+  return R"({"name":")" + name + R"(","config":{"connector.class":"FileStreamSink","topics":")" + topic
+         + R"(","file":")" + file + "\"" + extra + "}}";
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(first_hour)
+
+BOOST_AUTO_TEST_CASE(a_mistyped_converter_class_is_refused_at_once_naming_the_key) {
+  const std::string typo = "org.apache.kafka.connect.json.JsonConverterr";
+  const std::string expected = "Invalid value " + typo + " for configuration value.converter: Class " + typo
+                               + " could not be found.";
+  TempDir dir{"weir-converter"};
+  auto topic = unique_name("converter");
+  auto file = dir.path() + "/out.txt";
+  auto w = start_worker(dir);
+
+  auto validated = w.call("PUT", "/connector-plugins/FileStreamSink/config/validate",
+                          R"({"connector.class":"FileStreamSink","name":"c","topics":")" + topic
+                            + R"(","value.converter":")" + typo + R"("})");
+  BOOST_TEST(validated.status == 200);
+  BOOST_TEST(has(validated, R"("error_count":1)"));
+  BOOST_TEST(has(validated, expected));
+
+  auto created = w.call("POST", "/connectors", file_sink_json("c", topic, file, R"(,"value.converter":")" + typo + "\""));
+  BOOST_TEST(created.status == 400);
+  BOOST_TEST(has(created, expected));
+  BOOST_TEST(w.call("GET", "/connectors/c").status == 404);
+
+  auto put = w.call("PUT", "/connectors/c/config",
+                    R"({"connector.class":"FileStreamSink","topics":")" + topic + R"(","file":")" + file
+                      + R"(","value.converter":")" + typo + R"("})");
+  BOOST_TEST(put.status == 400);
+  BOOST_TEST(has(put, expected));
+  BOOST_TEST(w.call("GET", "/connectors/c").status == 404);
+  stop_cleanly(*w.process);
+
+  // A worker's key.converter alike, before anything starts.
+  TempDir worker_dir{"weir-converter-worker"};
+  int code = 0;
+  auto out = run_to_exit(worker_dir, {{"key.converter", "StringConverterr"}}, {}, code);
+  BOOST_TEST(code == 1);
+  BOOST_TEST(out.find("Invalid value StringConverterr for configuration key.converter: Class StringConverterr "
+                      "could not be found.")
+               != std::string::npos,
+             out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
