@@ -151,7 +151,8 @@ std::unique_ptr<runtime::rest::ConnectRestServer> serve_rest(runtime::rest::Conn
   try {
     rest = std::make_unique<runtime::rest::ConnectRestServer>(herder, http);
   } catch (const std::system_error& e) {
-    throw ConfigError("listeners", "cannot listen on " + http.listener + ": " + e.what());
+    // The server's message already names the listener and the reason.
+    throw ConfigError("listeners", e.what());
   }
   spdlog::info("REST API on http://{}", rest_address(http, rest->port()));
   return rest;

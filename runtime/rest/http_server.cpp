@@ -326,7 +326,8 @@ void HttpServer::Impl::listen() {
   const char* host = where.host.empty() ? nullptr : where.host.c_str();
   if (int rc = ::getaddrinfo(host, port_text.c_str(), &hints, &found); rc != 0)
     throw std::system_error(std::make_error_code(std::errc::invalid_argument),
-                            "listeners: cannot resolve " + where.host + ": " + gai_strerror(rc));
+                            "cannot listen on " + options.listener + ": cannot resolve " + where.host
+                              + ": " + gai_strerror(rc));
   int error = 0;
   for (addrinfo* a = found; a && listen_fd < 0; a = a->ai_next) {
     int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);

@@ -15,6 +15,13 @@ using namespace std::chrono_literals;
 
 namespace {
 
+size_t count_of(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + part.size()))
+    ++n;
+  return n;
+}
+
 /// Runs `weir standalone` to its end (it must end within 60 s) and returns its output.
 std::string run_to_exit(const TempDir& dir, std::map<std::string, std::string> extra,
                         const std::vector<std::string>& connectors, int& code) {
@@ -38,6 +45,18 @@ std::string file_sink_json(const std::string& name, const std::string& topic, co
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(first_hour)
+
+BOOST_AUTO_TEST_CASE(a_second_worker_on_a_port_in_use_says_so_once) {
+  TempDir first_dir{"weir-first"}, second_dir{"weir-second"};
+  auto first = start_worker(first_dir);
+  int code = 0;
+  auto listener = "http://127.0.0.1:" + std::to_string(first.port);
+  auto out = run_to_exit(second_dir, {{"listeners", listener}}, {}, code);
+  BOOST_TEST(code == 1);
+  BOOST_TEST(out.find("cannot listen on " + listener + ": Address already in use") != std::string::npos, out);
+  BOOST_TEST(count_of(out, "cannot listen on") == 1u, out);
+  stop_cleanly(*first.process);
+}
 
 BOOST_AUTO_TEST_CASE(a_mistyped_converter_class_is_refused_at_once_naming_the_key) {
   const std::string typo = "org.apache.kafka.connect.json.JsonConverterr";
