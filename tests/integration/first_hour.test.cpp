@@ -58,6 +58,16 @@ BOOST_AUTO_TEST_CASE(a_second_worker_on_a_port_in_use_says_so_once) {
   stop_cleanly(*first.process);
 }
 
+BOOST_AUTO_TEST_CASE(a_plugin_path_folder_that_does_not_exist_is_warned_about_and_skipped) {
+  TempDir dir{"weir-plugins"};
+  auto absent = dir.path() + "/no-such-plugins";
+  auto w = start_worker(dir, {{"plugin.path", absent + "," + dir.path()}});
+  BOOST_TEST(w.call("GET", "/connectors").status == 200);
+  BOOST_TEST(w.process->output().find("plugin.path: " + absent + " does not exist; ignoring it") != std::string::npos,
+             w.process->output());
+  stop_cleanly(*w.process);
+}
+
 BOOST_AUTO_TEST_CASE(a_mistyped_converter_class_is_refused_at_once_naming_the_key) {
   const std::string typo = "org.apache.kafka.connect.json.JsonConverterr";
   const std::string expected = "Invalid value " + typo + " for configuration value.converter: Class " + typo
