@@ -204,6 +204,26 @@ rest::ConfigInfos validate_connector(const StringMap& raw, const StringMap& work
   return rest::config_infos(cls, merged, raw, issues);
 }
 
+std::vector<std::string> connector_problems(const StringMap& raw, const StringMap& worker) {
+  std::vector<std::string> problems;
+  auto add = [&](const std::string& key, const std::string& error) {
+    problems.push_back(key.empty() || error.find(key) != std::string::npos ? error : key + ": " + error);
+  };
+  try {
+    for (const auto& info : validate_connector(raw, worker).configs)
+      for (const auto& error : info.value.errors)
+        add(info.value.name, error);
+  } catch (const rest::RestError&) {
+    // No connector of that class: nothing else can be checked. The plan names the key.
+    try {
+      plan_connector(raw.count("name") ? raw.at("name") : std::string{}, raw, worker);
+    } catch (const ConfigError& e) {
+      add(e.key(), e.what());
+    }
+  }
+  return problems;
+}
+
 std::vector<rest::PluginInfo> plugin_infos() {
   std::vector<rest::PluginInfo> out;
   for (const auto& p : connectors::sink_plugins())

@@ -1,10 +1,12 @@
 // The checks a connector config passes before anything of it runs (issue 19):
 // a converter class that does not exist is refused at once with Kafka Connect's
 // words, naming the key; an unknown key is reported once, with the nearest key of
-// the connector's kind or its plugin.
+// the connector's kind or its plugin; a connector file's problems come all at once.
 #include "runtime/worker/catalog.hpp"
 
 #include <boost/test/unit_test.hpp>
+
+#include <algorithm>
 
 #include "weir/config.hpp"
 
@@ -95,6 +97,25 @@ BOOST_AUTO_TEST_CASE(an_unknown_key_is_reported_once_with_the_nearest_key) {
   BOOST_TEST(errors_of(infos, "tasks.mxa")
              == std::vector<std::string>{"Unknown configuration \"tasks.mxa\"; did you mean \"tasks.max\"?"});
   BOOST_TEST(plan_error(config, key) == "Unknown configuration \"tasks.mxa\"; did you mean \"tasks.max\"?");
+}
+
+BOOST_AUTO_TEST_CASE(connector_problems_lists_every_problem_each_naming_its_key) {
+  auto config = file_sink({{"tasks.max", "two"}, {"value.converter", "Jsn"}, {"flie", "x"}});
+  auto problems = connector_problems(config, worker);
+  BOOST_TEST_MESSAGE(problems.size());
+  BOOST_REQUIRE(problems.size() == 3u);
+  auto has = [&](const std::string& text) {
+    return std::any_of(problems.begin(), problems.end(), [&](const std::string& p) { return p == text; });
+  };
+  BOOST_TEST(has("Invalid value two for configuration tasks.max: Not a number of type INT"));
+  BOOST_TEST(has("Invalid value Jsn for configuration value.converter: Class Jsn could not be found."));
+  BOOST_TEST(has("Unknown configuration \"flie\"; did you mean \"file\"?"));
+
+  // No connector of that class: that alone, naming connector.class.
+  problems = connector_problems(file_sink({{"connector.class", "FileStreamSinc"}}), worker);
+  BOOST_REQUIRE(problems.size() == 1u);
+  BOOST_TEST(problems[0].find("connector.class") != std::string::npos, problems[0]);
+  BOOST_TEST(connector_problems(file_sink(), worker).empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

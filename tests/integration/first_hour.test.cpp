@@ -108,4 +108,31 @@ BOOST_AUTO_TEST_CASE(a_mistyped_converter_class_is_refused_at_once_naming_the_ke
              out);
 }
 
+BOOST_AUTO_TEST_CASE(connector_files_report_every_problem_with_file_and_key) {
+  TempDir dir{"weir-files"};
+  auto topic = unique_name("files");
+  auto a = dir.path() + "/a.properties";
+  write_properties(a, {{"name", "a"}, {"connector.class", "FileStreamSink"}, {"topics", topic},
+                       {"tasks.max", "two"}, {"value.converter", "Jsn"}, {"flie", "x"}});
+  auto b = dir.path() + "/b.json";
+  std::ofstream(b) << "{\"name\": \"b\",\n \"config\": {\"connector.class\": \"FileStreamSink\" \"topics\": \"t\"}}\n";
+  auto c = dir.path() + "/c.properties";
+  auto d = dir.path() + "/d.properties";
+  for (const auto& path : {c, d})
+    write_properties(path, {{"name", "same"}, {"connector.class", "FileStreamSink"}, {"topics", topic}});
+  int code = 0;
+  auto out = run_to_exit(dir, {}, {a, b, c, d}, code);
+  BOOST_TEST(code == 1);
+  BOOST_TEST(out.find("5 problems in the connector files:") != std::string::npos, out);
+  BOOST_TEST(out.find(a + ": Invalid value two for configuration tasks.max: Not a number of type INT") != std::string::npos, out);
+  BOOST_TEST(out.find(a + ": Invalid value Jsn for configuration value.converter: Class Jsn could not be found.")
+               != std::string::npos, out);
+  BOOST_TEST(out.find(a + ": Unknown configuration \"flie\"; did you mean \"file\"?") != std::string::npos, out);
+  // A JSON syntax error says where, and what was expected.
+  BOOST_TEST(out.find(b + ": Invalid connector JSON: line 2, column 49 (byte 62): expected ',' or '}' after an "
+                          "object member, found '\"'")
+               != std::string::npos, out);
+  BOOST_TEST(out.find(d + ": name: connector same is also defined in " + c) != std::string::npos, out);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
