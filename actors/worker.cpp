@@ -26,6 +26,7 @@
 #include "runtime/pipeline/source_config.hpp"
 #include "runtime/pipeline/source_offsets_topic.hpp"
 #include "runtime/rest/config_info.hpp"
+#include "runtime/worker/build_info.hpp"
 
 namespace weir::actors {
 
@@ -744,7 +745,23 @@ rest::ConnectorStatus Worker::status_of(const Connector& c) const {
   return status;
 }
 
-rest::ServerInfo Worker::server_info(Deadline) { return {WEIR_VERSION, "", ""}; }
+rest::ServerInfo Worker::server_info(Deadline deadline) {
+  return {WEIR_VERSION, std::string{runtime::worker::build_commit()}, kafka_cluster_id(deadline)};
+}
+
+std::string Worker::kafka_cluster_id(Deadline deadline) {
+  std::lock_guard lock{cluster_id_mutex_};
+  if (!cluster_id_.empty())
+    return cluster_id_; // a cluster's id never changes: asked once
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  try {
+    cluster_id_ = runtime::kafka::cluster_id(
+      runtime::pipeline::task_client_props({}, options_.config, "admin"), std::clamp(left, 0ms, 5000ms));
+  } catch (const std::exception& e) {
+    spdlog::warn("GET /: no kafka_cluster_id yet: {}", e.what());
+  }
+  return cluster_id_;
+}
 
 void Worker::health_check(Deadline deadline) {
   while (!ready_) {

@@ -8,7 +8,10 @@
 
 #include <csignal>
 #include <filesystem>
+#include <regex>
 #include <string>
+
+#include "runtime/kafka/admin.hpp"
 
 using namespace weir::testing;
 using namespace std::chrono_literals;
@@ -133,6 +136,19 @@ BOOST_AUTO_TEST_CASE(connector_files_report_every_problem_with_file_and_key) {
                           "object member, found '\"'")
                != std::string::npos, out);
   BOOST_TEST(out.find(d + ": name: connector same is also defined in " + c) != std::string::npos, out);
+}
+
+BOOST_AUTO_TEST_CASE(get_root_names_the_build_commit_and_the_kafka_cluster) {
+  TempDir dir{"weir-root"};
+  auto w = start_worker(dir);
+  auto root = w.call("GET", "/");
+  BOOST_TEST(root.status == 200);
+  static const std::regex commit(R"re("commit":"([0-9a-f]{16}|unknown)")re");
+  BOOST_TEST(std::regex_search(root.body, commit), root.body);
+  auto id = weir::runtime::kafka::cluster_id(broker(), 10s);
+  BOOST_TEST(!id.empty());
+  BOOST_TEST(has(root, R"("kafka_cluster_id":")" + id + "\""), root.body);
+  stop_cleanly(*w.process);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
