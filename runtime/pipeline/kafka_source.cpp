@@ -156,6 +156,8 @@ void KafkaSource::commit_due() {
   try {
     consumer_.commit(last_durable_, true);
     uncommitted_ = false;
+    spdlog::debug("kafka source: committing the offsets of {} partition(s) the sink made durable",
+                  last_durable_.size());
   } catch (const std::exception& e) {
     spdlog::warn("kafka source: committing offsets failed, trying again in {} ms: {}",
                  options_.commit_interval.count(), e.what());

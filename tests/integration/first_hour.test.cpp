@@ -151,4 +151,21 @@ BOOST_AUTO_TEST_CASE(get_root_names_the_build_commit_and_the_kafka_cluster) {
   stop_cleanly(*w.process);
 }
 
+BOOST_AUTO_TEST_CASE(setting_root_to_debug_brings_debug_lines) {
+  TempDir dir{"weir-debug"};
+  auto w = start_worker(dir);
+  w.call("GET", "/connectors");
+  BOOST_TEST(w.process->output().find("REST GET /connectors ->") == std::string::npos);
+  BOOST_TEST(w.call("PUT", "/admin/loggers/root", R"({"level":"DEBUG"})").status == 200);
+  w.call("GET", "/connectors?expand=status");
+  BOOST_TEST(eventually([&] { return w.process->output().find("[debug] REST GET /connectors?expand=status -> 200")
+                                       != std::string::npos; },
+                        10s),
+             w.process->output());
+  BOOST_TEST(w.call("PUT", "/admin/loggers/root", R"({"level":"INFO"})").status == 200);
+  w.call("GET", "/connector-plugins");
+  stop_cleanly(*w.process);
+  BOOST_TEST(w.process->output().find("REST GET /connector-plugins") == std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
