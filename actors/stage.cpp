@@ -306,6 +306,10 @@ StageStats& observe(source_actor<Payload>* self, bool now = false) {
   st.out.fill_stats(st.stats);
   st.stats.lag = st.spec.source->lag();
   st.stats.partitions = st.spec.source->assigned_partitions();
+  if (st.stats.partitions == 0)
+    st.stats.idle_reason = st.spec.source->idle_reason();
+  else
+    st.stats.idle_reason.clear();
   st.stats.commits = st.spec.source->commits();
   st.stats.commit_ns = st.spec.source->commit_ns();
   if (st.spec.cell)

@@ -131,6 +131,24 @@ int64_t KafkaSource::lag() const {
   return known ? total : -1;
 }
 
+std::string KafkaSource::idle_reason() const {
+  if (!consumer_.assignment().empty())
+    return {};
+  const auto& missing = consumer_.missing_topics();
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& t : missing)
+      names += (names.empty() ? "" : ", ") + t;
+    return missing.size() == 1 ? "topic " + names + " does not exist" : "topics " + names + " do not exist";
+  }
+  if (!consumer_.assigned_once()) {
+    auto group = options_.consumer.find("group.id");
+    return "not assigned yet: joining the consumer group"
+           + (group == options_.consumer.end() ? std::string{} : " " + group->second);
+  }
+  return {}; // the group gave it none: more tasks than partitions
+}
+
 void KafkaSource::on_durable(const std::vector<kafka::TopicPartitionOffset>& offsets) {
   const auto& assigned = consumer_.assignment();
   for (const auto& o : offsets) {

@@ -45,6 +45,14 @@ std::string file_sink_json(const std::string& name, const std::string& topic, co
          + R"(","file":")" + file + "\"" + extra + "}}";
 }
 
+/// A task's status trace, or "" when it has none.
+std::string task_trace(RestWorker& w, const std::string& connector, int task) {
+  auto body = w.call("GET", "/connectors/" + connector + "/tasks/" + std::to_string(task) + "/status").body;
+  static const std::regex trace(R"re("trace":"([^"]*)")re");
+  std::smatch m;
+  return std::regex_search(body, m, trace) ? std::string{m[1]} : std::string{};
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(first_hour)
@@ -166,6 +174,44 @@ BOOST_AUTO_TEST_CASE(setting_root_to_debug_brings_debug_lines) {
   w.call("GET", "/connector-plugins");
   stop_cleanly(*w.process);
   BOOST_TEST(w.process->output().find("REST GET /connector-plugins") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(an_idle_task_says_why_truly) {
+  TempDir dir{"weir-idle"};
+  auto one = unique_name("idle-one");
+  create_topic(one, 1);
+  auto missing = unique_name("idle-missing");
+  auto w = start_worker(dir);
+
+  // Two tasks on one partition: one is idle because of tasks.max, the other reads.
+  // While the group is still assigning, they never both claim that reason.
+  BOOST_REQUIRE(w.call("POST", "/connectors",
+                       file_sink_json("two", one, dir.path() + "/two.txt", R"(,"tasks.max":"2")")).status == 201);
+  std::vector<std::string> traces;
+  bool settled = eventually(
+    [&] {
+      auto t0 = task_trace(w, "two", 0), t1 = task_trace(w, "two", 1);
+      traces.push_back(t0 + " | " + t1);
+      BOOST_TEST(!(t0.find("tasks.max") != std::string::npos && t1.find("tasks.max") != std::string::npos),
+                 traces.back());
+      return (t0.empty() && t1.find("tasks.max=2 but the topics have 1 partition(s)") != std::string::npos)
+             || (t1.empty() && t0.find("tasks.max=2 but the topics have 1 partition(s)") != std::string::npos);
+    },
+    60s);
+  BOOST_TEST(settled, traces.back());
+
+  // A topic that does not exist says so.
+  BOOST_REQUIRE(w.call("POST", "/connectors", file_sink_json("lost", missing, dir.path() + "/lost.txt")).status == 201);
+  std::string trace;
+  BOOST_TEST(eventually(
+               [&] {
+                 trace = task_trace(w, "lost", 0);
+                 BOOST_TEST(trace.find("tasks.max") == std::string::npos, trace);
+                 return trace == "idle: no partition assigned (topic " + missing + " does not exist)";
+               },
+               60s),
+             trace);
+  stop_cleanly(*w.process);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
