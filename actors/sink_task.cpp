@@ -70,6 +70,7 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
                            std::make_shared<pipeline::DecodingSource>(kafka, std::move(codec),
                                                                       policy),
                            task.stages.back(), spec.capacity.bytes / 2};
+  source.role = "the consumer of sink task " + spec.connector + "-" + std::to_string(spec.task);
   source.idle_delay = std::chrono::milliseconds{1};
   source.detached = true;
   source.cell = cell("consumer", StageRole::sink_reader);

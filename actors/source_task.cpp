@@ -68,6 +68,8 @@ SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec)
   DecodedSourceSpec source{prefix + kind,
                            std::make_shared<pipeline::SourcePoller>(std::move(task), offsets, policy),
                            out.stages.back(), spec.capacity.bytes / 2};
+  source.role = "the " + kind + " poller of source task " + spec.connector + "-"
+                + std::to_string(spec.task);
   source.detached = true; // file reads and database queries block
   source.cell = cell("poller", StageRole::source_reader);
   out.stages.push_back(spawn_source(sys, std::move(source)));

@@ -306,6 +306,10 @@ StageStats& observe(source_actor<Payload>* self, bool now = false) {
   st.out.fill_stats(st.stats);
   st.stats.lag = st.spec.source->lag();
   st.stats.partitions = st.spec.source->assigned_partitions();
+  if (st.stats.partitions == 0)
+    st.stats.idle_reason = st.spec.source->idle_reason();
+  else
+    st.stats.idle_reason.clear();
   st.stats.commits = st.spec.source->commits();
   st.stats.commit_ns = st.spec.source->commit_ns();
   if (st.spec.cell)
@@ -359,6 +363,11 @@ void end_stream(source_actor<Payload>* self) {
 }
 
 template <class Payload>
+std::string role_of(const SourceSpecOf<Payload>& spec) {
+  return spec.role.empty() ? "source " + spec.name : spec.role;
+}
+
+template <class Payload>
 void pump(source_actor<Payload>* self) {
   auto& st = self->state;
   // A batch that outgrew the credit while it was filled goes first.
@@ -383,7 +392,7 @@ void pump(source_actor<Payload>* self) {
       ++st.stats.errors;
       st.stats.last_error = e.what();
       st.stats.state = "FAILED";
-      spdlog::error("source {} failed: {}", st.spec.name, e.what());
+      spdlog::error("{} failed: {}", role_of(st.spec), e.what());
       st.ended = true;
       observe(self, true);
       return;
@@ -435,7 +444,7 @@ caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload>
       } catch (const std::exception& e) {
         ++st.stats.errors;
         st.stats.last_error = e.what();
-        spdlog::warn("source {}: committing offsets failed: {}", st.spec.name, e.what());
+        spdlog::warn("{}: committing offsets failed: {}", role_of(st.spec), e.what());
       }
     },
     [=](tick_atom) {

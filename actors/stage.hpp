@@ -43,6 +43,8 @@ struct SourceSpecOf {
   std::chrono::milliseconds idle_delay{10}; ///< wait after an idle fill
   bool detached = false; ///< own thread, for sources whose fill() blocks
   std::shared_ptr<runtime::metrics::StatsCell> cell = nullptr; ///< where it publishes its stats
+  /// What it is, for log lines ("the consumer of sink task orders-1"); empty: "source NAME".
+  std::string role = {};
 };
 
 using StageSpec = StageSpecOf<Batch>;

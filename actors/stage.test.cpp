@@ -3,6 +3,10 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
 
 #include "actors/messages.hpp"
 #include "actors/stage.hpp"
@@ -120,6 +124,38 @@ BOOST_AUTO_TEST_CASE(a_failing_stage_stops_the_flow) {
   BOOST_TEST(sink->received() == 20u);
   BOOST_TEST(s.records_in <= 40u); // at most its credit more arrived, and stopped there
   self->send_exit(failing, caf::exit_reason::user_shutdown);
+  self->send_exit(sink_actor, caf::exit_reason::user_shutdown);
+}
+
+BOOST_AUTO_TEST_CASE(a_failing_source_is_logged_as_what_it_is) {
+  // A sink task's consumer is a source stage: its failure must not read "source ...".
+  struct Failing : runtime::BatchSource {
+    Status fill(Batch&, uint64_t) override { throw std::runtime_error("broker gone"); }
+    std::string_view kind() const noexcept override { return "consumer"; }
+  };
+  std::ostringstream log;
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
+    "captured", std::make_shared<spdlog::sinks::ostream_sink_mt>(log)));
+  caf::scoped_actor self{*sys};
+  auto sink = std::make_shared<testing::CheckingSink>();
+  auto sink_actor = spawn_stage(*sys, {"sink", sink, {}, {2, 1u << 20}, self});
+  SourceSpec consumer{"orders-1/consumer", std::make_shared<Failing>(), sink_actor};
+  consumer.role = "the consumer of sink task orders-1";
+  auto source = spawn_source(*sys, std::move(consumer));
+  // The actor logs before it answers a stats request that shows it FAILED.
+  bool failed = testing::wait_until(10s, 10ms, [&] {
+    bool seen = false;
+    self->request(source, 1s, stats_atom::value)
+      .receive([&](const StageStats& s) { seen = s.state == "FAILED"; }, [](const caf::error&) {});
+    return seen;
+  });
+  spdlog::set_default_logger(previous);
+  BOOST_TEST(failed);
+  BOOST_TEST(log.str().find("the consumer of sink task orders-1 failed: broker gone") != std::string::npos,
+             log.str());
+  BOOST_TEST(log.str().find("source orders-1/consumer") == std::string::npos, log.str());
+  self->send_exit(source, caf::exit_reason::user_shutdown);
   self->send_exit(sink_actor, caf::exit_reason::user_shutdown);
 }
 

@@ -26,6 +26,7 @@
 #include "runtime/pipeline/source_config.hpp"
 #include "runtime/pipeline/source_offsets_topic.hpp"
 #include "runtime/rest/config_info.hpp"
+#include "runtime/worker/build_info.hpp"
 
 namespace weir::actors {
 
@@ -58,6 +59,7 @@ struct TaskFigures {
   uint64_t errors = 0;
   int64_t lag = -1;
   int32_t partitions = -1;
+  std::string idle_reason; ///< the consumer's, when it has no partition
 };
 
 TaskFigures task_figures(const Task& task, int id, const std::vector<StageSnapshot>& stages) {
@@ -82,11 +84,23 @@ TaskFigures task_figures(const Task& task, int id, const std::vector<StageSnapsh
     if (s.role == StageRole::sink_reader) {
       f.lag = s.stats.lag;
       f.partitions = s.stats.partitions;
+      f.idle_reason = s.stats.idle_reason;
     }
   }
   if (f.state == "RUNNING" && finished)
     f.state = "FINISHED";
   return f;
+}
+
+/// Why a running sink task has no partition, as far as is known: what its consumer
+/// says (no such topic, not assigned yet), else more tasks than partitions.
+std::string idle_trace(int tasks_max, int32_t partitions, const TaskFigures& f) {
+  if (!f.idle_reason.empty())
+    return "idle: no partition assigned (" + f.idle_reason + ")";
+  if (partitions >= 0 && tasks_max > partitions)
+    return "idle: no partition assigned (tasks.max=" + std::to_string(tasks_max) + " but the topics have "
+           + std::to_string(partitions) + " partition(s))";
+  return "idle: no partition assigned (the group gave this task none: more tasks than partitions)";
 }
 
 std::string role_name(StageRole role) {
@@ -239,8 +253,10 @@ int32_t check_partitions(const runtime::worker::ConnectorPlan& plan, const Strin
   for (const auto& t : topics) {
     auto n = runtime::kafka::partition_count({{"bootstrap.servers", worker.at("bootstrap.servers")}},
                                              t, 5s);
-    if (!n)
+    if (!n) {
+      spdlog::warn("connector {}: topic {} does not exist (yet): its tasks stay idle until it does", plan.name, t);
       return -1;
+    }
     partitions += *n;
   }
   if (plan.tasks_max > partitions)
@@ -749,17 +765,33 @@ rest::ConnectorStatus Worker::status_of(const Connector& c) const {
     else if (f.state == "FAILED" && task.gave_up && task.restarts > 0)
       f.trace += "\n[weir] gave up after " + std::to_string(task.restarts)
                  + " automatic restart(s) (task.restart.max.attempts)";
+    else if (f.state == "RUNNING" && task.restart_at && !task.gave_up)
+      f.trace = "restarting: automatic restart " + std::to_string(task.restarts + 1) + " of "
+                + std::to_string(options_.restart_max_attempts) + " is under way";
     else if (c.plan.sink && f.state == "RUNNING" && f.partitions == 0)
-      f.trace = c.partitions >= 0
-                  ? "idle: no partition assigned (tasks.max=" + std::to_string(c.plan.tasks_max)
-                      + " but the topics have " + std::to_string(c.partitions) + " partition(s))"
-                  : "idle: no partition assigned (tasks.max is above the topics' partition count)";
+      f.trace = idle_trace(c.plan.tasks_max, c.partitions, f);
     status.tasks.push_back({static_cast<int>(t), {f.state, options_.worker_id, c.plan.scrub(f.trace)}});
   }
   return status;
 }
 
-rest::ServerInfo Worker::server_info(Deadline) { return {WEIR_VERSION, "", ""}; }
+rest::ServerInfo Worker::server_info(Deadline deadline) {
+  return {WEIR_VERSION, std::string{runtime::worker::build_commit()}, kafka_cluster_id(deadline)};
+}
+
+std::string Worker::kafka_cluster_id(Deadline deadline) {
+  std::lock_guard lock{cluster_id_mutex_};
+  if (!cluster_id_.empty())
+    return cluster_id_; // a cluster's id never changes: asked once
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  try {
+    cluster_id_ = runtime::kafka::cluster_id(
+      runtime::pipeline::task_client_props({}, options_.config, "admin"), std::clamp(left, 0ms, 5000ms));
+  } catch (const std::exception& e) {
+    spdlog::warn("GET /: no kafka_cluster_id yet: {}", e.what());
+  }
+  return cluster_id_;
+}
 
 void Worker::health_check(Deadline deadline) {
   while (!ready_) {

@@ -205,6 +205,10 @@ private:
   caf::actor observer_; // takes the (done, stats) of drained tasks into done_
   std::atomic<bool> ready_{false};
   runtime::worker::LogLevels loggers_;
+  /// The broker's cluster id, once a broker gave it; "" until then.
+  std::string kafka_cluster_id(Deadline deadline);
+  std::mutex cluster_id_mutex_;
+  std::string cluster_id_;
 
   std::timed_mutex changes_; // held by the change in progress
   // Guards what follows. Connector fields are written holding both changes_ and

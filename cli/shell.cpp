@@ -1,12 +1,16 @@
 // `weir shell [--url URL] [--token TOKEN] [-c COMMAND]`: the admin shell. This file
 // is the terminal side (libedit line editing, history, completion, top's redraw);
 // the commands themselves are in shell_commands.cpp. docs/shell.md.
+#include <fcntl.h>
 #include <poll.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <clocale>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,6 +19,8 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -97,6 +103,68 @@ void live_top(const std::string& url, const std::function<std::string()>& render
   } while (!quit_key(std::chrono::milliseconds(1000)));
 }
 
+// --- Ctrl-C: it cancels the half-typed line or the running command, as in every
+// shell; Ctrl-D or `exit` leaves.
+//
+// With libedit's own signal handling off (rl_catch_signals = 0) and SIGINT caught
+// without SA_RESTART, readline() returns at once when Ctrl-C interrupts its read;
+// the flag tells that from end of input. A command runs with a watcher thread that
+// cancels the client's request in flight when a byte arrives on the self-pipe.
+
+volatile std::sig_atomic_t interrupted = 0;
+int interrupt_pipe[2] = {-1, -1};
+
+extern "C" void on_interrupt(int) {
+  int saved = errno;
+  interrupted = 1;
+  char byte = 1;
+  [[maybe_unused]] auto n = ::write(interrupt_pipe[1], &byte, 1); // full pipe: one is enough
+  errno = saved;
+}
+
+void catch_interrupts() {
+  if (::pipe2(interrupt_pipe, O_CLOEXEC | O_NONBLOCK) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0; // no SA_RESTART: a blocked read returns
+  ::sigaction(SIGINT, &action, nullptr);
+  rl_catch_signals = 0;
+}
+
+/// Forgets Ctrl-Cs already handled, so they do not cancel the next command.
+void clear_interrupts() {
+  char buffer[64];
+  while (::read(interrupt_pipe[0], buffer, sizeof buffer) > 0) {
+  }
+  interrupted = 0;
+}
+
+/// Runs one command line; Ctrl-C meanwhile cancels it ("error: cancelled").
+void run_cancellable(const std::string& line, Session& session, RestClient& client) {
+  int done[2];
+  if (::pipe2(done, O_CLOEXEC) != 0) throw std::system_error(errno, std::generic_category(), "pipe");
+  std::thread watcher([&] {
+    bool cancelling = false;
+    for (;;) {
+      pollfd fds[2] = {{done[0], POLLIN, 0}, {interrupt_pipe[0], POLLIN, 0}};
+      if (::poll(fds, cancelling ? 1 : 2, cancelling ? 100 : -1) < 0 && errno != EINTR) return;
+      if (fds[0].revents & POLLIN) return;
+      if (fds[1].revents & POLLIN) cancelling = true;
+      // Once cancelling, again every 100 ms: a request that was just starting is caught too.
+      if (cancelling) client.cancel();
+    }
+  });
+  shell::run_line(line, session);
+  char byte = 1;
+  [[maybe_unused]] auto n = ::write(done[1], &byte, 1);
+  watcher.join();
+  ::close(done[0]);
+  ::close(done[1]);
+  client.resume();
+  clear_interrupts();
+}
+
 // --- the interactive loop (libedit's readline interface)
 
 shell::CompletionSource* completion_source = nullptr;
@@ -136,9 +204,18 @@ int interactive(Session& session, RestClient& client) {
   stifle_history(1000);
   if (!history.empty()) read_history(history.c_str());
 
-  std::cout << "weir shell at " << client.url() << ": 'help' lists the commands, Ctrl-D or 'quit' leaves\n";
+  std::setlocale(LC_CTYPE, ""); // libedit reads UTF-8 input as characters
+  catch_interrupts();
+  std::cout << "weir shell at " << client.url()
+            << ": 'help' lists the commands, Ctrl-C cancels, Ctrl-D or 'quit' leaves\n";
   for (;;) {
+    clear_interrupts();
     char* input = readline("weir> ");
+    if (interrupted) { // Ctrl-C: the half-typed line is dropped
+      std::free(input);
+      std::cout << "^C" << std::endl;
+      continue;
+    }
     if (!input) break; // Ctrl-D
     std::string line{input};
     std::free(input);
@@ -150,7 +227,7 @@ int interactive(Session& session, RestClient& client) {
     } catch (const ShellError&) {
       // an open quote: run_line reports it
     }
-    shell::run_line(line, session);
+    run_cancellable(line, session, client);
   }
   std::cout << '\n';
   return 0;

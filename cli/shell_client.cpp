@@ -123,7 +123,13 @@ RestClient::RestClient(std::string url, std::string token) : url_(std::move(url)
 
 RestClient::~RestClient() = default;
 
+void RestClient::cancel() {
+  cancelled_ = true;
+  impl_->http.stop();
+}
+
 std::string RestClient::request(const std::string& method, const std::string& path, const std::string& body) {
+  if (cancelled_) throw ShellError("cancelled");
   auto& http = impl_->http;
   const auto& headers = impl_->headers;
   httplib::Result result = method == "GET"      ? http.Get(path, headers)
@@ -131,6 +137,7 @@ std::string RestClient::request(const std::string& method, const std::string& pa
                            : method == "POST"   ? http.Post(path, headers, body, "application/json")
                            : method == "DELETE" ? http.Delete(path, headers)
                                                 : http.Patch(path, headers, body, "application/json");
+  if (cancelled_) throw ShellError("cancelled");
   if (!result) throw ShellError("cannot reach " + url_ + ": " + describe(result.error(), url_));
   if (result->status < 200 || result->status > 299) throw ShellError(http_error(result->status, result->body));
   return result->body;

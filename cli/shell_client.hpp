@@ -3,6 +3,7 @@
 // own error message and status). CAF-free; cpp-httplib stays inside the .cpp.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -29,12 +30,20 @@ public:
   /// Sends a request and returns the body of a 2xx answer. Throws ShellError:
   /// "cannot reach URL: connection refused" when there is no answer, and
   /// "MESSAGE (HTTP N)" with the API's error message for any other status.
+  /// Throws ShellError("cancelled") once cancel() was called, until resume().
   std::string request(const std::string& method, const std::string& path, const std::string& body = {});
+
+  /// Abandons the request in flight (its connection is shut down) and refuses new
+  /// ones until resume(): Ctrl-C in the shell. Thread-safe; call it again to catch
+  /// a request that was starting at the time.
+  void cancel();
+  void resume() noexcept { cancelled_ = false; }
 
 private:
   struct Impl;
   std::string url_;
   std::unique_ptr<Impl> impl_;
+  std::atomic<bool> cancelled_{false};
 };
 
 } // namespace weir::cli::shell

@@ -10,6 +10,7 @@
 #include <simdjson.h>
 
 #include "runtime/config/connector_json.hpp"
+#include "runtime/config/suggest.hpp"
 #include "runtime/convert/json_text.hpp"
 #include "runtime/rest/router.hpp"
 
@@ -377,7 +378,13 @@ std::vector<std::string> split_words(std::string_view line) {
 void run_command(const std::vector<std::string>& words, Session& session) {
   if (words.empty()) return;
   const Command* command = find_command(words[0]);
-  if (!command) throw ShellError("unknown command '" + words[0] + "' (try 'help')");
+  if (!command) {
+    std::string message = "unknown command '" + words[0] + "'";
+    // As a mistyped config key gets its nearest key.
+    if (const auto* near = runtime::nearest_name(command_table(), words[0], [](const Command& c) { return c.name; }))
+      message += "; did you mean '" + std::string{near->name} + "'?";
+    throw ShellError(message + " (try 'help')");
+  }
   Args args(words.begin() + 1, words.end());
   if (args.size() < command->min_args || args.size() > command->max_args) {
     std::string usage{command->name};

@@ -261,6 +261,9 @@ BOOST_AUTO_TEST_CASE(errors_are_one_line) {
   auto unknown = shell.run("frobnicate now");
   BOOST_TEST(!unknown.ok);
   BOOST_TEST(unknown.err == "error: unknown command 'frobnicate' (try 'help')\n");
+  // A typo gets the nearest command, as a mistyped config key gets its key.
+  BOOST_TEST(shell.run("stauts files").err == "error: unknown command 'stauts'; did you mean 'status'? (try 'help')\n");
+  BOOST_TEST(shell.run("conectors").err == "error: unknown command 'conectors'; did you mean 'connectors'? (try 'help')\n");
   BOOST_TEST(shell.run("status").err == "error: usage: status NAME\n");
   BOOST_TEST(shell.run("status a b").err == "error: usage: status NAME\n");
   BOOST_TEST(shell.run("tap a 0").err == "error: usage: tap CONNECTOR TASK STAGE [N]\n");

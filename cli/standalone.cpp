@@ -48,16 +48,44 @@ struct Options {
   int progress_seconds = 5;
 };
 
+/// Every connector file, checked before anything starts. Throws one ConfigError
+/// listing every problem of every file, each line with its file and key (as
+/// /config/validate lists them), and a connector name given twice with both files.
+std::vector<runtime::ConnectorConfig> load_connector_files(const std::vector<std::string>& paths,
+                                                           const std::map<std::string, std::string>& worker) {
+  std::vector<runtime::ConnectorConfig> files;
+  std::vector<std::string> problems;
+  std::map<std::string, std::string> file_of; // connector name -> the file that named it first
+  for (const auto& path : paths) {
+    try {
+      auto file = runtime::load_connector_file(path); // unreadable or malformed: one problem, named
+      for (const auto& problem : runtime::worker::connector_problems(file.config, worker))
+        problems.push_back(path + ": " + problem);
+      if (auto [first, fresh] = file_of.emplace(file.name, path); !fresh)
+        problems.push_back(path + ": name: connector " + file.name + " is also defined in " + first->second);
+      files.push_back(std::move(file));
+    } catch (const ConfigError& e) {
+      problems.push_back(e.what());
+    }
+  }
+  if (problems.size() == 1)
+    throw ConfigError("", problems.front());
+  if (!problems.empty()) {
+    std::string message = std::to_string(problems.size()) + " problems in the connector files:";
+    for (const auto& p : problems)
+      message += "\n  " + p;
+    throw ConfigError("", message);
+  }
+  for (const auto& file : files)
+    runtime::worker::plan_connector(file.name, file.config, worker); // what validation may not cover
+  return files;
+}
+
 int run_standalone(const Options& opt) {
   auto setup = load_worker(opt.worker, false);
   const auto& worker = setup.options.config;
 
-  // Every connector file is checked before anything starts: a bad one names its key.
-  std::vector<runtime::ConnectorConfig> files;
-  for (const auto& path : opt.connectors) {
-    files.push_back(runtime::load_connector_file(path));
-    runtime::worker::plan_connector(files.back().name, files.back().config, worker);
-  }
+  auto files = load_connector_files(opt.connectors, worker);
 
   runtime::state::StandaloneStore state{worker.at("offset.storage.file.filename")};
   std::signal(SIGTERM, on_signal);

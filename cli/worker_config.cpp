@@ -7,6 +7,7 @@
 #include "connectors/registry.hpp"
 #include "runtime/config/properties.hpp"
 #include "runtime/config/providers.hpp"
+#include "runtime/convert/converter.hpp"
 #include "runtime/worker/log_redaction.hpp"
 
 namespace weir::cli {
@@ -17,10 +18,11 @@ const ConfigDef& worker_def(bool node) {
     d.define("bootstrap.servers", ConfigType::List, "localhost:9092", Importance::High,
              "Kafka brokers; 'embedded' starts the in-process mock cluster (development only).");
     d.define("key.converter", ConfigType::Class, "org.apache.kafka.connect.json.JsonConverter",
-             Importance::High, "Converter class for record keys.");
+             Importance::High, "Converter class for record keys.",
+             runtime::convert::converter_class());
     d.define("value.converter", ConfigType::Class,
              "org.apache.kafka.connect.json.JsonConverter", Importance::High,
-             "Converter class for record values.");
+             "Converter class for record values.", runtime::convert::converter_class());
     if (node)
       d.define("offset.storage.file.filename", ConfigType::String, "", Importance::Low,
                "weir: a node keeps the statuses and the source offsets of the tasks it runs "
@@ -168,7 +170,8 @@ std::unique_ptr<runtime::rest::ConnectRestServer> serve_rest(runtime::rest::Conn
   try {
     rest = std::make_unique<runtime::rest::ConnectRestServer>(herder, http);
   } catch (const std::system_error& e) {
-    throw ConfigError("listeners", "cannot listen on " + http.listener + ": " + e.what());
+    // The server's message already names the listener and the reason.
+    throw ConfigError("listeners", e.what());
   }
   spdlog::info("REST API on http://{}", rest_address(http, rest->port()));
   return rest;

@@ -85,6 +85,10 @@ public:
   /// and how many partitions are assigned (-1: not a consumer).
   virtual int64_t lag() const { return -1; }
   virtual int32_t assigned_partitions() const { return -1; }
+  /// A consumer with no partition: why, in words ("topic orders does not exist",
+  /// "waiting for its first assignment"); empty when it has partitions, is no
+  /// consumer, or was simply given none (more tasks than partitions).
+  virtual std::string idle_reason() const { return {}; }
   /// Offset commits completed so far, and their total time (request to answer).
   virtual uint64_t commits() const { return 0; }
   virtual uint64_t commit_ns() const { return 0; }

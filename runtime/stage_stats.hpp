@@ -30,6 +30,7 @@ struct StageStats {
   Credit out_max_in_flight; ///< the most ever in flight at once
   int64_t lag = -1;         ///< consumers: records behind the high watermarks
   int32_t partitions = -1;  ///< consumers: partitions assigned
+  std::string idle_reason;  ///< consumers with no partition: why ("" when not known)
   uint64_t commits = 0;     ///< consumers: offset commits completed
   uint64_t commit_ns = 0;   ///< consumers: their total time, request to answer
 };

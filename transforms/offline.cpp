@@ -25,9 +25,11 @@ const ConfigDef& runner_def() {
   static const ConfigDef def = [] {
     ConfigDef d;
     d.define("key.converter", ConfigType::Class, "org.apache.kafka.connect.json.JsonConverter", Importance::Low,
-             "Converter for record keys (default: JsonConverter with schemas.enable=true).")
+             "Converter for record keys (default: JsonConverter with schemas.enable=true).",
+             runtime::convert::converter_class())
         .define("value.converter", ConfigType::Class, "org.apache.kafka.connect.json.JsonConverter",
-                Importance::Low, "Converter for record values (default: JsonConverter with schemas.enable=true).")
+                Importance::Low, "Converter for record values (default: JsonConverter with schemas.enable=true).",
+                runtime::convert::converter_class())
         .define("errors.tolerance", ConfigType::String, "none", Importance::Medium,
                 "none: stop at the first failed record (exit 2); all: report failed records and go on.",
                 validators::one_of({"none", "all"}, true));

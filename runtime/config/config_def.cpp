@@ -39,18 +39,6 @@ bool passes_through(const std::string& name, const ParseOptions& options) {
                      [&](const std::string& p) { return name.starts_with(p); });
 }
 
-// The closest declared key within edit distance 2: cheap, and it turns a silent
-// typo into a one-line fix.
-const ConfigKey* suggestion(const std::vector<ConfigKey>& keys, std::string_view name) {
-  const ConfigKey* best = nullptr;
-  size_t best_distance = 3;
-  for (const auto& key : keys) {
-    auto d = runtime::edit_distance(key.name, name);
-    if (d < best_distance) best = &key, best_distance = d;
-  }
-  return best;
-}
-
 // The single evaluation path: fills `issues` and returns the values that parsed.
 std::vector<Parsed> evaluate(const std::vector<ConfigKey>& keys,
                              const std::map<std::string, std::string>& raw,
@@ -80,7 +68,7 @@ std::vector<Parsed> evaluate(const std::vector<ConfigKey>& keys,
                                  [&](const ConfigKey& k) { return k.name == name; });
     if (declared != keys.end() || passes_through(name, options)) continue;
     std::string message = "Unknown configuration \"" + name + "\"";
-    const ConfigKey* near = suggestion(keys, name);
+    const ConfigKey* near = runtime::nearest_name(keys, name, [](const ConfigKey& k) -> const std::string& { return k.name; });
     if (near) message += "; did you mean \"" + near->name + "\"?";
     // A mistyped password key still holds a password.
     bool secret = near && near->type == ConfigType::Password;

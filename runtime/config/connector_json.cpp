@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include "runtime/config/convert.hpp"
+#include "runtime/config/json_syntax.hpp"
 #include "runtime/config/properties.hpp"
 #include "weir/config.hpp"
 
@@ -101,7 +102,7 @@ ConnectorConfig parse_connector_json(std::string_view json) {
   // token. A DOM parse validates the whole document first; start-up can afford it.
   simdjson::dom::parser validator;
   if (auto error = validator.parse(padded).error())
-    throw ConfigError("", std::string{"Invalid connector JSON: "} + simdjson::error_message(error));
+    throw ConfigError("", "Invalid connector JSON: " + describe_json_error(json, simdjson::error_message(error)));
   try {
     return parse_checked(padded);
   } catch (const simdjson::simdjson_error& e) {

@@ -74,11 +74,11 @@ BOOST_AUTO_TEST_CASE(errors_name_the_key) {
       {R"({"name":"a","config":{},"extra":"1"})", "extra", "Unexpected field \"extra\""},
       {R"(["a"])", "", "must be an object"},
       {R"("text")", "", "must be an object"},
-      {R"({"a":"1"} trailing)", "", "Invalid connector JSON"},
-      {R"({"a":"1",})", "", "Invalid connector JSON"},
-      {R"({"a":tru})", "", "Invalid connector JSON"},
-      {R"({"a":01})", "", "Invalid connector JSON"},
-      {R"({"a":"1")", "", "Invalid connector JSON"},
+      {R"({"a":"1"} trailing)", "", "Invalid connector JSON: line 1, column 11 (byte 10): unexpected 't' after"},
+      {R"({"a":"1",})", "", "Invalid connector JSON: line 1, column 10 (byte 9): expected a member name"},
+      {R"({"a":tru})", "", "Invalid connector JSON: line 1, column 6 (byte 5): invalid literal 'tru'"},
+      {R"({"a":01})", "", "Invalid connector JSON: line 1, column 7 (byte 6): a number cannot have a leading zero"},
+      {R"({"a":"1")", "", "Invalid connector JSON: line 1, column 9 (byte 8): expected ',' or '}'"},
       {"", "", "Invalid connector JSON"},
   };
   for (const auto& c : cases) {

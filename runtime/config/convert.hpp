@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/config/suggest.hpp"
 #include "weir/config.hpp"
 
 namespace weir::runtime {
@@ -21,9 +22,6 @@ std::optional<ConfigValue> convert(ConfigType type, std::string_view raw, std::s
 /// `Invalid value SHOWN for configuration KEY: REASON` (ConfigException's format).
 std::string invalid_value_message(std::string_view key, std::string_view shown,
                                   std::string_view reason);
-
-/// Levenshtein distance, for "did you mean" suggestions.
-size_t edit_distance(std::string_view a, std::string_view b);
 
 /// Shortest text that reads back as the same double (1 → "1", 0.1 → "0.1").
 std::string format_double(double value);

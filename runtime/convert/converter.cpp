@@ -45,6 +45,15 @@ const ConverterInfo* find_converter(std::string_view name) noexcept {
   return nullptr;
 }
 
+Validator converter_class() {
+  return [](const ConfigValue& value) -> std::optional<std::string> {
+    const auto* name = std::get_if<std::string>(&value);
+    if (!name || trim(*name).empty() || find_converter(*name))
+      return std::nullopt;
+    return "Class " + *name + " could not be found.";
+  };
+}
+
 std::unique_ptr<Converter> make_converter(std::string_view class_name,
                                           const std::map<std::string, std::string>& config,
                                           bool is_key, std::string_view key_prefix) {

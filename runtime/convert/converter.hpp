@@ -69,6 +69,12 @@ struct ConverterInfo {
 const std::vector<ConverterInfo>& converters();
 const ConverterInfo* find_converter(std::string_view class_name_or_alias) noexcept;
 
+/// Checks a `key.converter` / `value.converter` value as Kafka Connect loads the
+/// class: a name no converter has fails with "Class X could not be found.", so a
+/// typo is refused when the config is validated, not when a task starts. Empty
+/// passes (a connector then uses the worker's converter).
+Validator converter_class();
+
 /// Creates a converter from its class name and its own keys (`schemas.enable`, ...,
 /// already stripped of `key.converter.` / `value.converter.`). `key_prefix` is
 /// prepended to key names in errors, so a ConfigError names the key as the user

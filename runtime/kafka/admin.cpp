@@ -152,6 +152,17 @@ std::optional<int32_t> partition_count(const Properties& props, const std::strin
   return std::nullopt;
 }
 
+std::string cluster_id(const Properties& props, std::chrono::milliseconds timeout) {
+  auto rk = admin_client(props);
+  char* id = rd_kafka_clusterid(rk.get(), clamp_ms(timeout));
+  if (!id)
+    throw KafkaError("the cluster id: no broker answered within " + std::to_string(timeout.count()) + " ms",
+                     RD_KAFKA_RESP_ERR__TIMED_OUT);
+  std::string copy{id};
+  rd_kafka_mem_free(rk.get(), id);
+  return copy;
+}
+
 std::map<std::string, std::string> topic_configs(const Properties& props, const std::string& topic,
                                                  std::chrono::milliseconds timeout) {
   auto rk = admin_client(props);

@@ -52,6 +52,10 @@ void delete_group_offsets(const Properties& props, const std::string& group,
 std::optional<int32_t> partition_count(const Properties& props, const std::string& topic,
                                        std::chrono::milliseconds timeout = std::chrono::seconds{10});
 
+/// The cluster's id from the broker's metadata (Kafka Connect's kafka_cluster_id).
+/// Throws KafkaError when no broker answers within `timeout`.
+std::string cluster_id(const Properties& props, std::chrono::milliseconds timeout);
+
 /// The topic's configs as the broker reports them (DescribeConfigs): every config,
 /// defaults included; a null value is left out. Throws KafkaError, also when the
 /// topic does not exist.

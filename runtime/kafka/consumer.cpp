@@ -299,6 +299,9 @@ bool Consumer::handle_error(rd_kafka_message_t* msg) {
   std::string where = msg->rkt ? std::string(rd_kafka_topic_name(msg->rkt)) + "["
                                    + std::to_string(msg->partition) + "]"
                                : std::string("-");
+  // A subscribed topic that does not exist: the task's status says so.
+  if (msg->rkt && (err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || err == RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC))
+    missing_topics_.insert(rd_kafka_topic_name(msg->rkt));
   rd_kafka_message_destroy(msg);
   if (err == RD_KAFKA_RESP_ERR__FATAL)
     throw_if_fatal();
@@ -596,6 +599,8 @@ void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_
     if (!listed.empty())
       spdlog::info("kafka consumer {}: adding newly assigned partitions: {}", rd_kafka_name(rk),
                    list_partitions(listed));
+    for (const auto& tp : listed)
+      missing_topics_.erase(tp.topic); // it exists now
     choose_start(partitions);
     if (cooperative) {
       report("incremental assign", rd_kafka_incremental_assign(rk, partitions));

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,11 @@ public:
 
   /// The partitions currently assigned to this member.
   const std::vector<TopicPartition>& assignment() const noexcept { return assignment_; }
+  /// Whether the group has answered with an assignment (even an empty one) yet.
+  bool assigned_once() const noexcept { return assigned_once_; }
+  /// Subscribed topics the broker reported as unknown (they do not exist), until
+  /// one of their partitions is assigned.
+  const std::set<std::string>& missing_topics() const noexcept { return missing_topics_; }
 
   /// Lag per assigned partition from librdkafka's cached watermarks and positions;
   /// for partitions not fetched from or taken from yet, from the broker's latest and
@@ -166,6 +172,7 @@ private:
   mutable std::chrono::steady_clock::time_point asked_at_; ///< ask_lag()'s last request
   mutable std::vector<PartitionLag> asked_;                 ///< and its answers
   bool assigned_once_ = false; ///< a rebalance assigned partitions (or none) at least once
+  std::set<std::string> missing_topics_;
   uint64_t errors_ = 0;
 };
 

@@ -1,5 +1,6 @@
 #include "runtime/pipeline/connector_config.hpp"
 
+#include "runtime/convert/converter.hpp"
 #include "runtime/pipeline/error_policy.hpp"
 #include "transforms/chain.hpp"
 
@@ -27,9 +28,10 @@ ConfigDef make_def() {
              "Regular expression giving topics to consume.");
   def.define("key.converter", ConfigType::Class, "", Importance::Low,
              "Converter class used to convert between Kafka Connect format and the serialized "
-             "form that is written to Kafka (overrides the worker's).");
+             "form that is written to Kafka (overrides the worker's).",
+             convert::converter_class());
   def.define("value.converter", ConfigType::Class, "", Importance::Low,
-             "Converter class for values (overrides the worker's).");
+             "Converter class for values (overrides the worker's).", convert::converter_class());
   def.define("header.converter", ConfigType::Class, "", Importance::Low,
              "HeaderConverter class (overrides the worker's).");
   def.define("config.action.reload", ConfigType::String, "restart", Importance::Low,

@@ -131,6 +131,24 @@ int64_t KafkaSource::lag() const {
   return known ? total : -1;
 }
 
+std::string KafkaSource::idle_reason() const {
+  if (!consumer_.assignment().empty())
+    return {};
+  const auto& missing = consumer_.missing_topics();
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& t : missing)
+      names += (names.empty() ? "" : ", ") + t;
+    return missing.size() == 1 ? "topic " + names + " does not exist" : "topics " + names + " do not exist";
+  }
+  if (!consumer_.assigned_once()) {
+    auto group = options_.consumer.find("group.id");
+    return "not assigned yet: joining the consumer group"
+           + (group == options_.consumer.end() ? std::string{} : " " + group->second);
+  }
+  return {}; // the group gave it none: more tasks than partitions
+}
+
 void KafkaSource::on_durable(const std::vector<kafka::TopicPartitionOffset>& offsets) {
   const auto& assigned = consumer_.assignment();
   for (const auto& o : offsets) {
@@ -156,6 +174,8 @@ void KafkaSource::commit_due() {
   try {
     consumer_.commit(last_durable_, true);
     uncommitted_ = false;
+    spdlog::debug("kafka source: committing the offsets of {} partition(s) the sink made durable",
+                  last_durable_.size());
   } catch (const std::exception& e) {
     spdlog::warn("kafka source: committing offsets failed, trying again in {} ms: {}",
                  options_.commit_interval.count(), e.what());

@@ -75,6 +75,7 @@ public:
   int32_t assigned_partitions() const override {
     return static_cast<int32_t>(consumer_.assignment().size());
   }
+  std::string idle_reason() const override;
   uint64_t commits() const override { return consumer_.commits_done(); }
   uint64_t commit_ns() const override { return consumer_.commit_ns(); }
 

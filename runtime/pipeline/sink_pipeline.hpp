@@ -55,6 +55,7 @@ public:
   std::string_view kind() const noexcept override { return "consumer"; }
   int64_t lag() const override { return kafka_->lag(); }
   int32_t assigned_partitions() const override { return kafka_->assigned_partitions(); }
+  std::string idle_reason() const override { return kafka_->idle_reason(); }
 
 private:
   std::shared_ptr<KafkaSource> kafka_;

@@ -139,8 +139,13 @@ size_t load_plugins(const std::vector<std::string>& dirs, bool (*taken)(std::str
     if (dir.empty())
       continue;
     std::error_code ec;
-    if (!fs::is_directory(dir, ec))
-      throw PluginError("Invalid value " + dir + " for configuration plugin.path: not a directory");
+    if (!fs::is_directory(dir, ec)) {
+      // As Kafka Connect does: worker files list the usual places whether or not they
+      // exist on this machine.
+      spdlog::warn("plugin.path: {} {}; ignoring it", dir,
+                   fs::exists(dir, ec) ? "is not a directory" : "does not exist");
+      continue;
+    }
     add_libraries(dir);
     std::set<fs::path> subdirs; // sorted: the load order does not depend on the file system
     for (const auto& entry : fs::directory_iterator(dir, ec))

@@ -37,9 +37,10 @@ struct LoadedSink {
 /// Nothing of a refused plugin is kept.
 void load_plugin(const std::string& path, bool (*taken)(std::string_view name) = nullptr);
 
-/// Loads every plugin in `dirs` (a worker's `plugin.path`), in name order. Throws
-/// PluginError for a directory that does not exist and for the first refused plugin.
-/// Returns how many files were loaded.
+/// Loads every plugin in `dirs` (a worker's `plugin.path`), in name order. An entry
+/// that does not exist or is no directory is skipped with a warning, as Kafka Connect
+/// skips it. Throws PluginError for the first refused plugin. Returns how many files
+/// were loaded.
 size_t load_plugins(const std::vector<std::string>& dirs,
                     bool (*taken)(std::string_view name) = nullptr);
 

@@ -4,6 +4,7 @@
 
 #include <simdjson.h>
 
+#include "runtime/config/json_syntax.hpp"
 #include "runtime/config/secrets.hpp"
 #include "runtime/convert/json_text.hpp"
 
@@ -52,7 +53,8 @@ simdjson::padded_string checked_json(std::string_view body) {
   simdjson::padded_string padded{body};
   simdjson::dom::parser validator;
   if (auto error = validator.parse(padded).error())
-    throw bad_request(std::string{"The request body is not valid JSON: "} + simdjson::error_message(error));
+    throw bad_request("The request body is not valid JSON: "
+                      + describe_json_error(body, simdjson::error_message(error)));
   return padded;
 }
 

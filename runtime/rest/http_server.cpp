@@ -12,12 +12,15 @@
 #include <atomic>
 #include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <climits>
 #include <list>
 #include <mutex>
 #include <system_error>
 #include <thread>
 #include <vector>
+
+#include <spdlog/spdlog.h>
 
 #include "weir/config.hpp"
 
@@ -293,6 +296,7 @@ bool Session::serve_one() {
   buffer_.erase(0, consumed);
 
   HttpResponse response;
+  auto handling = Clock::now();
   try {
     response = server_.handler(head.request);
   } catch (const RestError& e) {
@@ -302,6 +306,9 @@ bool Session::serve_one() {
   } catch (...) {
     response = error_response(500, "Unexpected error");
   }
+  // Kafka Connect's request log, at DEBUG (PUT /admin/loggers/root turns it on).
+  spdlog::debug("REST {} {} -> {} in {} ms", head.request.method, head.request.target, response.status,
+                std::chrono::duration_cast<milliseconds>(Clock::now() - handling).count());
   bool keep = head.keep_alive && !server_.stopping;
   // HTTP/1.0 closes by default, so keeping it open must be said.
   if (keep && head.request.minor_version == 0) response.headers.emplace_back("Connection", "keep-alive");
@@ -326,7 +333,8 @@ void HttpServer::Impl::listen() {
   const char* host = where.host.empty() ? nullptr : where.host.c_str();
   if (int rc = ::getaddrinfo(host, port_text.c_str(), &hints, &found); rc != 0)
     throw std::system_error(std::make_error_code(std::errc::invalid_argument),
-                            "listeners: cannot resolve " + where.host + ": " + gai_strerror(rc));
+                            "cannot listen on " + options.listener + ": cannot resolve " + where.host
+                              + ": " + gai_strerror(rc));
   int error = 0;
   for (addrinfo* a = found; a && listen_fd < 0; a = a->ai_next) {
     int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);

@@ -90,6 +90,24 @@ ParseOptions common_options(bool sink, const ConfigDef& own) {
   return options;
 }
 
+/// The keys neither the connector's kind nor its plugin declares, each once, with
+/// the nearest key of either as the suggestion (the two definitions alone would
+/// each report the key, suggesting only from their own keys).
+std::vector<ConfigIssue> unknown_keys(const ConfigDef& merged, bool sink, const StringMap& values) {
+  ParseOptions delegated = sink ? pipeline::plugin_passthrough() : pipeline::source_plugin_passthrough();
+  delegated.passthrough_keys.clear();
+  std::vector<ConfigIssue> unknown;
+  for (auto& issue : merged.validate(values, delegated))
+    if (!merged.find(issue.name))
+      unknown.push_back(std::move(issue));
+  return unknown;
+}
+
+/// Whether `name` is declared by the connector's kind or its plugin.
+bool declared(const ConfigDef& common, const ConfigDef& own, const std::string& name) {
+  return common.find(name) || own.find(name);
+}
+
 /// Adds `error` to `key`'s issue unless that issue already says it.
 void add_issue(std::vector<ConfigIssue>& issues, const ConfigError& error, const StringMap& raw) {
   auto it = std::find_if(issues.begin(), issues.end(),
@@ -112,6 +130,13 @@ ConnectorPlan plan_resolved(ConnectorPlan plan, const StringMap& worker) {
   auto cls = class_of(plan.config);
   plan.sink = connectors::find_sink(cls);
   plan.source = plan.sink ? nullptr : connectors::find_source(cls);
+  if (plan.sink || plan.source) {
+    const ConfigDef& common = plan.sink ? pipeline::sink_connector_def() : pipeline::source_connector_def();
+    auto unknown = unknown_keys(merged_def(common, plan.sink ? plan.sink->definition() : plan.source->definition()),
+                                plan.sink != nullptr, plan.config);
+    if (!unknown.empty())
+      throw ConfigError(unknown.front().name, unknown.front().errors.front());
+  }
   if (plan.sink) {
     auto settings = pipeline::parse_sink_settings(plan.config, plan.sink->definition());
     for (const auto& issue : plan.sink->validate(plan.config))
@@ -192,11 +217,18 @@ rest::ConfigInfos validate_connector(const StringMap& raw, const StringMap& work
     resolved.values = raw;
   }
   const StringMap& values = resolved.values;
-  auto common_issues = common.validate(values, common_options(sink != nullptr, own));
-  issues.insert(issues.end(), common_issues.begin(), common_issues.end());
+  // Unknown keys are reported once, below; the kind's and the plugin's checks
+  // report the declared ones.
+  for (auto& issue : common.validate(values, common_options(sink != nullptr, own)))
+    if (declared(common, own, issue.name))
+      issues.push_back(std::move(issue));
   for (auto& issue : sink ? sink->validate(values) : source->validate(values))
-    for (const auto& error : issue.errors)
-      add_issue(issues, ConfigError(issue.name, error), raw);
+    if (declared(common, own, issue.name))
+      for (const auto& error : issue.errors)
+        add_issue(issues, ConfigError(issue.name, error), raw);
+  auto merged = merged_def(common, own);
+  for (auto& issue : unknown_keys(merged, sink != nullptr, raw)) // as given: nothing resolved shown
+    issues.push_back(std::move(issue));
   // The cross-key checks (topics or topics.regex, exactly-once, the SMT chain), on
   // the config without the keys already found wrong, so they are not reported twice.
   // They resolve `raw` again: resolved values are never rescanned for references.
@@ -215,7 +247,27 @@ rest::ConfigInfos validate_connector(const StringMap& raw, const StringMap& work
     for (auto& error : issue.errors) error = resolved.scrub(error);
     if (issue.value && resolved.secret_keys.count(issue.name)) issue.value = raw.at(issue.name);
   }
-  return rest::config_infos(cls, merged_def(common, own), raw, issues);
+  return rest::config_infos(cls, merged, raw, issues);
+}
+
+std::vector<std::string> connector_problems(const StringMap& raw, const StringMap& worker) {
+  std::vector<std::string> problems;
+  auto add = [&](const std::string& key, const std::string& error) {
+    problems.push_back(key.empty() || error.find(key) != std::string::npos ? error : key + ": " + error);
+  };
+  try {
+    for (const auto& info : validate_connector(raw, worker).configs)
+      for (const auto& error : info.value.errors)
+        add(info.value.name, error);
+  } catch (const rest::RestError&) {
+    // No connector of that class: nothing else can be checked. The plan names the key.
+    try {
+      plan_connector(raw.count("name") ? raw.at("name") : std::string{}, raw, worker);
+    } catch (const ConfigError& e) {
+      add(e.key(), e.what());
+    }
+  }
+  return problems;
 }
 
 std::vector<rest::PluginInfo> plugin_infos() {

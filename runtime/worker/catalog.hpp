@@ -56,6 +56,12 @@ ConnectorPlan plan_connector(const std::string& name, const StringMap& raw,
 /// provider gave). An unknown or missing `connector.class` is a 400, as in Kafka Connect.
 rest::ConfigInfos validate_connector(const StringMap& raw, const StringMap& worker);
 
+/// Every problem of a connector config, one line each, each naming its key (the
+/// errors /config/validate reports; an unknown connector.class alone when that is
+/// what is wrong). Empty when the config would run. For connector files, which
+/// have no /config/validate to ask.
+std::vector<std::string> connector_problems(const StringMap& raw, const StringMap& worker);
+
 /// Every plugin in Kafka Connect's order: sinks, sources, transformations,
 /// predicates, converters.
 std::vector<rest::PluginInfo> plugin_infos();

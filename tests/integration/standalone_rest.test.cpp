@@ -5,9 +5,7 @@
 // validation, loggers, and a failing task restarted automatically with backoff
 // until it gives up, visible in its status; a tap on an SMT stage; and config
 // providers, which resolve only when the worker names them and never show a value.
-#include "runtime/rest/test_http_client.hpp"
-#include "tests/support/kafka_tools.hpp"
-#include "tests/support/process.hpp"
+#include "tests/support/rest_worker.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -18,57 +16,8 @@
 
 using namespace weir::testing;
 using namespace std::chrono_literals;
-using weir::runtime::rest::test::ClientResponse;
-using weir::runtime::rest::test::TestClient;
 
 namespace {
-
-/// A running `weir standalone` with its REST port.
-struct Worker {
-  std::unique_ptr<ChildProcess> process;
-  uint16_t port = 0;
-
-  ClientResponse call(std::string_view method, const std::string& target, std::string_view body = {}) {
-    TestClient client{port};
-    auto response = client.request(method, target, body);
-    BOOST_TEST_MESSAGE(method << " " << target << " -> " << response.status << " " << response.body);
-    return response;
-  }
-};
-
-Worker start_worker(const TempDir& dir, std::map<std::string, std::string> extra = {}) {
-  auto config = worker_config(dir.path() + "/state.db");
-  for (auto& [k, v] : extra)
-    config[k] = v;
-  write_properties(dir.path() + "/worker.properties", config);
-  Worker w;
-  w.process = start_standalone(dir.path() + "/worker.properties", {}, dir.path() + "/weir.log");
-  static const std::regex listening(R"(REST API on http://127\.0\.0\.1:([0-9]+))");
-  auto deadline = Clock::now() + 30s;
-  std::smatch m;
-  std::string out;
-  while (Clock::now() < deadline && w.process->running()) {
-    out = w.process->output();
-    if (std::regex_search(out, m, listening))
-      break;
-    std::this_thread::sleep_for(50ms);
-  }
-  BOOST_REQUIRE_MESSAGE(!m.empty(), "weir did not say where its REST API listens:\n" << out);
-  w.port = static_cast<uint16_t>(std::stoi(m[1]));
-  return w;
-}
-
-/// Polls `done` every 100 ms until it holds or `timeout` passes.
-template <class F>
-bool eventually(F done, std::chrono::seconds timeout) {
-  auto deadline = Clock::now() + timeout;
-  while (Clock::now() < deadline) {
-    if (done())
-      return true;
-    std::this_thread::sleep_for(100ms);
-  }
-  return done();
-}
 
 size_t lines_in(const std::string& path) {
   auto text = read_file(path);
@@ -77,10 +26,6 @@ size_t lines_in(const std::string& path) {
 
 OutRecord json_record(size_t i) {
   return {-1, std::nullopt, R"({"id":)" + std::to_string(i) + "}"};
-}
-
-bool has(const ClientResponse& r, const std::string& text) {
-  return r.body.find(text) != std::string::npos;
 }
 
 } // namespace
