@@ -19,6 +19,9 @@ WEIR_BUILD_PACKAGES=(
   libboost-test-dev libcli11-dev libcpp-httplib-dev libedit-dev libssl-dev libpcre2-dev libpq-dev
   sqlite3 openssl
 )
+# clang and its runtime libraries (libFuzzer, ASan, UBSan), for the fuzz harnesses
+# of tests/fuzz/ (weir::build_fuzz); Debian 12's clang is 14.
+WEIR_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 
 # weir::log MESSAGE... — progress line on stderr.
 weir::log() {
@@ -47,8 +50,9 @@ weir::_installed() {
   [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == installed ]]
 }
 
-# weir::ensure_packages [build] [java] — install the missing Debian packages.
+# weir::ensure_packages [build] [java] [fuzz] — install the missing Debian packages.
 #   build: compiler, meson, ninja, ccache and the libraries weir links against;
+#   fuzz:  clang with libFuzzer (WEIR_FUZZ_PACKAGES), for bench/fuzz.sh;
 #   java:  a Java 17 runtime and Maven, for the real Kafka broker (scripts/kafka.sh);
 #          installed only when `java` or `mvn` is missing from PATH.
 # With no argument, both. apt-get runs only when something is missing, and
@@ -63,11 +67,16 @@ weir::ensure_packages() {
           weir::_installed "$pkg" || missing+=("$pkg")
         done
         ;;
+      fuzz)
+        for pkg in "${WEIR_BUILD_PACKAGES[@]}" "${WEIR_FUZZ_PACKAGES[@]}"; do
+          weir::_installed "$pkg" || missing+=("$pkg")
+        done
+        ;;
       java)
         command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
         command -v mvn >/dev/null 2>&1 || missing+=(maven)
         ;;
-      *) weir::die "weir::ensure_packages: unknown group '$group' (build|java)" ;;
+      *) weir::die "weir::ensure_packages: unknown group '$group' (build|java|fuzz)" ;;
     esac
   done
   if [[ ${#missing[@]} -eq 0 ]]; then
@@ -132,4 +141,21 @@ weir::build() {
   fi
   weir::log "build: meson compile -C ${builddir#"$WEIR_REPO"/}"
   meson compile -C "$builddir"
+}
+
+# weir::build_fuzz [BUILDDIR] — the libFuzzer harnesses of tests/fuzz/, in a clang
+# build directory of their own (default build-fuzz/; the gcc build/ is untouched):
+# libFuzzer's coverage, ASan and UBSan, -O1 with line tables (fast to compile, and
+# stack traces still name lines). Only the `fuzz` target and what it links are built.
+weir::build_fuzz() {
+  local builddir="${1:-build-fuzz}"
+  [[ "$builddir" == /* ]] || builddir="$WEIR_REPO/$builddir"
+  if [[ ! -f "$builddir/meson-private/coredata.dat" ]]; then
+    weir::log "build: meson setup ${builddir#"$WEIR_REPO"/} (clang, libFuzzer, ASan, UBSan)"
+    CC=clang CXX=clang++ meson setup "$builddir" "$WEIR_REPO" --wrap-mode=nodownload -Dfuzz=enabled \
+      -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=custom -Doptimization=1 -Ddebug=false \
+      -Dcpp_args=-gline-tables-only
+  fi
+  weir::log "build: meson compile -C ${builddir#"$WEIR_REPO"/} fuzz"
+  meson compile -C "$builddir" fuzz
 }

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Build weir and run every test suite ('unit' and 'integration') against a real,
 # freshly started Apache Kafka broker and PostgreSQL server (scripts/postgres.sh, its
-# URL in WEIR_POSTGRES_URL), then a small smoke run of the benchmark harness
-# (bench/run.sh, 10,000 records, failover and PostgreSQL included, on its own broker
-# and PostgreSQL server), then stop both brokers and both PostgreSQL servers (always,
-# even on failure).
+# URL in WEIR_POSTGRES_URL), then a smoke run of every fuzz harness (bench/fuzz.sh
+# --smoke: a few seconds each, from the committed seeds; a crash fails the run), then
+# a small smoke run of the benchmark harness (bench/run.sh, 10,000 records, failover
+# and PostgreSQL included, on its own broker and PostgreSQL server), then stop both
+# brokers and both PostgreSQL servers (always, even on failure).
 #
 #   scripts/test.sh                    build into build/ with -Dwerror=true, run the tests
 #   scripts/test.sh --sanitize         the same with AddressSanitizer and UBSan, in build-asan/
+#   scripts/test.sh --no-fuzz          skip the fuzz smoke run (and its clang build, build-fuzz/)
 #   scripts/test.sh --no-bench         skip the bench smoke run
 #   scripts/test.sh [...] -- ARGS...   pass ARGS to `meson test` (e.g. -- --suite unit)
 #
@@ -26,11 +28,13 @@ usage() {
 }
 
 sanitize=0
+fuzz=1
 bench=1
 meson_test_args=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --sanitize) sanitize=1 ;;
+    --no-fuzz) fuzz=0 ;;
     --no-bench) bench=0 ;;
     --) shift; meson_test_args=("$@"); break ;;
     -h | --help) usage ;;
@@ -55,13 +59,15 @@ bench_env=(env -u WEIR_KAFKA_CONTROLLER_PORT WEIR_KAFKA_PORT="${WEIR_BENCH_KAFKA
   WEIR_KAFKA_DIR="$WEIR_REPO/.cache/bench-smoke-kafka" WEIR_POSTGRES_PORT="${WEIR_BENCH_POSTGRES_PORT:-29432}"
   WEIR_POSTGRES_DIR="$WEIR_REPO/.cache/bench-smoke-postgres")
 
-weir::log "test: step 1/5: system packages"
+weir::log "test: step 1/6: system packages"
 weir::ensure_packages build java
+((!fuzz)) || weir::ensure_packages fuzz
 
-weir::log "test: step 2/5: build ($builddir/, ${build_opts[*]})"
+weir::log "test: step 2/6: build ($builddir/, ${build_opts[*]})"
 weir::build "$builddir" "${build_opts[@]}"
+((!fuzz)) || weir::build_fuzz build-fuzz
 
-weir::log "test: step 3/5: a fresh Kafka broker and PostgreSQL server"
+weir::log "test: step 3/6: a fresh Kafka broker and PostgreSQL server"
 stop_broker() {
   local rc=$?
   weir::log "test: stopping the Kafka broker"
@@ -86,17 +92,25 @@ WEIR_POSTGRES_URL="$("$WEIR_REPO/scripts/postgres.sh" start | tail -n 1)"
 export WEIR_POSTGRES_URL
 weir::log "test: WEIR_POSTGRES_URL=$WEIR_POSTGRES_URL"
 
-weir::log "test: step 4/5: meson test -C $builddir ${meson_test_args[*]}"
+weir::log "test: step 4/6: meson test -C $builddir ${meson_test_args[*]}"
 meson test -C "$WEIR_REPO/$builddir" --print-errorlogs --num-processes 2 "${meson_test_args[@]}"
+
+if ((fuzz)); then
+  # Every harness for at most 5 s and 50,000 inputs: well under two minutes in all.
+  weir::log "test: step 5/6: fuzz smoke run (bench/fuzz.sh --smoke; logs in .cache/fuzz/logs/)"
+  "$WEIR_REPO/bench/fuzz.sh" --smoke --no-build --seconds 5 --runs 50000
+else
+  weir::log "test: step 5/6: fuzz smoke run skipped (--no-fuzz)"
+fi
 
 if ((bench)); then
   # The harness only: 10,000 records, tasks.max=1, the failover runs, this build
   # (no release build). It fails when a subject does not deliver, never on a time.
-  weir::log "test: step 5/5: bench/run.sh smoke run (report in .cache/bench-smoke/latest.md)"
+  weir::log "test: step 6/6: bench/run.sh smoke run (report in .cache/bench-smoke/latest.md)"
   "${bench_env[@]}" WEIR_BENCH_BUILD="$builddir" WEIR_BENCH_DIR="$WEIR_REPO/.cache/bench-smoke" \
     WEIR_BENCH_TIMEOUT=150 "$WEIR_REPO/bench/run.sh" --no-build --check --records 10000 --tasks 1 --connect-tasks 1 --rounds 1 \
     --out "$WEIR_REPO/.cache/bench-smoke/latest.md"
 else
-  weir::log "test: step 5/5: bench smoke run skipped (--no-bench)"
+  weir::log "test: step 6/6: bench smoke run skipped (--no-bench)"
 fi
 weir::log "test: all tests passed"

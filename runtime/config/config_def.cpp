@@ -64,8 +64,9 @@ std::vector<Parsed> evaluate(const std::vector<ConfigKey>& keys,
     parsed.push_back({&key, std::move(value)});
   }
   for (const auto& [name, value] : raw) {
+    // &name = name: clang before 16 (the fuzz build's) cannot capture a binding.
     auto declared = std::find_if(keys.begin(), keys.end(),
-                                 [&](const ConfigKey& k) { return k.name == name; });
+                                 [&name = name](const ConfigKey& k) { return k.name == name; });
     if (declared != keys.end() || passes_through(name, options)) continue;
     std::string message = "Unknown configuration \"" + name + "\"";
     const ConfigKey* near = runtime::nearest_name(keys, name, [](const ConfigKey& k) -> const std::string& { return k.name; });
