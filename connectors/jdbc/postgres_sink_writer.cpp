@@ -574,6 +574,7 @@ struct PostgresSinkWriter::Impl {
       } catch (const Retry& r) {
         rollback();
         stats = before;
+        ++stats.retried;
         if (attempt >= max_retries) throw std::runtime_error("giving up after " + std::to_string(attempt) +
                                                              " retries on " + where + ": " + r.why);
         spdlog::debug("jdbc sink {} task {}: retrying the transaction: {}", connector, task_id, r.why);

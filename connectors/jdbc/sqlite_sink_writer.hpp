@@ -39,6 +39,7 @@ public:
     uint64_t deleted = 0;  ///< delete statements run for tombstones
     uint64_t failed = 0;   ///< records this writer marked Failed
     uint64_t skipped = 0;  ///< replayed records below the stored offset
+    uint64_t retried = 0;  ///< transactions run again (PostgreSQL: deadlock, serialization)
   };
 
   /// What write() does once a record fails. Continue (for errors.tolerance=all): the
