@@ -64,6 +64,9 @@ struct MembershipState {
   MembershipSettings settings;
   std::unique_ptr<MembershipView> view;
   std::map<std::string, caf::actor> peers;       ///< member id -> its membership actor
+  /// Members this node reached over a connection of its own: a handle learnt by
+  /// gossip is routed through the node that sent it until this node dials it.
+  std::set<std::string> direct;
   std::map<caf::actor_addr, std::string> by_addr; ///< for down messages
   std::map<std::string, Clock::time_point> dialled; ///< address -> last connection attempt
   bool joined = false;
@@ -193,8 +196,11 @@ void dial(membership_actor* self, const std::string& address) {
               if (!st.joined)
                 spdlog::info("cluster: joined '{}' through {}", st.settings.group_id, address);
               st.joined = true;
-              for (const auto& e : list)
+              for (const auto& e : list) {
                 st.view->heard_from(e.member.id, Clock::now());
+                if (e.handle == seed)
+                  st.direct.insert(e.member.id);
+              }
               absorb(self, list);
               notify(self);
               gossip_to_all(self);
@@ -229,6 +235,7 @@ void tick(membership_actor* self) {
     for (const auto& [id, peer] : st.peers)
       self->demonitor(peer);
     st.peers.clear();
+    st.direct.clear();
     st.by_addr.clear();
     st.dialled.clear();
     ++st.freezes;
@@ -249,6 +256,7 @@ void tick(membership_actor* self) {
     if (auto it = st.peers.find(id); it != st.peers.end()) {
       self->demonitor(it->second);
       st.by_addr.erase(it->second.address());
+      st.direct.erase(id);
       st.peers.erase(it);
     }
   }
@@ -259,7 +267,8 @@ void tick(membership_actor* self) {
       if (seed != st.settings.self.address)
         dial(self, seed);
   for (const auto& m : st.view->members())
-    if (m.id != st.settings.self.id && m.status != MemberStatus::down && !st.peers.count(m.id))
+    if (m.id != st.settings.self.id && m.status != MemberStatus::down
+        && (!st.peers.count(m.id) || !st.direct.count(m.id)))
       dial(self, m.address);
   if (changed)
     notify(self);
@@ -297,6 +306,7 @@ caf::behavior membership(membership_actor* self, MembershipSettings settings) {
     auto id = it->second;
     st.by_addr.erase(it);
     st.peers.erase(id);
+    st.direct.erase(id);
     spdlog::info("cluster: connection to member {} closed ({})", id,
                  self->system().render(msg.reason));
   });
@@ -317,6 +327,7 @@ caf::behavior membership(membership_actor* self, MembershipSettings settings) {
       }
       bool was_reachable = st.view->reachable(joiner.id);
       st.view->heard_from(joiner.id, Clock::now());
+      st.direct.insert(joiner.id); // it connected to this node
       if (absorb(self, {{joiner, handle}}))
         spdlog::info("cluster: node {} joined from {}", joiner.id, joiner.address);
       else if (!was_reachable)

@@ -12,7 +12,11 @@
 //    dialled again. A lost connection alone does not mark a member unreachable: a
 //    proxy's down message can arrive after a reconnect already produced a new one;
 //  - a node whose own timer fired far too late knows it was frozen, drops every
-//    route it holds and dials everyone afresh.
+//    route it holds and dials everyone afresh;
+//  - a handle learnt by gossip is routed through the node that sent it (CAF keeps
+//    such a proxy when that node dies): every member is dialled until this node
+//    reached it over a connection of its own, and a member found unreachable is
+//    dialled afresh.
 //
 // Joining is a handshake: the joiner proves it knows `cluster.secret` (an HMAC over
 // the group and its member id) and names its `group.id`; a seed refuses a mismatch,
