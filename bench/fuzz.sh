@@ -103,7 +103,7 @@ for name in "${harnesses[@]}"; do
   else
     failed=1
     # What went wrong: the sanitizer's or the harness's first line, and the input.
-    what="$(grep -m 1 -E '^==[0-9]+==ERROR|runtime error:|^[a-z_]+: |deadly signal|ALARM|out-of-memory|leak' "$log" || echo "exit $rc")"
+    what="$(grep -m 1 -E '^[a-z_]+( \([^)]*\))?: |^==[0-9]+==ERROR|runtime error:|deadly signal|ALARM|out-of-memory|leak' "$log" || echo "exit $rc")"
     unit="$(sed -n 's/.*Test unit written to \(.*\)/\1/p' "$log" | tail -n 1)"
     result="FAILED: ${what//|/\\|} (input: ${unit:-none}; log: ${log#"$WEIR_REPO"/})"
   fi
@@ -114,6 +114,9 @@ done
 
 if ((!smoke)); then
   mkdir -p "$(dirname "$out")"
+  # A "## Findings" section written by hand (what the runs found, and where it was
+  # fixed) is kept from the previous summary.
+  findings="$( [[ -f "$out" ]] && sed -n '/^## Findings/,$p' "$out" || true)"
   {
     printf '# Fuzzing (bench/fuzz.sh)\n\n'
     printf 'Run %s, %s s per harness%s, one process each (-jobs=1), on %s cores (%s),\n' \
@@ -126,6 +129,7 @@ if ((!smoke)); then
     printf '| harness | executions | exec/s | cov | ft | corpus | result |\n'
     printf '| --- | --- | --- | --- | --- | --- | --- |\n'
     printf '%s\n' "${rows[@]}"
+    [[ -z "$findings" ]] || printf '\n%s\n' "$findings"
   } >"$out"
   weir::log "fuzz: summary in ${out#"$WEIR_REPO"/}"
 fi

@@ -90,12 +90,14 @@ void RecordCodec::decode(Batch raw, DecodedBatch& out) {
     const auto& ref = b[rec.raw_index];
     if (i + 2 < out.size()) {
       // The value two records on: its first cache lines (the decoder's first pass
-      // reads every byte, and waited on them).
+      // reads every byte, and waited on them). A tombstone's data is null, and
+      // null + 64 is undefined behaviour: skipped.
       const auto& ahead = b[out[i + 2].raw_index];
-      const char* p = b.bytes(ahead.value).data();
-      __builtin_prefetch(p);
-      __builtin_prefetch(p + 64);
-      __builtin_prefetch(p + 128);
+      if (const char* p = b.bytes(ahead.value).data(); p != nullptr) {
+        __builtin_prefetch(p);
+        __builtin_prefetch(p + 64);
+        __builtin_prefetch(p + 128);
+      }
     }
     try {
       std::optional<std::string_view> bytes;

@@ -2,6 +2,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "runtime/convert/json_text.hpp"
 #include "runtime/data/decimal.hpp"
 
 using namespace weir::runtime::convert;
@@ -76,6 +77,24 @@ BOOST_AUTO_TEST_CASE(schemaless_writer_lengths_growth_and_escapes) {
   };
   for (const auto& [in, out] : escapes)
     BOOST_TEST(rt(in) == out);
+}
+
+// Found by fuzzing (tests/fuzz/offline_transform): an empty string whose view has a
+// null data pointer (Arena::copy of "" gives one) went to memcpy as its source, plain
+// or escaped, which is undefined even for 0 bytes (UBSan reports it in the sanitizer
+// build).
+BOOST_AUTO_TEST_CASE(empty_strings_with_a_null_view) {
+  JsonConverter conv(plain);
+  Arena arena;
+  Value m = Value::map(arena, 2);
+  m.put(arena, "a", Value::plain_string({}));
+  m.put(arena, "b", Value::string(std::string_view{}));
+  std::string out;
+  BOOST_REQUIRE(conv.from_connect(m, nullptr, out));
+  BOOST_TEST(out == R"({"a":"","b":""})");
+  JsonBuffer buffer;
+  buffer += std::string_view{};
+  BOOST_TEST(buffer.view().empty());
 }
 
 BOOST_AUTO_TEST_CASE(negative_zero_and_wide_integers_with_schemas) {

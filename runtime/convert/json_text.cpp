@@ -181,6 +181,10 @@ namespace {
 // Writes `s` as a JSON string at `o` (room for 6 * s.size() + 2 bytes); returns the end.
 char* write_json_string(std::string_view s, char* o) {
   *o++ = '"';
+  if (s.empty()) { // its data() may be null, which memcpy must not get even for 0 bytes
+    *o++ = '"';
+    return o;
+  }
   const char* p = s.data();
   const char* end = p + s.size();
   while (true) {

@@ -124,6 +124,9 @@ public:
     return *this;
   }
   JsonBuffer& operator+=(std::string_view s) {
+    // An empty view may have a null data(), which memcpy must not get even for 0 bytes.
+    if (s.empty())
+      return *this;
     std::memcpy(reserve(s.size()), s.data(), s.size());
     size_ += s.size();
     return *this;

