@@ -16,6 +16,7 @@
 
 using namespace weir::testing;
 using namespace std::chrono_literals;
+using weir::runtime::rest::test::ClientResponse;
 
 namespace {
 
