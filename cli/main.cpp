@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.hpp"
+#include "runtime/config/secrets.hpp"
 
 
 int main(int argc, char** argv) {
@@ -34,7 +35,8 @@ int main(int argc, char** argv) {
       if (app.got_subcommand(name))
         return run();
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "weir: %s\n", e.what());
+    // Redacted as log lines are: a value a config provider gave, a URL's password.
+    std::fprintf(stderr, "weir: %s\n", weir::runtime::redact_log_line(e.what()).c_str());
     return 1;
   }
   return 1;

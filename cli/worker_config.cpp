@@ -122,26 +122,15 @@ const ConfigDef& worker_def(bool node) {
   return node ? cluster : standalone;
 }
 
-WorkerSetup load_worker(const std::string& path, bool node) {
-  runtime::worker::redact_logs(); // before anything is resolved or logged
-  // As in Kafka, the worker's own file may use the providers it names.
-  auto raw = runtime::load_properties_file(path);
-  auto providers = runtime::ConfigProviders::from_config(raw);
-  auto resolved = providers.resolve(raw);
-  for (const auto& name : providers.unlimited_file_providers())
-    spdlog::warn("config provider \"{}\" may read any file weir can read, for anyone who may "
-                 "create a connector: limit it with config.providers.{}.param.allowed.paths",
-                 name, name);
-  auto worker = resolved.values;
+namespace {
+
+/// The worker's resolved properties checked and turned into what it runs with.
+WorkerSetup setup_worker(std::map<std::string, std::string> worker, bool node) {
   ParseOptions passthrough;
   passthrough.passthrough_prefixes = {"key.converter.", "value.converter.", "consumer.",
                                       "producer.", "admin.", "config.providers"};
   WorkerSetup setup;
-  try {
-    setup.parsed = worker_def(node).parse(worker, passthrough);
-  } catch (const ConfigError& e) {
-    throw resolved.scrub(e);
-  }
+  setup.parsed = worker_def(node).parse(worker, passthrough);
   connectors::load_plugins(setup.parsed.get_list("plugin.path")); // issue 9: sinks from plugin.path
   const auto& parsed = setup.parsed;
   for (const auto& key : worker_def(node).keys())
@@ -162,6 +151,25 @@ WorkerSetup load_worker(const std::string& path, bool node) {
   options.cluster = node;
   options.config = std::move(worker);
   return setup;
+}
+
+} // namespace
+
+WorkerSetup load_worker(const std::string& path, bool node) {
+  runtime::worker::redact_logs(); // before anything is resolved or logged
+  // As in Kafka, the worker's own file may use the providers it names.
+  auto raw = runtime::load_properties_file(path);
+  auto providers = runtime::ConfigProviders::from_config(raw);
+  auto resolved = providers.resolve(raw);
+  for (const auto& name : providers.unlimited_file_providers())
+    spdlog::warn("config provider \"{}\" may read any file weir can read, for anyone who may "
+                 "create a connector: limit it with config.providers.{}.param.allowed.paths",
+                 name, name);
+  try {
+    return setup_worker(resolved.values, node);
+  } catch (const ConfigError& e) {
+    throw resolved.scrub(e); // a bad value a provider gave is named by its reference
+  }
 }
 
 std::unique_ptr<runtime::rest::ConnectRestServer> serve_rest(runtime::rest::ConnectHerder& herder,
