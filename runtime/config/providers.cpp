@@ -292,37 +292,16 @@ ResolvedConfig ConfigProviders::resolve(const std::map<std::string, std::string>
   return out;
 }
 
-namespace {
-
-void replace_all(std::string& text, const std::string& what, const std::string& with) {
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + with.size()))
-    text.replace(at, what.size(), with);
-}
-
-} // namespace
-
 std::string ResolvedConfig::scrub(const std::string& text) const {
-  constexpr size_t shortest_replaced = 4;
-  constexpr size_t leak_window = 8;
-  // Longest first, so a value is replaced whole before any piece of it.
-  std::vector<std::pair<std::string, std::string>> pairs;
-  for (const auto& [key, raw] : raw_of_secret) pairs.emplace_back(values.at(key), raw);
-  for (const auto& s : substitutions) pairs.emplace_back(s.value, s.reference);
-  std::stable_sort(pairs.begin(), pairs.end(),
-                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-  // Values become tokens first, so that the leak check below sees only the text
-  // around them (a reference may itself share pieces with a value, e.g. a path).
-  auto token = [](size_t i) { return "\x01" + std::to_string(i) + "\x02"; };
-  std::string out = text;
-  for (size_t i = 0; i < pairs.size(); ++i)
-    if (pairs[i].first.size() >= shortest_replaced) replace_all(out, pairs[i].first, token(i));
-  for (const auto& s : substitutions)
-    for (size_t i = 0; i + leak_window <= s.value.size(); ++i)
-      if (out.find(std::string_view{s.value}.substr(i, leak_window)) != std::string::npos)
-        return "(a message that quoted part of a value from a config provider; not shown)";
-  for (size_t i = 0; i < pairs.size(); ++i)
-    if (pairs[i].first.size() >= shortest_replaced) replace_all(out, token(i), pairs[i].second);
-  return out;
+  // Whole resolved values read back as written; a provider's value as its reference.
+  std::vector<std::pair<std::string, std::string>> replacements;
+  std::vector<std::string> secrets;
+  for (const auto& [key, raw] : raw_of_secret) replacements.emplace_back(values.at(key), raw);
+  for (const auto& s : substitutions) {
+    replacements.emplace_back(s.value, s.reference);
+    secrets.push_back(s.value);
+  }
+  return hide_values(text, std::move(replacements), secrets);
 }
 
 ConfigError ResolvedConfig::scrub(const ConfigError& error) const {

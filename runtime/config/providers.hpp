@@ -44,10 +44,10 @@ struct ResolvedConfig {
   std::map<std::string, std::string> raw_of_secret; ///< key -> value as written
 
   /// `text` (an error message, a status trace, a log line) with every resolved value
-  /// and every value a provider gave replaced by the text it was written as. Pieces
-  /// of fewer than 4 characters are left (they would garble any message); a text
-  /// that still quotes 8 or more characters of a provider's value (a substring) is
-  /// replaced by a note saying so.
+  /// and every value a provider gave replaced by the text it was written as, and any
+  /// other run of 8 or more characters of a provider's value (a piece of it quoted)
+  /// by `[hidden]` (runtime::hide_values). Values of fewer than 4 characters are
+  /// left (they would garble any message).
   std::string scrub(const std::string& text) const;
 
   /// `error` with a scrubbed message (same key).

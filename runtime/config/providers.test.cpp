@@ -229,9 +229,10 @@ BOOST_AUTO_TEST_CASE(scrub_takes_provided_values_out_of_messages) {
   BOOST_TEST(resolved.scrub("Invalid value x:0:0:root:/root:/bin/bash for configuration connection.url") ==
              "Invalid value " + ref + " for configuration connection.url");
   BOOST_TEST(resolved.scrub("cannot reach db.internal") == "cannot reach ${file:" + file + ":host}");
-  // A part of a value, quoted, is not shown at all.
-  BOOST_TEST(resolved.scrub("bad scheme in 'x:0:0:root:/ro'") ==
-             "(a message that quoted part of a value from a config provider; not shown)");
+  // A piece of a value, quoted, is hidden; the rest of the message stays.
+  BOOST_TEST(resolved.scrub("bad scheme in 'x:0:0:root:/ro'") == "bad scheme in '[hidden]'");
+  BOOST_TEST(resolved.scrub("host db.internal: unknown; no 0:root:/root:/bin here") ==
+             "host ${file:" + file + ":host}: unknown; no [hidden] here");
   BOOST_TEST(resolved.scrub("nothing secret") == "nothing secret");
   auto error = resolved.scrub(weir::ConfigError("connection.url", "Invalid value x:0:0:root:/root:/bin/bash"));
   BOOST_TEST(error.key() == "connection.url");

@@ -118,15 +118,54 @@ std::string redact_credentials(std::string_view text) {
 
 namespace {
 
-struct LongestFirst {
-  bool operator()(const std::string& a, const std::string& b) const {
-    return a.size() != b.size() ? a.size() > b.size() : a < b;
+void replace_all(std::string& text, std::string_view what, std::string_view with) {
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + with.size()))
+    text.replace(at, what.size(), with);
+}
+
+} // namespace
+
+std::string hide_values(std::string_view text, std::vector<std::pair<std::string, std::string>> replacements,
+                        const std::vector<std::string>& secrets) {
+  constexpr size_t shortest_replaced = 4; // shorter would garble any message
+  constexpr size_t window = 8;
+  std::stable_sort(replacements.begin(), replacements.end(),
+                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  // Values become tokens first, so that the pieces found below are in the text
+  // around them only (a reference may share pieces with a value, e.g. a path).
+  auto token = [](size_t i) { return "\x01" + std::to_string(i) + "\x02"; };
+  std::string out{text};
+  for (size_t i = 0; i < replacements.size(); ++i)
+    if (replacements[i].first.size() >= shortest_replaced) replace_all(out, replacements[i].first, token(i));
+  std::vector<bool> hidden(out.size(), false);
+  bool any = false;
+  for (const auto& secret : secrets)
+    for (size_t i = 0; i + window <= secret.size(); ++i) {
+      std::string_view piece = std::string_view{secret}.substr(i, window);
+      for (size_t at = out.find(piece); at != std::string::npos; at = out.find(piece, at + 1)) {
+        std::fill(hidden.begin() + static_cast<std::ptrdiff_t>(at),
+                  hidden.begin() + static_cast<std::ptrdiff_t>(at + window), true);
+        any = true;
+      }
+    }
+  if (any) {
+    std::string kept;
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!hidden[i]) kept += out[i];
+      else if (i == 0 || !hidden[i - 1]) kept += Password::hidden;
+    }
+    out = std::move(kept);
   }
-};
+  for (size_t i = 0; i < replacements.size(); ++i)
+    if (replacements[i].first.size() >= shortest_replaced) replace_all(out, token(i), replacements[i].second);
+  return out;
+}
+
+namespace {
 
 struct Remembered {
   std::mutex mutex;
-  std::map<std::string, std::string, LongestFirst> references; // value -> reference
+  std::map<std::string, std::string> references; // value -> reference
 };
 
 Remembered& remembered() {
@@ -144,15 +183,18 @@ void remember_provided(const std::string& value, const std::string& reference) {
 }
 
 std::string redact_log_line(std::string_view line) {
-  std::string out{line};
+  std::vector<std::pair<std::string, std::string>> replacements;
+  std::vector<std::string> secrets;
   {
     auto& r = remembered();
     std::lock_guard lock{r.mutex};
-    for (const auto& [value, reference] : r.references)
-      for (auto at = out.find(value); at != std::string::npos; at = out.find(value, at + reference.size()))
-        out.replace(at, value.size(), reference);
+    if (r.references.empty()) return redact_credentials(line);
+    for (const auto& [value, reference] : r.references) {
+      replacements.emplace_back(value, reference);
+      secrets.push_back(value);
+    }
   }
-  return redact_credentials(out);
+  return redact_credentials(hide_values(line, std::move(replacements), secrets));
 }
 
 } // namespace weir::runtime

@@ -9,6 +9,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace weir::runtime {
 
@@ -32,13 +34,20 @@ std::string redact_credentials(std::string_view text);
 /// `replace_credentials(text, "[hidden]")`).
 std::string replace_credentials(std::string_view text, std::string_view with);
 
+/// `text` with each value of `replacements` (value -> what to show instead) of 4 or
+/// more characters replaced whole, longest first, and then every run of 8 or more
+/// characters that is also part of one of `secrets` (a piece of one quoted, cut
+/// or transformed) replaced by `[hidden]`.
+std::string hide_values(std::string_view text, std::vector<std::pair<std::string, std::string>> replacements,
+                        const std::vector<std::string>& secrets);
+
 /// Remembers a value a config provider gave, with the reference it was written as,
 /// for redact_log_line (ConfigProviders::resolve calls it). Process-wide and
 /// thread-safe; values of fewer than 4 characters are not remembered.
 void remember_provided(const std::string& value, const std::string& reference);
 
-/// A log line as weir writes it: remembered provided values replaced by their
-/// references (longest first), then redact_credentials.
+/// A log line (or an error weir prints) as weir writes it: hide_values with the
+/// remembered provided values and their references, then redact_credentials.
 std::string redact_log_line(std::string_view line);
 
 } // namespace weir::runtime

@@ -2,6 +2,7 @@
 
 #include "runtime/config/secrets.hpp"
 
+using weir::runtime::hide_values;
 using weir::runtime::is_secret_name;
 using weir::runtime::only_references;
 using weir::runtime::redact_credentials;
@@ -54,6 +55,19 @@ BOOST_AUTO_TEST_CASE(credentials_in_urls_and_connection_strings) {
   };
   for (const auto& c : cases)
     BOOST_TEST_CONTEXT(c.in) { BOOST_TEST(redact_credentials(c.in) == c.out); }
+}
+
+BOOST_AUTO_TEST_CASE(values_and_pieces_of_them_are_hidden) {
+  const std::vector<std::pair<std::string, std::string>> replacements{
+      {"http://s3cret-host-name:1", "${file:/s/w.properties:l}"}, {"abc", "${env:SHORT}"}};
+  const std::vector<std::string> secrets{"http://s3cret-host-name:1", "abc"};
+  BOOST_TEST(hide_values("cannot listen on http://s3cret-host-name:1: cannot resolve s3cret-host-name: abc",
+                         replacements, secrets) ==
+             "cannot listen on ${file:/s/w.properties:l}: cannot resolve [hidden] abc"); // ":" is in the value too
+  // A reference that shares pieces with a value (a path) is not taken for a leak.
+  BOOST_TEST(hide_values("open /srv/secrets/out.txt", {{"/srv/secrets/out.txt", "${file:/srv/secrets/p:f}"}},
+                         {"/srv/secrets/out.txt"}) == "open ${file:/srv/secrets/p:f}");
+  BOOST_TEST(hide_values("nothing here", {}, {"a-long-secret"}) == "nothing here");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
