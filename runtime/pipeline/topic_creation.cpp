@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "runtime/config/convert.hpp"
 #include "weir/config.hpp"
 
 namespace weir::runtime::pipeline {
@@ -10,21 +11,13 @@ namespace {
 
 using StringMap = std::map<std::string, std::string>;
 
-/// A comma-separated list, each item trimmed, empty items dropped.
-std::vector<std::string> list_of(std::string_view text) {
-  std::vector<std::string> out;
-  while (!text.empty()) {
-    size_t comma = text.find(',');
-    std::string_view item = text.substr(0, comma);
-    while (!item.empty() && item.front() == ' ')
-      item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ')
-      item.remove_suffix(1);
-    if (!item.empty())
-      out.emplace_back(item);
-    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
-  }
-  return out;
+/// The list under `key` (empty when absent), split as ConfigDef splits lists.
+std::vector<std::string> list_of(const StringMap& c, const std::string& key) {
+  auto it = c.find(key);
+  if (it == c.end())
+    return {};
+  std::string reason;
+  return std::get<std::vector<std::string>>(*convert(ConfigType::List, it->second, reason));
 }
 
 /// A partition count or replication factor: -1 (the broker's default) or positive.
@@ -32,31 +25,21 @@ int64_t count(const StringMap& c, const std::string& key, int64_t fallback, std:
   auto it = c.find(key);
   if (it == c.end())
     return fallback;
-  int64_t n = 0;
-  try {
-    size_t used = 0;
-    n = std::stoll(it->second, &used);
-    if (used != it->second.size())
-      throw std::invalid_argument("trailing text");
-  } catch (const std::exception&) {
-    throw ConfigError(key, "Invalid value " + it->second + " for configuration " + key +
-                               ": Not a number of type INT");
-  }
-  if (n == 0 || n < -1)
-    throw ConfigError(key, "Invalid value " + it->second + " for configuration " + key + ": " + std::string(what));
-  return n;
+  std::string reason;
+  auto n = convert(ConfigType::Int, it->second, reason);
+  if (n && (std::get<int32_t>(*n) == 0 || std::get<int32_t>(*n) < -1))
+    reason = what;
+  if (!reason.empty())
+    throw ConfigError(key, invalid_value_message(key, it->second, reason));
+  return std::get<int32_t>(*n);
 }
 
 std::vector<transforms::JavaRegex> patterns(const StringMap& c, const std::string& key) {
   std::vector<transforms::JavaRegex> out;
-  auto it = c.find(key);
-  if (it == c.end())
-    return out;
-  for (const auto& text : list_of(it->second)) {
+  for (const auto& text : list_of(c, key)) {
     transforms::JavaRegex re;
     if (auto why = re.compile(text); !why.empty())
-      throw ConfigError(key, "Invalid value " + text + " for configuration " + key +
-                                 ": not a valid regular expression: " + why);
+      throw ConfigError(key, invalid_value_message(key, text, "not a valid regular expression: " + why));
     out.push_back(std::move(re));
   }
   return out;
@@ -85,16 +68,15 @@ std::optional<TopicCreation> TopicCreation::parse(const StringMap& c, bool worke
                                           "\" which has no default value.");
   auto replication = count(c, p + "default.replication.factor", -1, replication_doc);
   if (replication > 32767)
-    throw ConfigError(p + "default.replication.factor", "Invalid value " + std::to_string(replication) +
-                                                            " for configuration " + p +
-                                                            "default.replication.factor: " + std::string(replication_doc));
+    throw ConfigError(p + "default.replication.factor",
+                      invalid_value_message(p + "default.replication.factor", std::to_string(replication),
+                                            replication_doc));
   auto partitions = count(c, p + "default.partitions", -1, partitions_doc);
 
   std::vector<std::string> names;
-  if (auto it = c.find(p + "groups"); it != c.end())
-    for (auto& name : list_of(it->second))
-      if (name != "default" && std::find(names.begin(), names.end(), name) == names.end())
-        names.push_back(std::move(name));
+  for (auto& name : list_of(c, p + "groups"))
+    if (name != "default" && std::find(names.begin(), names.end(), name) == names.end())
+      names.push_back(std::move(name));
   names.emplace_back("default");
 
   TopicCreation out;
