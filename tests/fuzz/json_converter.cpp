@@ -92,6 +92,13 @@ void round_trip(Subject& s, std::string_view input) {
   try {
     if (!s.converter->from_connect(v, schema, encoded))
       encoded.clear(); // a Kafka null
+  } catch (const DataError& e) {
+    // A known limit, not a crash: decimal.format=NUMERIC prints a Decimal through a
+    // 128-bit unscaled value, so a wider one (which base64 input can carry) is a
+    // record error naming it (bench/results/fuzz.md, finding 7). Anything else is.
+    if (std::string_view(e.what()).find("wider than 128 bits") != std::string_view::npos)
+      return;
+    fail(s, "a decoded value does not encode again", input, std::string(e.what()) + "\n  value: " + show(v, schema));
   } catch (const std::exception& e) {
     fail(s, "a decoded value does not encode again", input, std::string(e.what()) + "\n  value: " + show(v, schema));
   }
