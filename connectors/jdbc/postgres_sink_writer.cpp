@@ -86,6 +86,10 @@ struct PostgresSinkWriter::Impl {
     std::string copy_label, apply_label; ///< for messages: `COPY into "t"`, `upsert into table "t"`
     bool stage_ready = false; ///< created on this connection
     bool stage_dirty = false; ///< holds rows of this transaction
+    /// Upsert only: COPY straight into the table, tried first (see try_direct).
+    std::string copy_direct;
+    uint32_t direct_skip = 0;    ///< segments left to stage before trying direct again
+    uint32_t direct_backoff = 1; ///< the next skip after a conflict, doubling to 64
   };
   struct Table {
     std::string name;
@@ -106,6 +110,7 @@ struct PostgresSinkWriter::Impl {
     std::string data;
     std::vector<uint32_t> records;
     uint64_t deletes = 0;
+    bool direct = false; ///< encoded for copy_direct: no ordinal column
   };
 
   static constexpr size_t max_shapes_per_table = 64;
@@ -413,6 +418,7 @@ struct PostgresSinkWriter::Impl {
       s->apply = apply_sql(op, t.sql, s->stage, row, q);
       s->truncate = "TRUNCATE " + s->stage;
       s->delete_rows = "DELETE FROM " + s->stage;
+      if (op == Op::Upsert && !zoned) s->copy_direct = copy_sql(t.sql, row, q, false);
     }
     if (t.shapes.size() >= max_shapes_per_table) t.shapes.erase(t.shapes.begin());
     t.shapes.push_back(std::move(s));
@@ -430,12 +436,74 @@ struct PostgresSinkWriter::Impl {
     if (!r || PQresultStatus(r.get()) != PGRES_COMMAND_OK) fail(r.get(), what);
   }
 
+  // Whether the segment starting now goes straight into the table: an upsert whose
+  // shape did not find a key there lately, outside row-by-row mode.
+  bool direct_first(Shape& s) const noexcept {
+    if (s.copy_direct.empty() || row_by_row) return false;
+    if (s.direct_skip == 0) return true;
+    --s.direct_skip;
+    return false;
+  }
+
+  // An upsert of rows whose keys are new to the table is an insert, and COPY into the
+  // table costs the server about half of COPY into the stage plus INSERT ... SELECT ...
+  // ON CONFLICT. So upserts try that first, under a savepoint: a unique violation (a
+  // key already there, or twice in the segment) rolls it back, and the segment goes
+  // through the stage. After a conflict the shape stages its next 1, 2, 4 ... 64
+  // segments before trying again, so a stream of updates pays for a failed COPY in
+  // at most one segment of 65. Any other error is the caller's, as for the stage.
+  bool try_direct(Shape& s) {
+    exec("SAVEPOINT weir_direct");
+    try {
+      copy_in(s.copy_direct, segment.data, s.apply_label);
+    } catch (const ServerError& e) {
+      if (e.sqlstate != "23505") throw;
+      exec("ROLLBACK TO SAVEPOINT weir_direct");
+      s.direct_skip = s.direct_backoff;
+      s.direct_backoff = std::min<uint32_t>(s.direct_backoff * 2, 64);
+      return false;
+    }
+    exec("RELEASE SAVEPOINT weir_direct");
+    s.direct_backoff = 1;
+    return true;
+  }
+
+  // The segment's rows with the ordinal column the stage takes, for a direct attempt
+  // that found a key: COPY text ends every row with a newline and escapes those in values.
+  void add_ordinals() {
+    std::string out;
+    out.reserve(segment.data.size() + segment.records.size() * 8);
+    size_t from = 0;
+    for (uint32_t index : segment.records) {
+      size_t end = segment.data.find('\n', from);
+      out.append(segment.data, from, end - from);
+      char ord[16];
+      out += '\t';
+      out.append(ord, static_cast<size_t>(std::to_chars(ord, ord + sizeof ord, index).ptr - ord));
+      out += '\n';
+      from = end + 1;
+    }
+    segment.data.swap(out);
+  }
+
   // Sends the gathered segment: COPY, then the statement applying the stage.
   void flush() {
     Shape* s = segment.shape;
     if (!s || segment.records.empty()) {
       segment.records.clear(), segment.data.clear(), segment.deletes = 0;
       return;
+    }
+    if (segment.direct) {
+      if (try_direct(*s)) {
+        ++stats.upserts_direct;
+        stats.written += segment.records.size();
+        segment.records.clear(), segment.data.clear();
+        return;
+      }
+      ++stats.upserts_staged;
+      add_ordinals();
+    } else if (!s->copy_direct.empty()) {
+      ++stats.upserts_staged;
     }
     if (!s->create_stage.empty()) {
       if (!s->stage_ready) {
@@ -469,12 +537,13 @@ struct PostgresSinkWriter::Impl {
       segment.shape = shape_for(t, op);
       if (!segment.shape) return; // deleting from a table that does not exist
     }
+    if (segment.records.empty()) segment.direct = direct_first(*segment.shape);
     std::string& out = segment.data;
     for (size_t i = 0; i < row.columns.size(); ++i) {
       if (i != 0) out += '\t';
       encoder.append_value(out, row.columns[i]);
     }
-    if (!segment.shape->stage.empty()) {
+    if (!segment.shape->stage.empty() && !segment.direct) {
       char ord[16];
       auto end = std::to_chars(ord, ord + sizeof ord, index).ptr;
       out += '\t';

@@ -40,6 +40,9 @@ public:
     uint64_t failed = 0;   ///< records this writer marked Failed
     uint64_t skipped = 0;  ///< replayed records below the stored offset
     uint64_t retried = 0;  ///< transactions run again (PostgreSQL: deadlock, serialization)
+    /// PostgreSQL upsert segments COPYed straight into the table (none of their keys
+    /// was there), and those that found a key and went through the staging table.
+    uint64_t upserts_direct = 0, upserts_staged = 0;
   };
 
   /// What write() does once a record fails. Continue (for errors.tolerance=all): the

@@ -119,6 +119,29 @@ BOOST_AUTO_TEST_CASE(upsert_keeps_the_last_value_of_a_key_seen_twice_in_one_batc
   BOOST_TEST(pg.rows("SELECT id, name FROM " + table + " ORDER BY id") == "1|d;2|f;3|g");
 }
 
+BOOST_AUTO_TEST_CASE(upserts_of_new_keys_copy_straight_into_the_table_and_known_keys_go_through_the_stage) {
+  Postgres pg;
+  const std::string table = unique("direct");
+  PostgresSinkWriter writer(config({{"auto.create", "true"}, {"insert.mode", "upsert"}, {"pk.mode", "record_key"}}),
+                            table, 0);
+  auto write = [&](int64_t offset, std::vector<std::pair<int, std::string>> rows) {
+    auto b = decode(on_topic(people(offset, std::move(rows)), table));
+    writer.write(b);
+    BOOST_TEST(b.errors().empty());
+    return std::pair{writer.stats().upserts_direct, writer.stats().upserts_staged};
+  };
+  // New keys: one COPY into the table.
+  BOOST_TEST((write(0, {{1, "a"}, {2, "b"}}) == std::pair<uint64_t, uint64_t>{1, 0}));
+  // Key 2 is there: the COPY is rolled back and the segment staged.
+  BOOST_TEST((write(2, {{2, "c"}, {3, "d"}}) == std::pair<uint64_t, uint64_t>{1, 1}));
+  // The segment after a conflict is staged without trying; the one after tries again.
+  BOOST_TEST((write(4, {{4, "e"}}) == std::pair<uint64_t, uint64_t>{1, 2}));
+  BOOST_TEST((write(5, {{5, "f"}}) == std::pair<uint64_t, uint64_t>{2, 2}));
+  BOOST_TEST(pg.rows("SELECT id, name FROM " + table + " ORDER BY id") == "1|a;2|c;3|d;4|e;5|f");
+  BOOST_TEST(pg.rows("SELECT topic, partition, next_offset FROM __weir_sink_offsets WHERE connector = '" + table +
+                     "'") == table + "|0|6");
+}
+
 BOOST_AUTO_TEST_CASE(auto_create_gives_postgres_types_and_values_round_trip) {
   Postgres pg;
   const std::string table = unique("types");
