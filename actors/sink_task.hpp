@@ -24,7 +24,11 @@ struct SinkTaskSpec {
   const connectors::SinkPlugin* plugin = nullptr;
   std::map<std::string, std::string> config;        ///< the connector's config, resolved
   std::map<std::string, std::string> worker_config; ///< the worker's, for converters and clients
-  Credit capacity{4, 8u << 20};                     ///< per hop
+  /// Per hop: one batch being handled and one ready is enough to overlap the stages;
+  /// four were measured no faster and held 8 tasks' 120 MB more (bench/results/postgres.md).
+  Credit capacity{2, 8u << 20};
+  /// The connector's tasks.max: its tasks share a prefetch budget (see sink_task.cpp).
+  int tasks = 1;
   caf::actor observer; ///< gets (done, StageStats) from the sink after a clean stop
   /// The consumer's group.instance.id (static membership), or empty: in a cluster a
   /// task restarted on another node after a crash takes its old member's place at

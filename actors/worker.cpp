@@ -281,7 +281,8 @@ Task spawn_task(caf::actor_system& sys, const runtime::worker::ConnectorPlan& pl
   auto id = static_cast<int>(t);
   try {
     if (plan.sink) {
-      SinkTaskSpec spec{plan.name, id, plan.sink, plan.config, worker, {4, 8u << 20}, observer};
+      SinkTaskSpec spec{.connector = plan.name, .task = id, .plugin = plan.sink, .config = plan.config,
+                        .worker_config = worker, .tasks = plan.tasks_max, .observer = observer};
       spec.metrics = &metrics;
       if (cluster) // one node runs each task: the cluster, not the group, decides who
         spec.group_instance_id = task_client_id(worker, plan.name, t);

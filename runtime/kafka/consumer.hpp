@@ -52,7 +52,7 @@ public:
   /// `props` are librdkafka consumer properties; `bootstrap.servers` and `group.id`
   /// are required. Defaults (overridable): partition.assignment.strategy=
   /// cooperative-sticky, auto.offset.reset=earliest, queued.min.messages=20000,
-  /// max.partition.fetch.bytes=524288.
+  /// max.partition.fetch.bytes=524288, heartbeat.interval.ms=500.
   /// enable.auto.commit and
   /// enable.auto.offset.store are always false (weir commits), and setting either to
   /// true is an error. Throws KafkaError.
