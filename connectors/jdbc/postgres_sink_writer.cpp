@@ -71,6 +71,13 @@ void append_array_text(std::string& out, std::string_view s) {
   out += '"';
 }
 
+// The stage's last column: the record's index in the batch, which orders its rows.
+void append_ordinal(std::string& out, uint32_t index) {
+  char digits[16];
+  out += '\t';
+  out.append(digits, static_cast<size_t>(std::to_chars(digits, digits + sizeof digits, index).ptr - digits));
+}
+
 } // namespace
 
 struct PostgresSinkWriter::Impl {
@@ -477,9 +484,7 @@ struct PostgresSinkWriter::Impl {
     for (uint32_t index : segment.records) {
       size_t end = segment.data.find('\n', from);
       out.append(segment.data, from, end - from);
-      char ord[16];
-      out += '\t';
-      out.append(ord, static_cast<size_t>(std::to_chars(ord, ord + sizeof ord, index).ptr - ord));
+      append_ordinal(out, index);
       out += '\n';
       from = end + 1;
     }
@@ -543,12 +548,7 @@ struct PostgresSinkWriter::Impl {
       if (i != 0) out += '\t';
       encoder.append_value(out, row.columns[i]);
     }
-    if (!segment.shape->stage.empty() && !segment.direct) {
-      char ord[16];
-      auto end = std::to_chars(ord, ord + sizeof ord, index).ptr;
-      out += '\t';
-      out.append(ord, static_cast<size_t>(end - ord));
-    }
+    if (!segment.shape->stage.empty() && !segment.direct) append_ordinal(out, index);
     out += '\n';
     segment.records.push_back(index);
     if (op == Op::Delete) ++segment.deletes;
