@@ -967,7 +967,7 @@ rest::ConnectorStatus Worker::restart_connector_and_tasks(const rest::RestartReq
   });
 }
 
-void Worker::restart_task(const rest::TaskId& id, Deadline deadline) {
+void Worker::restart_task(const rest::TaskId& id, rest::Forward, Deadline deadline) {
   serialized("restarting task " + task_name(id.connector, static_cast<size_t>(id.task)), deadline, [&] {
     Connector* c = nullptr;
     {
@@ -1328,7 +1328,7 @@ std::string Worker::metrics_text(Deadline) {
 }
 
 std::vector<std::string> Worker::tap(const rest::TaskId& id, const std::string& stage, int count,
-                                     Deadline deadline) {
+                                     rest::Forward, Deadline deadline) {
   caf::actor target;
   {
     std::lock_guard lock{mutex_};

@@ -246,6 +246,15 @@ constexpr char pause_path[] = "/pause", resume_path[] = "/resume", stop_path[] =
 constexpr char paused[] = "paused", resumed[] = "resumed", stopped[] = "stopped",
                restarting[] = "restarting the connector and tasks of", deleted[] = "deleted";
 
+// restart NAME: the connector and its tasks; restart NAME TASK: that task alone,
+// on whichever node runs it (the node asked forwards it there).
+void restart(const Args& args, Session& session) {
+  if (args.size() == 1) return act<post, restart_path, restarting>(args, session);
+  int task = positive(args[1], "TASK");
+  session.client.request("POST", connector_path(args[0]) + "/tasks/" + std::to_string(task) + "/restart");
+  session.out << "restarted task " << task << " of " << args[0] << '\n';
+}
+
 void offsets(const Args& args, Session& session) {
   simdjson::dom::parser parser;
   element answer = parse(parser, session.client.request("GET", connector_path(args[0]) + "/offsets"));
@@ -288,8 +297,8 @@ const std::vector<Command>& command_table() {
        act<put, resume_path, resumed>},
       {"stop", "NAME", "stops a connector: no tasks run, offsets can be changed", 1, 1, Completes::connector,
        act<put, stop_path, stopped>},
-      {"restart", "NAME", "restarts a connector and its tasks", 1, 1, Completes::connector,
-       act<post, restart_path, restarting>},
+      {"restart", "NAME [TASK]", "restarts a connector and its tasks, or one task", 1, 2, Completes::connector,
+       restart},
       {"delete", "NAME", "deletes a connector", 1, 1, Completes::connector, act<del, none, deleted>},
       {"offsets", "NAME", "a connector's committed offsets", 1, 1, Completes::connector, offsets},
       {"loggers", "", "the log levels set on the node", 0, 0, Completes::nothing, loggers},

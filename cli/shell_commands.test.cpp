@@ -210,7 +210,8 @@ BOOST_AUTO_TEST_CASE(tap_prints_json_lines) {
   auto tap = shell.run("tap sink 0 consumer 2");
   BOOST_TEST(tap.ok);
   // The records as the node gave them, one per line (their form is tested in weir_api.test.cpp).
-  auto records = shell.herder.tap({"sink", 0}, "consumer", 2, std::chrono::steady_clock::now());
+  auto records = shell.herder.tap({"sink", 0}, "consumer", 2, weir::runtime::rest::Forward::allowed,
+                                    std::chrono::steady_clock::now());
   BOOST_TEST(tap.out == records.at(0) + "\n" + records.at(1) + "\n");
   auto ten = shell.run("tap source 1 mask");
   BOOST_TEST(std::count(ten.out.begin(), ten.out.end(), '\n') == 10);
@@ -238,6 +239,10 @@ BOOST_AUTO_TEST_CASE(lifecycle_commands) {
   BOOST_TEST(shell.run("status sink").out == "sink (sink): STOPPED on 127.0.0.1:8083\n");
   BOOST_TEST(shell.run("restart source").out == "restarting the connector and tasks of source\n");
   BOOST_TEST(shell.herder.restarted() == std::vector<std::string>{"source+tasks"});
+  BOOST_TEST(shell.run("restart source 1").out == "restarted task 1 of source\n");
+  BOOST_TEST((shell.herder.restarted() == std::vector<std::string>{"source+tasks", "source-1"}));
+  BOOST_TEST(shell.run("restart source 9").err == "error: Task source-9 not found (HTTP 404)\n");
+  BOOST_TEST(shell.run("restart source x").err == "error: TASK must be a number, not 'x'\n");
   BOOST_TEST(shell.run("delete sink").out == "deleted sink\n");
   BOOST_TEST(shell.run("status sink").err == "error: Connector sink not found (HTTP 404)\n");
 }

@@ -51,6 +51,12 @@ struct TaskId {
   int task = 0;
 };
 
+/// Whether a request about a task may go on to the worker that runs it (Kafka
+/// Connect's `forward` query parameter). A request that was forwarded once comes
+/// with `forward=false` and must be answered where it arrives: two workers that
+/// disagree about a task's owner (during a rebalance) never pass it back and forth.
+enum class Forward { allowed, refused };
+
 /// GET /connectors/{name}: the config and task ids.
 struct ConnectorInfo {
   std::string name;
@@ -264,7 +270,8 @@ public:
   /// will restart marked RESTARTING.
   virtual ConnectorStatus restart_connector_and_tasks(const RestartRequest& request,
                                                       Deadline deadline) = 0;
-  virtual void restart_task(const TaskId& id, Deadline deadline) = 0;
+  /// A task running on another worker is restarted there when `forward` allows it.
+  virtual void restart_task(const TaskId& id, Forward forward, Deadline deadline) = 0;
   virtual void pause_connector(const std::string& name, Deadline deadline) = 0;
   virtual void resume_connector(const std::string& name, Deadline deadline) = 0;
   virtual void stop_connector(const std::string& name, Deadline deadline) = 0;
@@ -318,9 +325,10 @@ public:
   /// Copies of the next `count` records that pass stage `stage` of task `id`, each
   /// as one JSON object {"topic","partition","offset","timestamp","key","value",
   /// "headers"} (weir transform's output form). Returns when `count` have passed or
-  /// at the deadline with those seen so far. Unknown task or stage: 404.
+  /// at the deadline with those seen so far. Unknown task or stage: 404. A task
+  /// running on another worker is tapped there when `forward` allows it.
   virtual std::vector<std::string> tap(const TaskId& id, const std::string& stage, int count,
-                                       Deadline deadline) = 0;
+                                       Forward forward, Deadline deadline) = 0;
 };
 
 /// Kafka Connect's PATCH semantics: values from `patch` override, nulls remove.

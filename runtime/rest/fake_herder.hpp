@@ -132,7 +132,7 @@ public:
         task.state = {"RESTARTING", task.state.worker_id, ""};
     return status;
   }
-  void restart_task(const TaskId& id, Deadline deadline) override {
+  void restart_task(const TaskId& id, Forward, Deadline deadline) override {
     task_status(id, deadline);
     std::lock_guard lock{mutex_};
     restarted_.push_back(id.connector + "-" + std::to_string(id.task));
@@ -237,7 +237,8 @@ public:
   }
   /// `count` records at once while the connector runs; none otherwise (as if the
   /// deadline passed with nothing flowing).
-  std::vector<std::string> tap(const TaskId& id, const std::string& stage, int count, Deadline) override {
+  std::vector<std::string> tap(const TaskId& id, const std::string& stage, int count, Forward,
+                               Deadline) override {
     std::lock_guard lock{mutex_};
     const Connector& c = get(id.connector);
     std::string task = id.connector + "-" + std::to_string(id.task);

@@ -50,7 +50,7 @@ struct WeirApi {
     auto timeout = std::chrono::milliseconds(
         int_param(request, "timeout_ms", 1, max_ms, std::min<int64_t>(tap_default_timeout.count(), max_ms)));
     std::string body;
-    for (const auto& record : herder.tap(id, request.param("stage"), count,
+    for (const auto& record : herder.tap(id, request.param("stage"), count, forward_param(request),
                                          std::chrono::steady_clock::now() + timeout)) {
       body += record;
       body += '\n';
