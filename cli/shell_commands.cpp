@@ -9,6 +9,7 @@
 
 #include <simdjson.h>
 
+#include "cli/top_hint.hpp"
 #include "runtime/config/connector_json.hpp"
 #include "runtime/config/suggest.hpp"
 #include "runtime/convert/json_text.hpp"
@@ -86,6 +87,28 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const std::
 std::string credit(element stage, std::string_view group, std::string_view used, std::string_view granted) {
   element credits = stage[group];
   return std::to_string(integer(credits[used], "batches")) + "/" + std::to_string(integer(credits[granted], "batches"));
+}
+
+// The figures top_hint reads, from a stage of GET /weir/tree.
+StageFigures figures(element stage) {
+  StageFigures f;
+  f.role = text(stage, "role");
+  f.state = text(stage, "state");
+  f.held = static_cast<uint64_t>(integer(stage["credit"]["held"], "batches"));
+  f.granted = static_cast<uint64_t>(integer(stage["credit"]["granted"], "batches"));
+  f.in_flight = static_cast<uint64_t>(integer(stage["out_credit"]["in_flight"], "batches"));
+  f.out_granted = static_cast<uint64_t>(integer(stage["out_credit"]["granted"], "batches"));
+  f.mailbox = static_cast<uint64_t>(integer(stage, "mailbox"));
+  f.partitions = stage["partitions"].is_null() ? -1 : integer(stage, "partitions");
+  return f;
+}
+
+// CREDIT only for a stage with an upstream, IN-FLIGHT only for one with a next stage.
+std::string granted_credit(element stage, const StageFigures& f) {
+  return has_upstream(f.role) ? credit(stage, "credit", "held", "granted") : "-";
+}
+std::string sent_credit(element stage, const StageFigures& f) {
+  return has_downstream(f.role) ? credit(stage, "out_credit", "in_flight", "granted") : "-";
 }
 
 // --- the commands
@@ -319,13 +342,15 @@ const Command* find_command(std::string_view name) {
 std::string stage_rate(element stage, std::string_view key) { return fixed(number(stage, key)); }
 
 std::vector<std::string> stage_cells(element stage) {
+  StageFigures f = figures(stage);
   std::vector<std::string> cells{text(stage, "name"), text(stage, "role"), text(stage, "kind"), text(stage, "state"),
                                  "in " + stage_rate(stage, "records_in_per_sec") + "/s",
                                  "out " + stage_rate(stage, "records_out_per_sec") + "/s",
-                                 "mailbox " + std::to_string(integer(stage, "mailbox")),
-                                 "credit " + credit(stage, "credit", "held", "granted"),
-                                 "in flight " + credit(stage, "out_credit", "in_flight", "granted"),
-                                 "cpu " + fixed(number(stage, "cpu_per_sec") * 100) + "%"};
+                                 "mailbox " + std::to_string(f.mailbox),
+                                 "credit " + granted_credit(stage, f),
+                                 "in flight " + sent_credit(stage, f),
+                                 "cpu " + fixed(number(stage, "cpu_per_sec") * 100) + "%",
+                                 "waiting on " + std::string{waiting_on(f)}};
   if (!stage["lag"].is_null()) cells.push_back("lag " + std::to_string(integer(stage, "lag")));
   if (!stage["partitions"].is_null()) cells.push_back("partitions " + std::to_string(integer(stage, "partitions")));
   if (int64_t errors = integer(stage, "errors"))
@@ -528,21 +553,24 @@ std::string render_top(const std::string& tree_json) {
     simdjson::dom::parser parser;
     element tree = parse(parser, tree_json);
     std::vector<std::vector<std::string>> rows{{"CONNECTOR", "TASK", "STAGE", "ROLE", "STATE", "IN/s", "OUT/s",
-                                                "MAILBOX", "CREDIT", "IN-FLIGHT", "CPU%", "LAG", "ERRORS"}};
+                                                "MAILBOX", "CREDIT", "IN-FLIGHT", "CPU%", "LAG", "ERRORS",
+                                                "WAITING ON"}};
     for (element node : tree["nodes"].get_array())
       for (element connector : node["connectors"].get_array())
         for (element task : connector["tasks"].get_array())
-          for (element stage : task["stages"].get_array())
+          for (element stage : task["stages"].get_array()) {
+            StageFigures f = figures(stage);
             rows.push_back({text(connector, "name"), std::to_string(integer(task, "id")), text(stage, "name"),
-                            text(stage, "role"), text(stage, "state"), stage_rate(stage, "records_in_per_sec"),
-                            stage_rate(stage, "records_out_per_sec"), std::to_string(integer(stage, "mailbox")),
-                            credit(stage, "credit", "held", "granted"),
-                            credit(stage, "out_credit", "in_flight", "granted"),
+                            f.role, f.state, stage_rate(stage, "records_in_per_sec"),
+                            stage_rate(stage, "records_out_per_sec"), std::to_string(f.mailbox),
+                            granted_credit(stage, f), sent_credit(stage, f),
                             fixed(number(stage, "cpu_per_sec") * 100),
                             stage["lag"].is_null() ? "-" : std::to_string(integer(stage, "lag")),
-                            std::to_string(integer(stage, "errors"))});
-    //                               CONNECTOR TASK STAGE ROLE STATE IN/s OUT/s MAILBOX CREDIT IN-FLIGHT CPU% LAG ERRORS
-    static const std::vector<bool> numbers{false, true, false, false, false, true, true, true, true, true, true, true, true};
+                            std::to_string(integer(stage, "errors")), std::string{waiting_on(f)}});
+          }
+    //   CONNECTOR TASK STAGE ROLE STATE IN/s OUT/s MAILBOX CREDIT IN-FLIGHT CPU% LAG ERRORS WAITING-ON
+    static const std::vector<bool> numbers{false, true, false, false, false, true, true, true,
+                                           true,  true, true,  true,  true,  false};
     return table(rows, "", numbers);
   });
 }
