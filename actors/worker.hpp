@@ -156,8 +156,8 @@ public:
   runtime::rest::ActorTree actor_tree(const std::optional<std::string>& connector,
                                       Deadline deadline) override;
   std::string metrics_text(Deadline deadline) override;
-  std::vector<std::string> tap(const runtime::rest::TaskId& id, const std::string& stage, int count,
-                               runtime::rest::Forward forward, Deadline deadline) override;
+  void tap(const runtime::rest::TaskId& id, const std::string& stage, int count, runtime::rest::Forward forward,
+           Deadline deadline, runtime::rest::TapSink& sink) override;
 
   struct Connector; // a connector and its running tasks (worker.cpp)
   struct DoneBoard;

@@ -180,9 +180,13 @@ void tap(const Args& args, Session& session) {
   int count = args.size() > 3 ? positive(args[3], "N") : 10;
   std::string path = "/weir" + connector_path(args[0]) + "/tasks/" + std::to_string(task) + "/stages/" +
                      percent_encode(args[2]) + "/tap?count=" + std::to_string(count);
-  std::string lines = session.client.request("GET", path);
-  session.out << lines << std::flush;
-  if (lines.empty()) session.err << "no record passed stage " << args[2] << " before the node's tap timed out\n";
+  // Each record is printed as it passes (the node streams them).
+  bool any = false;
+  session.client.stream(path, [&](std::string_view piece) {
+    any = any || !piece.empty();
+    session.out << piece << std::flush;
+  });
+  if (!any) session.err << "no record passed stage " << args[2] << " before the node's tap timed out\n";
 }
 
 std::string task_summary(element tasks) {

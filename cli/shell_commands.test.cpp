@@ -210,8 +210,17 @@ BOOST_AUTO_TEST_CASE(tap_prints_json_lines) {
   auto tap = shell.run("tap sink 0 consumer 2");
   BOOST_TEST(tap.ok);
   // The records as the node gave them, one per line (their form is tested in weir_api.test.cpp).
-  auto records = shell.herder.tap({"sink", 0}, "consumer", 2, weir::runtime::rest::Forward::allowed,
-                                    std::chrono::steady_clock::now());
+  struct Records final : weir::runtime::rest::TapSink {
+    std::vector<std::string> lines;
+    bool record(std::string_view json) override {
+      lines.emplace_back(json);
+      return true;
+    }
+    bool gone() override { return false; }
+  } taken;
+  shell.herder.tap({"sink", 0}, "consumer", 2, weir::runtime::rest::Forward::allowed,
+                   std::chrono::steady_clock::now(), taken);
+  const auto& records = taken.lines;
   BOOST_TEST(tap.out == records.at(0) + "\n" + records.at(1) + "\n");
   auto ten = shell.run("tap source 1 mask");
   BOOST_TEST(std::count(ten.out.begin(), ten.out.end(), '\n') == 10);

@@ -245,28 +245,30 @@ void ClusterHerder::restart_task(const rest::TaskId& id, rest::Forward forward, 
                         {}, links_.rest_token, remaining(d));
 }
 
-std::vector<std::string> ClusterHerder::tap(const rest::TaskId& id, const std::string& stage, int count,
-                                            rest::Forward forward, Deadline d) {
+void ClusterHerder::tap(const rest::TaskId& id, const std::string& stage, int count, rest::Forward forward,
+                        Deadline d, rest::TapSink& sink) {
   auto url = owner_url(id, forward, "tap", d);
   if (url.empty())
-    return worker().tap(id, stage, count, forward, d);
-  // The owner waits as long as this tap has left; its answer (records or error) is this one's.
+    return worker().tap(id, stage, count, forward, d, sink);
+  // The owner waits as long as this tap has left; its answer (records or error) is
+  // this one's, streamed through line by line, and abandoned when the reader goes.
   auto left = std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(d - Clock::now()).count());
-  auto body = rest::forward_request(url, "GET",
-                                    "/weir" + path_of(id.connector) + "/tasks/" + std::to_string(id.task)
-                                      + "/stages/" + rest::percent_encode(stage) + "/tap?count="
-                                      + std::to_string(count) + "&timeout_ms=" + std::to_string(left)
-                                      + "&forward=false",
-                                    {}, links_.rest_token, std::chrono::milliseconds{left} + 5s);
-  std::vector<std::string> lines;
-  for (size_t start = 0, end; start < body.size(); start = end + 1) {
-    end = body.find('\n', start);
-    if (end == std::string::npos)
-      end = body.size();
-    if (end > start)
-      lines.push_back(body.substr(start, end - start));
-  }
-  return lines;
+  std::string pending; // a line split between two pieces
+  rest::forward_stream(
+    url,
+    "/weir" + path_of(id.connector) + "/tasks/" + std::to_string(id.task) + "/stages/" + rest::percent_encode(stage)
+      + "/tap?count=" + std::to_string(count) + "&timeout_ms=" + std::to_string(left) + "&forward=false",
+    links_.rest_token, std::chrono::milliseconds{left} + 5s,
+    [&](std::string_view piece) {
+      pending += piece;
+      size_t start = 0;
+      for (size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1)
+        if (end > start && !sink.record(std::string_view{pending}.substr(start, end - start)))
+          return false;
+      pending.erase(0, start);
+      return true;
+    },
+    [&] { return sink.gone(); });
 }
 
 rest::ConnectorStatus ClusterHerder::restart_connector_and_tasks(const rest::RestartRequest& request,

@@ -99,8 +99,8 @@ public:
   runtime::rest::ActorTree node_tree(const std::optional<std::string>& connector, Deadline d) override;
   std::string metrics_text(Deadline d) override { return worker().metrics_text(d); }
   /// A task running on another node is tapped there (its answer is this one).
-  std::vector<std::string> tap(const runtime::rest::TaskId& id, const std::string& stage, int count,
-                               runtime::rest::Forward forward, Deadline d) override;
+  void tap(const runtime::rest::TaskId& id, const std::string& stage, int count, runtime::rest::Forward forward,
+           Deadline d, runtime::rest::TapSink& sink) override;
 
 private:
   Worker& worker() { return *links_.worker; }

@@ -29,6 +29,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/rest/http_message.hpp"
@@ -228,6 +229,18 @@ private:
   std::string doing_;
 };
 
+/// Where a tap's records go as they pass (ConnectHerder::tap): the REST layer's
+/// streamed answer, or a forwarded tap's.
+class TapSink {
+public:
+  virtual ~TapSink() = default;
+  /// One record, as compact JSON (no newline inside); false when nobody reads any
+  /// more: the tap ends.
+  virtual bool record(std::string_view json) = 0;
+  /// Whether the reader has gone, asked while no record passes (the tap then ends).
+  virtual bool gone() = 0;
+};
+
 /// Kafka Connect's statuses for the usual herder errors.
 inline RestError not_found(const std::string& message) { return RestError(404, message); }
 inline RestError already_exists(const std::string& message) { return RestError(409, message); }
@@ -322,13 +335,15 @@ public:
   }
   /// GET /metrics: the Prometheus text exposition of every stage and task.
   virtual std::string metrics_text(Deadline deadline) = 0;
-  /// Copies of the next `count` records that pass stage `stage` of task `id`, each
-  /// as one JSON object {"topic","partition","offset","timestamp","key","value",
-  /// "headers"} (weir transform's output form). Returns when `count` have passed or
-  /// at the deadline with those seen so far. Unknown task or stage: 404. A task
-  /// running on another worker is tapped there when `forward` allows it.
-  virtual std::vector<std::string> tap(const TaskId& id, const std::string& stage, int count,
-                                       Forward forward, Deadline deadline) = 0;
+  /// Passes to `sink`, as they pass, copies of the next `count` records that pass
+  /// stage `stage` of task `id`, each as one JSON object {"topic","partition",
+  /// "offset","timestamp","key","value","headers"} (weir transform's output form).
+  /// Returns when `count` have passed, at the deadline, or once the sink's reader
+  /// has gone (asked at least every 100 ms). Unknown task or stage: 404, thrown
+  /// before any record. A task running on another worker is tapped there, streamed
+  /// through, when `forward` allows it.
+  virtual void tap(const TaskId& id, const std::string& stage, int count, Forward forward, Deadline deadline,
+                   TapSink& sink) = 0;
 };
 
 /// Kafka Connect's PATCH semantics: values from `patch` override, nulls remove.

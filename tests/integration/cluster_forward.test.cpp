@@ -5,6 +5,7 @@
 // (`forward=false`) that still finds the task elsewhere is refused with 409, so two
 // nodes that disagree never pass it back and forth.
 #include "tests/integration/node_cluster.hpp"
+#include "tests/support/rest_worker.hpp"
 
 using namespace weir::testing;
 using namespace weir::testing::nodes;
@@ -95,6 +96,27 @@ BOOST_AUTO_TEST_CASE(a_tap_and_a_restart_of_a_task_on_b_asked_through_a_are_answ
     BOOST_TEST(!parser.parse(line)["value"]["via"].get(via), line);
     BOOST_TEST(via == "mark");
   }
+  // The tap streams through a: records come as they pass, long before the tap
+  // would end; when its reader goes, a lets go of b, and b ends the tap.
+  {
+    weir::runtime::rest::test::TestClient reader{a.rest_port};
+    BOOST_REQUIRE(reader.send_raw("GET /weir" + task_path(gen, gen_on_b)
+                                  + "/stages/mark/tap?count=10000&timeout_ms=60000 HTTP/1.1\r\nHost: a\r\n\r\n"));
+    auto head = reader.read_head();
+    BOOST_TEST(head.status == 200);
+    BOOST_TEST((head.header("transfer-encoding") && *head.header("transfer-encoding") == "chunked"));
+    std::string first;
+    reader.read_chunks([&](const std::string& data) {
+      first = data;
+      return false; // one piece is enough
+    });
+    BOOST_TEST(first.find("\"via\":\"mark\"") != std::string::npos, first);
+  } // the reader closes its connection
+  auto ended = "tap of stage mark of task " + gen + "-" + std::to_string(gen_on_b) + " ended after";
+  BOOST_TEST(eventually([&] { return b.output().find(ended) != std::string::npos; }, 20s),
+             "b's log has no '" << ended << "' 20 s after the reader left");
+  BOOST_TEST(b.output().find("its reader has gone") != std::string::npos);
+
   // b's errors come back as b gave them: only b knows the task's stages.
   auto unknown = a.call("GET", "/weir" + task_path(gen, gen_on_b) + "/stages/nope/tap?timeout_ms=100");
   BOOST_TEST(unknown.status == 404);
