@@ -1,7 +1,8 @@
 // Requests about a task go to the node that runs it (issue 19, "The cluster" item
 // 2): two `weir node` processes; a tap and a restart of a task running on node b,
 // asked through node a, are answered by b, status code included, as Kafka Connect
-// forwards a task restart to the worker that owns it. A request forwarded once
+// forwards a task restart to the worker that owns it. The tap streams through a,
+// and b ends it once a's reader has gone. A request forwarded once
 // (`forward=false`) that still finds the task elsewhere is refused with 409, so two
 // nodes that disagree never pass it back and forth.
 #include "tests/integration/node_cluster.hpp"
