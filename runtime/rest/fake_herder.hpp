@@ -132,10 +132,11 @@ public:
         task.state = {"RESTARTING", task.state.worker_id, ""};
     return status;
   }
-  void restart_task(const TaskId& id, Forward, Deadline deadline) override {
+  void restart_task(const TaskId& id, Forward forward, Deadline deadline) override {
     task_status(id, deadline);
     std::lock_guard lock{mutex_};
-    restarted_.push_back(id.connector + "-" + std::to_string(id.task));
+    restarted_.push_back(id.connector + "-" + std::to_string(id.task) +
+                         (forward == Forward::refused ? "+forward=false" : ""));
   }
   void pause_connector(const std::string& name, Deadline) override { set_state(name, "PAUSED"); }
   void resume_connector(const std::string& name, Deadline) override { set_state(name, "RUNNING"); }
