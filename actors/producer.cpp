@@ -177,14 +177,20 @@ void on_arrival(producer_actor* self, uint64_t records, uint64_t bytes) {
   st.stats.bytes_in += bytes;
 }
 
+StageStats starting_stats(const ProducerSpec& spec) {
+  StageStats stats;
+  stats.name = spec.name;
+  stats.kind = "producer";
+  stats.state = "RUNNING";
+  stats.capacity = spec.capacity;
+  return stats;
+}
+
 caf::behavior producer_behavior(producer_actor* self, ProducerSpec spec) {
   auto& st = self->state;
   st.spec = std::move(spec);
   st.ledger = runtime::CreditLedger{st.spec.capacity};
-  st.stats.name = st.spec.name;
-  st.stats.kind = "producer";
-  st.stats.state = "RUNNING";
-  st.stats.capacity = st.spec.capacity;
+  st.stats = starting_stats(st.spec);
   st.producer = std::make_unique<runtime::kafka::Producer>(
     st.spec.props, [self](uint64_t token, size_t ok, size_t failed, const std::string& err) {
       on_delivery(self, token, ok, failed, err);
@@ -251,6 +257,11 @@ caf::behavior producer_behavior(producer_actor* self, ProducerSpec spec) {
 } // namespace
 
 caf::actor spawn_producer(caf::actor_system& sys, ProducerSpec spec) {
+  // Shown RUNNING before the actor's thread first runs: the cell is the task's, and
+  // an earlier run of it (paused and resumed, moved away and back) left FINISHED
+  // there when it drained, which the task's RUNNING must not sit beside.
+  if (spec.cell)
+    spec.cell->publish(starting_stats(spec));
   return sys.spawn<caf::detached>(producer_behavior, std::move(spec));
 }
 

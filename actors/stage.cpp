@@ -224,18 +224,28 @@ void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
   observe(self);
 }
 
+/// A new stage's figures: RUNNING, nothing counted yet.
+StageStats starting_stats(const std::string& name, std::string_view kind, Credit capacity) {
+  StageStats stats;
+  stats.name = name;
+  stats.kind = std::string{kind};
+  stats.state = "RUNNING";
+  stats.capacity = capacity;
+  return stats;
+}
+
+template <class Payload>
+StageStats starting_stats(const StageSpecOf<Payload>& spec) {
+  return starting_stats(spec.name, spec.logic->kind(), spec.capacity);
+}
+
 template <class Payload>
 caf::behavior stage_behavior(stage_actor<Payload>* self, StageSpecOf<Payload> spec) {
   auto& st = self->state;
   st.spec = std::move(spec);
   st.ledger = runtime::CreditLedger{st.spec.capacity};
   st.out.downstream = st.spec.downstream;
-  st.stats.name = st.spec.name;
-  st.stats.kind = std::string{st.spec.logic->kind()};
-  st.stats.state = "RUNNING";
-  st.stats.capacity = st.spec.capacity;
-  if (st.spec.cell) // shown in the tree before its first batch
-    st.spec.cell->publish(st.stats);
+  st.stats = starting_stats(st.spec);
   if (st.out.downstream) {
     // A task's pipeline lives and dies as one: a stage that fails or is stopped
     // takes its neighbours with it (across nodes too, as remote links).
@@ -398,6 +408,13 @@ void pump(source_actor<Payload>* self) {
       return;
     }
     st.ended = status == runtime::SourceOf<Payload>::Status::end;
+    // A source's "in" is what its poll returned: from Kafka for a sink task's
+    // consumer, from the source system for a source task's poller.
+    if (!batch.empty()) {
+      ++st.stats.batches_in;
+      st.stats.records_in += batch.size();
+      st.stats.bytes_in += payload_bytes(batch);
+    }
     if (!batch.empty() && !st.out.try_send(self, batch, st.stats)) {
       st.ready.emplace(std::move(batch));
       return block(self);
@@ -412,13 +429,16 @@ void pump(source_actor<Payload>* self) {
 }
 
 template <class Payload>
+StageStats starting_stats(const SourceSpecOf<Payload>& spec) {
+  return starting_stats(spec.name, spec.source->kind(), {}); // a source grants no credit
+}
+
+template <class Payload>
 caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload> spec) {
   auto& st = self->state;
   st.spec = std::move(spec);
   st.out.downstream = st.spec.downstream;
-  st.stats.name = st.spec.name;
-  st.stats.kind = std::string{st.spec.source->kind()};
-  st.stats.state = "RUNNING";
+  st.stats = starting_stats(st.spec);
   self->link_to(st.out.downstream);
   self->send(st.out.downstream, attach_atom::value);
   return {
@@ -467,6 +487,11 @@ caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload>
 
 template <class Payload>
 caf::actor spawn_stage_of(caf::actor_system& sys, StageSpecOf<Payload> spec) {
+  // Shown in the tree before its first batch, and before the actor first runs, so
+  // what an earlier run of the same task left in the cell (a drained stage's
+  // FINISHED) is gone by the time the task shows RUNNING.
+  if (spec.cell)
+    spec.cell->publish(starting_stats(spec));
   if (spec.detached)
     return sys.spawn<caf::detached>(stage_behavior<Payload>, std::move(spec));
   return sys.spawn(stage_behavior<Payload>, std::move(spec));
@@ -474,6 +499,9 @@ caf::actor spawn_stage_of(caf::actor_system& sys, StageSpecOf<Payload> spec) {
 
 template <class Payload>
 caf::actor spawn_source_of(caf::actor_system& sys, SourceSpecOf<Payload> spec) {
+  // As for stages (above).
+  if (spec.cell)
+    spec.cell->publish(starting_stats(spec));
   if (spec.detached)
     return sys.spawn<caf::detached>(source_behavior<Payload>, std::move(spec));
   return sys.spawn(source_behavior<Payload>, std::move(spec));

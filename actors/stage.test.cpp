@@ -185,6 +185,37 @@ BOOST_AUTO_TEST_CASE(a_busy_sink_s_figures_are_readable_without_asking_it) {
   BOOST_TEST(final[1].stats.records_out == 1000u); // "sink" sorts after "gen"
   BOOST_TEST(final[1].stats.state == "FINISHED");
   BOOST_TEST(final[0].stats.records_out == 1000u);
+  // A source's "in" is what its fills returned (a consumer's: what it polled).
+  BOOST_TEST(final[0].stats.records_in == 1000u);
+  BOOST_TEST(final[0].stats.batches_in > 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_new_run_of_a_task_shows_running_before_its_actors_do_anything) {
+  // The cells are the task's: a drained run leaves FINISHED in them, which the next
+  // run replaces when it is spawned, not when its actors first run or see a batch.
+  runtime::metrics::MetricsRegistry registry;
+  using runtime::metrics::StageRole;
+  auto sink_cell = registry.cell({"c", 0, "sink"}, StageRole::sink_writer);
+  auto gen_cell = registry.cell({"c", 0, "gen"}, StageRole::sink_reader);
+  StageStats drained;
+  drained.state = "FINISHED";
+  drained.records_in = 7;
+  sink_cell->publish(drained);
+  gen_cell->publish(drained);
+  caf::scoped_actor self{*sys};
+  StageSpec sink_spec{"sink", std::make_shared<testing::CheckingSink>(), {}, {2, 64u << 10}, self};
+  sink_spec.cell = sink_cell;
+  auto sink_actor = spawn_stage(*sys, std::move(sink_spec));
+  SourceSpec gen{"gen", std::make_shared<testing::Generator>(0, 50), sink_actor};
+  gen.cell = gen_cell;
+  spawn_source(*sys, std::move(gen));
+  // Read at once, racing the actors' start: this run's figures (its names, nothing
+  // counted), whether its actors have run yet or not.
+  for (const auto& s : registry.snapshot()) {
+    BOOST_TEST(s.stats.records_in == 0u, s.key.stage);
+    BOOST_TEST(s.stats.name == s.key.stage);
+  }
+  self->receive([&](done_atom, const StageStats&) {}, caf::after(60s) >> [] {});
 }
 
 BOOST_AUTO_TEST_SUITE_END()

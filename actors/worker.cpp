@@ -968,7 +968,7 @@ rest::ConnectorStatus Worker::restart_connector_and_tasks(const rest::RestartReq
   });
 }
 
-void Worker::restart_task(const rest::TaskId& id, Deadline deadline) {
+void Worker::restart_task(const rest::TaskId& id, rest::Forward, Deadline deadline) {
   serialized("restarting task " + task_name(id.connector, static_cast<size_t>(id.task)), deadline, [&] {
     Connector* c = nullptr;
     {
@@ -1328,8 +1328,8 @@ std::string Worker::metrics_text(Deadline) {
   return text;
 }
 
-std::vector<std::string> Worker::tap(const rest::TaskId& id, const std::string& stage, int count,
-                                     Deadline deadline) {
+void Worker::tap(const rest::TaskId& id, const std::string& stage, int count, rest::Forward,
+                 Deadline deadline, rest::TapSink& sink) {
   caf::actor target;
   {
     std::lock_guard lock{mutex_};
@@ -1354,23 +1354,30 @@ std::vector<std::string> Worker::tap(const rest::TaskId& id, const std::string& 
                               }() + ")");
     target = task->second.stages.at(static_cast<size_t>(at - names.begin()));
   }
-  std::vector<std::string> lines;
   caf::scoped_actor self{sys_};
   self->send(target, tap_atom::value, static_cast<int32_t>(count), caf::actor{self});
-  while (static_cast<int>(lines.size()) < count) {
+  int passed = 0;
+  bool reader_gone = false;
+  // Waits in slices, so a reader that has gone is noticed while no record passes.
+  while (passed < count && !reader_gone) {
     auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left <= 0ms)
       break;
-    self->receive([&](tap_atom, std::vector<std::string>& more) {
-                    for (auto& line : more)
-                      lines.push_back(std::move(line));
-                  },
-                  caf::after(left) >> [] {});
+    self->receive(
+      [&](tap_atom, std::vector<std::string>& more) {
+        for (auto& line : more)
+          if (passed < count && !reader_gone) {
+            reader_gone = !sink.record(line);
+            passed += reader_gone ? 0 : 1;
+          }
+      },
+      caf::after(std::min(left, std::chrono::milliseconds{100})) >> [&] { reader_gone = sink.gone(); });
   }
-  if (static_cast<int>(lines.size()) < count) // cancel what is left
+  if (passed < count) // cancel what is left
     self->send(target, tap_atom::value, int32_t{0}, caf::actor{self});
-  lines.resize(std::min(lines.size(), static_cast<size_t>(count)));
-  return lines;
+  if (reader_gone)
+    spdlog::info("tap of stage {} of task {} ended after {} record(s): its reader has gone", stage,
+                 task_name(id.connector, static_cast<size_t>(id.task)), passed);
 }
 
 // --- cluster mode

@@ -127,7 +127,9 @@ public:
   void restart_connector(const std::string& name, Deadline deadline) override;
   runtime::rest::ConnectorStatus restart_connector_and_tasks(const runtime::rest::RestartRequest& request,
                                                              Deadline deadline) override;
-  void restart_task(const runtime::rest::TaskId& id, Deadline deadline) override;
+  /// Every task of this worker is local: `forward` plays no part.
+  void restart_task(const runtime::rest::TaskId& id, runtime::rest::Forward forward,
+                    Deadline deadline) override;
   void pause_connector(const std::string& name, Deadline deadline) override;
   void resume_connector(const std::string& name, Deadline deadline) override;
   void stop_connector(const std::string& name, Deadline deadline) override;
@@ -154,8 +156,8 @@ public:
   runtime::rest::ActorTree actor_tree(const std::optional<std::string>& connector,
                                       Deadline deadline) override;
   std::string metrics_text(Deadline deadline) override;
-  std::vector<std::string> tap(const runtime::rest::TaskId& id, const std::string& stage, int count,
-                               Deadline deadline) override;
+  void tap(const runtime::rest::TaskId& id, const std::string& stage, int count, runtime::rest::Forward forward,
+           Deadline deadline, runtime::rest::TapSink& sink) override;
 
   struct Connector; // a connector and its running tasks (worker.cpp)
   struct DoneBoard;

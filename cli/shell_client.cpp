@@ -143,4 +143,24 @@ std::string RestClient::request(const std::string& method, const std::string& pa
   return result->body;
 }
 
+void RestClient::stream(const std::string& path, const std::function<void(std::string_view)>& each) {
+  if (cancelled_) throw ShellError("cancelled");
+  int status = 0;
+  std::string error_body;
+  httplib::Result result = impl_->http.Get(
+      path, impl_->headers,
+      [&](const httplib::Response& response) {
+        status = response.status;
+        return true;
+      },
+      [&](const char* data, size_t size) {
+        if (status < 200 || status > 299) error_body.append(data, size);
+        else each(std::string_view{data, size});
+        return true;
+      });
+  if (cancelled_) throw ShellError("cancelled");
+  if (!result) throw ShellError("cannot reach " + url_ + ": " + describe(result.error(), url_));
+  if (status < 200 || status > 299) throw ShellError(http_error(status, error_body));
+}
+
 } // namespace weir::cli::shell

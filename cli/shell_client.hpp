@@ -4,9 +4,11 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace weir::cli::shell {
 
@@ -32,6 +34,10 @@ public:
   /// "MESSAGE (HTTP N)" with the API's error message for any other status.
   /// Throws ShellError("cancelled") once cancel() was called, until resume().
   std::string request(const std::string& method, const std::string& path, const std::string& body = {});
+
+  /// GET `path`, passing the body of a 2xx answer to `each` piece by piece as it
+  /// arrives (a tap's streamed records). Errors as request()'s.
+  void stream(const std::string& path, const std::function<void(std::string_view)>& each);
 
   /// Abandons the request in flight (its connection is shut down) and refuses new
   /// ones until resume(): Ctrl-C in the shell. Thread-safe; call it again to catch

@@ -9,6 +9,7 @@
 
 #include <simdjson.h>
 
+#include "cli/top_hint.hpp"
 #include "runtime/config/connector_json.hpp"
 #include "runtime/config/suggest.hpp"
 #include "runtime/convert/json_text.hpp"
@@ -88,6 +89,28 @@ std::string credit(element stage, std::string_view group, std::string_view used,
   return std::to_string(integer(credits[used], "batches")) + "/" + std::to_string(integer(credits[granted], "batches"));
 }
 
+// The figures top_hint reads, from a stage of GET /weir/tree.
+StageFigures figures(element stage) {
+  StageFigures f;
+  f.role = text(stage, "role");
+  f.state = text(stage, "state");
+  f.held = static_cast<uint64_t>(integer(stage["credit"]["held"], "batches"));
+  f.granted = static_cast<uint64_t>(integer(stage["credit"]["granted"], "batches"));
+  f.in_flight = static_cast<uint64_t>(integer(stage["out_credit"]["in_flight"], "batches"));
+  f.out_granted = static_cast<uint64_t>(integer(stage["out_credit"]["granted"], "batches"));
+  f.mailbox = static_cast<uint64_t>(integer(stage, "mailbox"));
+  f.partitions = stage["partitions"].is_null() ? -1 : integer(stage, "partitions");
+  return f;
+}
+
+// CREDIT only for a stage with an upstream, IN-FLIGHT only for one with a next stage.
+std::string granted_credit(element stage, const StageFigures& f) {
+  return has_upstream(f.role) ? credit(stage, "credit", "held", "granted") : "-";
+}
+std::string sent_credit(element stage, const StageFigures& f) {
+  return has_downstream(f.role) ? credit(stage, "out_credit", "in_flight", "granted") : "-";
+}
+
 // --- the commands
 
 using Args = std::vector<std::string>;
@@ -157,9 +180,13 @@ void tap(const Args& args, Session& session) {
   int count = args.size() > 3 ? positive(args[3], "N") : 10;
   std::string path = "/weir" + connector_path(args[0]) + "/tasks/" + std::to_string(task) + "/stages/" +
                      percent_encode(args[2]) + "/tap?count=" + std::to_string(count);
-  std::string lines = session.client.request("GET", path);
-  session.out << lines << std::flush;
-  if (lines.empty()) session.err << "no record passed stage " << args[2] << " before the node's tap timed out\n";
+  // Each record is printed as it passes (the node streams them).
+  bool any = false;
+  session.client.stream(path, [&](std::string_view piece) {
+    any = any || !piece.empty();
+    session.out << piece << std::flush;
+  });
+  if (!any) session.err << "no record passed stage " << args[2] << " before the node's tap timed out\n";
 }
 
 std::string task_summary(element tasks) {
@@ -246,6 +273,15 @@ constexpr char pause_path[] = "/pause", resume_path[] = "/resume", stop_path[] =
 constexpr char paused[] = "paused", resumed[] = "resumed", stopped[] = "stopped",
                restarting[] = "restarting the connector and tasks of", deleted[] = "deleted";
 
+// restart NAME: the connector and its tasks; restart NAME TASK: that task alone,
+// on whichever node runs it (the node asked forwards it there).
+void restart(const Args& args, Session& session) {
+  if (args.size() == 1) return act<post, restart_path, restarting>(args, session);
+  int task = positive(args[1], "TASK");
+  session.client.request("POST", connector_path(args[0]) + "/tasks/" + std::to_string(task) + "/restart");
+  session.out << "restarted task " << task << " of " << args[0] << '\n';
+}
+
 void offsets(const Args& args, Session& session) {
   simdjson::dom::parser parser;
   element answer = parse(parser, session.client.request("GET", connector_path(args[0]) + "/offsets"));
@@ -288,8 +324,8 @@ const std::vector<Command>& command_table() {
        act<put, resume_path, resumed>},
       {"stop", "NAME", "stops a connector: no tasks run, offsets can be changed", 1, 1, Completes::connector,
        act<put, stop_path, stopped>},
-      {"restart", "NAME", "restarts a connector and its tasks", 1, 1, Completes::connector,
-       act<post, restart_path, restarting>},
+      {"restart", "NAME [TASK]", "restarts a connector and its tasks, or one task", 1, 2, Completes::connector,
+       restart},
       {"delete", "NAME", "deletes a connector", 1, 1, Completes::connector, act<del, none, deleted>},
       {"offsets", "NAME", "a connector's committed offsets", 1, 1, Completes::connector, offsets},
       {"loggers", "", "the log levels set on the node", 0, 0, Completes::nothing, loggers},
@@ -310,13 +346,15 @@ const Command* find_command(std::string_view name) {
 std::string stage_rate(element stage, std::string_view key) { return fixed(number(stage, key)); }
 
 std::vector<std::string> stage_cells(element stage) {
+  StageFigures f = figures(stage);
   std::vector<std::string> cells{text(stage, "name"), text(stage, "role"), text(stage, "kind"), text(stage, "state"),
                                  "in " + stage_rate(stage, "records_in_per_sec") + "/s",
                                  "out " + stage_rate(stage, "records_out_per_sec") + "/s",
-                                 "mailbox " + std::to_string(integer(stage, "mailbox")),
-                                 "credit " + credit(stage, "credit", "held", "granted"),
-                                 "in flight " + credit(stage, "out_credit", "in_flight", "granted"),
-                                 "cpu " + fixed(number(stage, "cpu_per_sec") * 100) + "%"};
+                                 "mailbox " + std::to_string(f.mailbox),
+                                 "credit " + granted_credit(stage, f),
+                                 "in flight " + sent_credit(stage, f),
+                                 "cpu " + fixed(number(stage, "cpu_per_sec") * 100) + "%",
+                                 "waiting on " + std::string{waiting_on(f)}};
   if (!stage["lag"].is_null()) cells.push_back("lag " + std::to_string(integer(stage, "lag")));
   if (!stage["partitions"].is_null()) cells.push_back("partitions " + std::to_string(integer(stage, "partitions")));
   if (int64_t errors = integer(stage, "errors"))
@@ -519,21 +557,24 @@ std::string render_top(const std::string& tree_json) {
     simdjson::dom::parser parser;
     element tree = parse(parser, tree_json);
     std::vector<std::vector<std::string>> rows{{"CONNECTOR", "TASK", "STAGE", "ROLE", "STATE", "IN/s", "OUT/s",
-                                                "MAILBOX", "CREDIT", "IN-FLIGHT", "CPU%", "LAG", "ERRORS"}};
+                                                "MAILBOX", "CREDIT", "IN-FLIGHT", "CPU%", "LAG", "ERRORS",
+                                                "WAITING ON"}};
     for (element node : tree["nodes"].get_array())
       for (element connector : node["connectors"].get_array())
         for (element task : connector["tasks"].get_array())
-          for (element stage : task["stages"].get_array())
+          for (element stage : task["stages"].get_array()) {
+            StageFigures f = figures(stage);
             rows.push_back({text(connector, "name"), std::to_string(integer(task, "id")), text(stage, "name"),
-                            text(stage, "role"), text(stage, "state"), stage_rate(stage, "records_in_per_sec"),
-                            stage_rate(stage, "records_out_per_sec"), std::to_string(integer(stage, "mailbox")),
-                            credit(stage, "credit", "held", "granted"),
-                            credit(stage, "out_credit", "in_flight", "granted"),
+                            f.role, f.state, stage_rate(stage, "records_in_per_sec"),
+                            stage_rate(stage, "records_out_per_sec"), std::to_string(f.mailbox),
+                            granted_credit(stage, f), sent_credit(stage, f),
                             fixed(number(stage, "cpu_per_sec") * 100),
                             stage["lag"].is_null() ? "-" : std::to_string(integer(stage, "lag")),
-                            std::to_string(integer(stage, "errors"))});
-    //                               CONNECTOR TASK STAGE ROLE STATE IN/s OUT/s MAILBOX CREDIT IN-FLIGHT CPU% LAG ERRORS
-    static const std::vector<bool> numbers{false, true, false, false, false, true, true, true, true, true, true, true, true};
+                            std::to_string(integer(stage, "errors")), std::string{waiting_on(f)}});
+          }
+    //   CONNECTOR TASK STAGE ROLE STATE IN/s OUT/s MAILBOX CREDIT IN-FLIGHT CPU% LAG ERRORS WAITING-ON
+    static const std::vector<bool> numbers{false, true, false, false, false, true, true, true,
+                                           true,  true, true,  true,  true,  false};
     return table(rows, "", numbers);
   });
 }

@@ -57,18 +57,18 @@ const std::string source_json = R"({"name":"source","config":{"connector.class":
 const std::string sink_tree =
     "  connector sink (sink) RUNNING\n"
     "    task 0 RUNNING\n"
-    "      consumer  sink_reader  consumer  RUNNING  in 100.0/s  out 100.0/s  mailbox 0  credit 2/8  in flight 1/8  cpu 25.0%  lag 42  partitions 3\n"
-    "      sink      sink_writer  sink      RUNNING  in 100.0/s  out 100.0/s  mailbox 1  credit 2/8  in flight 1/8  cpu 50.0%\n";
+    "      consumer  sink_reader  consumer  RUNNING  in 100.0/s  out 100.0/s  mailbox 0  credit -    in flight 1/8  cpu 25.0%  waiting on poll            lag 42  partitions 3\n"
+    "      sink      sink_writer  sink      RUNNING  in 100.0/s  out 100.0/s  mailbox 1  credit 2/8  in flight -    cpu 50.0%  waiting on previous stage\n";
 const std::string source_tree =
     "  connector source (source) RUNNING\n"
     "    task 0 RUNNING\n"
-    "      poller    source_reader  file       RUNNING  in 100.0/s  out 100.0/s  mailbox 0  credit 2/8  in flight 1/8  cpu 25.0%\n"
-    "      mask      transform      transform  RUNNING  in 100.0/s  out 100.0/s  mailbox 1  credit 2/8  in flight 1/8  cpu 50.0%\n"
-    "      producer  source_writer  producer   RUNNING  in 100.0/s  out 100.0/s  mailbox 2  credit 2/8  in flight 1/8  cpu 75.0%\n"
+    "      poller    source_reader  file       RUNNING  in 100.0/s  out 100.0/s  mailbox 0  credit -    in flight 1/8  cpu 25.0%  waiting on poll\n"
+    "      mask      transform      transform  RUNNING  in 100.0/s  out 100.0/s  mailbox 1  credit 2/8  in flight 1/8  cpu 50.0%  waiting on previous stage\n"
+    "      producer  source_writer  producer   RUNNING  in 100.0/s  out 100.0/s  mailbox 2  credit 2/8  in flight -    cpu 75.0%  waiting on previous stage\n"
     "    task 1 FAILED: java.lang.RuntimeException: boom in source\n"
-    "      poller    source_reader  file       FAILED  in 200.0/s  out 200.0/s  mailbox 0  credit 2/8  in flight 1/8  cpu 25.0%\n"
-    "      mask      transform      transform  FAILED  in 200.0/s  out 200.0/s  mailbox 1  credit 2/8  in flight 1/8  cpu 50.0%\n"
-    "      producer  source_writer  producer   FAILED  in 200.0/s  out 200.0/s  mailbox 2  credit 2/8  in flight 1/8  cpu 75.0%  errors 1: boom\n";
+    "      poller    source_reader  file       FAILED  in 200.0/s  out 200.0/s  mailbox 0  credit -    in flight 1/8  cpu 25.0%  waiting on -\n"
+    "      mask      transform      transform  FAILED  in 200.0/s  out 200.0/s  mailbox 1  credit 2/8  in flight 1/8  cpu 50.0%  waiting on -\n"
+    "      producer  source_writer  producer   FAILED  in 200.0/s  out 200.0/s  mailbox 2  credit 2/8  in flight -    cpu 75.0%  waiting on -  errors 1: boom\n";
 
 // The server, a client of it, and run() to run one line as `weir shell -c` does.
 struct Shell {
@@ -178,15 +178,15 @@ BOOST_AUTO_TEST_CASE(nodes_tree_and_top) {
   auto top = shell.run("top");
   BOOST_TEST(top.ok);
   BOOST_TEST(top.out ==
-             "CONNECTOR  TASK  STAGE     ROLE           STATE     IN/s  OUT/s  MAILBOX  CREDIT  IN-FLIGHT  CPU%  LAG  ERRORS\n"
-             "sink          0  consumer  sink_reader    RUNNING  100.0  100.0        0     2/8        1/8  25.0   42       0\n"
-             "sink          0  sink      sink_writer    RUNNING  100.0  100.0        1     2/8        1/8  50.0    -       0\n"
-             "source        0  poller    source_reader  RUNNING  100.0  100.0        0     2/8        1/8  25.0    -       0\n"
-             "source        0  mask      transform      RUNNING  100.0  100.0        1     2/8        1/8  50.0    -       0\n"
-             "source        0  producer  source_writer  RUNNING  100.0  100.0        2     2/8        1/8  75.0    -       0\n"
-             "source        1  poller    source_reader  FAILED   200.0  200.0        0     2/8        1/8  25.0    -       0\n"
-             "source        1  mask      transform      FAILED   200.0  200.0        1     2/8        1/8  50.0    -       0\n"
-             "source        1  producer  source_writer  FAILED   200.0  200.0        2     2/8        1/8  75.0    -       1\n");
+             "CONNECTOR  TASK  STAGE     ROLE           STATE     IN/s  OUT/s  MAILBOX  CREDIT  IN-FLIGHT  CPU%  LAG  ERRORS  WAITING ON\n"
+             "sink          0  consumer  sink_reader    RUNNING  100.0  100.0        0       -        1/8  25.0   42       0  poll\n"
+             "sink          0  sink      sink_writer    RUNNING  100.0  100.0        1     2/8          -  50.0    -       0  previous stage\n"
+             "source        0  poller    source_reader  RUNNING  100.0  100.0        0       -        1/8  25.0    -       0  poll\n"
+             "source        0  mask      transform      RUNNING  100.0  100.0        1     2/8        1/8  50.0    -       0  previous stage\n"
+             "source        0  producer  source_writer  RUNNING  100.0  100.0        2     2/8          -  75.0    -       0  previous stage\n"
+             "source        1  poller    source_reader  FAILED   200.0  200.0        0       -        1/8  25.0    -       0  -\n"
+             "source        1  mask      transform      FAILED   200.0  200.0        1     2/8        1/8  50.0    -       0  -\n"
+             "source        1  producer  source_writer  FAILED   200.0  200.0        2     2/8          -  75.0    -       1  -\n");
 }
 
 BOOST_AUTO_TEST_CASE(top_on_a_terminal_hands_its_rendering_to_the_redraw_loop) {
@@ -210,7 +210,17 @@ BOOST_AUTO_TEST_CASE(tap_prints_json_lines) {
   auto tap = shell.run("tap sink 0 consumer 2");
   BOOST_TEST(tap.ok);
   // The records as the node gave them, one per line (their form is tested in weir_api.test.cpp).
-  auto records = shell.herder.tap({"sink", 0}, "consumer", 2, std::chrono::steady_clock::now());
+  struct Records final : weir::runtime::rest::TapSink {
+    std::vector<std::string> lines;
+    bool record(std::string_view json) override {
+      lines.emplace_back(json);
+      return true;
+    }
+    bool gone() override { return false; }
+  } taken;
+  shell.herder.tap({"sink", 0}, "consumer", 2, weir::runtime::rest::Forward::allowed,
+                   std::chrono::steady_clock::now(), taken);
+  const auto& records = taken.lines;
   BOOST_TEST(tap.out == records.at(0) + "\n" + records.at(1) + "\n");
   auto ten = shell.run("tap source 1 mask");
   BOOST_TEST(std::count(ten.out.begin(), ten.out.end(), '\n') == 10);
@@ -238,6 +248,10 @@ BOOST_AUTO_TEST_CASE(lifecycle_commands) {
   BOOST_TEST(shell.run("status sink").out == "sink (sink): STOPPED on 127.0.0.1:8083\n");
   BOOST_TEST(shell.run("restart source").out == "restarting the connector and tasks of source\n");
   BOOST_TEST(shell.herder.restarted() == std::vector<std::string>{"source+tasks"});
+  BOOST_TEST(shell.run("restart source 1").out == "restarted task 1 of source\n");
+  BOOST_TEST((shell.herder.restarted() == std::vector<std::string>{"source+tasks", "source-1"}));
+  BOOST_TEST(shell.run("restart source 9").err == "error: Task source-9 not found (HTTP 404)\n");
+  BOOST_TEST(shell.run("restart source x").err == "error: TASK must be a number, not 'x'\n");
   BOOST_TEST(shell.run("delete sink").out == "deleted sink\n");
   BOOST_TEST(shell.run("status sink").err == "error: Connector sink not found (HTTP 404)\n");
 }

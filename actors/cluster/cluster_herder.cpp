@@ -220,16 +220,55 @@ rest::TaskState ClusterHerder::task_status(const rest::TaskId& id, Deadline d) {
   throw rest::not_found("Task " + id.connector + "-" + std::to_string(id.task) + " not found");
 }
 
-void ClusterHerder::restart_task(const rest::TaskId& id, Deadline d) {
+std::string ClusterHerder::owner_url(const rest::TaskId& id, rest::Forward forward, const std::string& doing,
+                                     Deadline d) {
+  auto name = id.connector + "-" + std::to_string(id.task);
   auto where = task_status(id, d).state.worker_id;
   if (where == worker().worker_id())
-    return worker().restart_task(id, d);
+    return {};
   if (where.empty())
-    throw rest::conflict("Cannot restart task " + id.connector + "-" + std::to_string(id.task)
-                         + ": it is not assigned to any node yet");
-  rest::forward_request("http://" + where, "POST",
-                        path_of(id.connector) + "/tasks/" + std::to_string(id.task) + "/restart", {},
-                        links_.rest_token, remaining(d));
+    throw rest::conflict("Cannot " + doing + " task " + name + ": it is not assigned to any node yet");
+  // Kafka Connect's answer to a request forwarded once that still finds no owner.
+  if (forward == rest::Forward::refused)
+    throw rest::conflict("Cannot complete request because of a conflicting operation (e.g. worker "
+                         "rebalance): task " + name + " was forwarded to this node, which sees it on "
+                         + where);
+  return "http://" + where;
+}
+
+void ClusterHerder::restart_task(const rest::TaskId& id, rest::Forward forward, Deadline d) {
+  auto url = owner_url(id, forward, "restart", d);
+  if (url.empty())
+    return worker().restart_task(id, forward, d);
+  rest::forward_request(url, "POST",
+                        path_of(id.connector) + "/tasks/" + std::to_string(id.task) + "/restart?forward=false",
+                        {}, links_.rest_token, remaining(d));
+}
+
+void ClusterHerder::tap(const rest::TaskId& id, const std::string& stage, int count, rest::Forward forward,
+                        Deadline d, rest::TapSink& sink) {
+  auto url = owner_url(id, forward, "tap", d);
+  if (url.empty())
+    return worker().tap(id, stage, count, forward, d, sink);
+  // The owner waits as long as this tap has left; its answer (records or error) is
+  // this one's, streamed through line by line, and abandoned when the reader goes.
+  auto left = std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(d - Clock::now()).count());
+  std::string pending; // a line split between two pieces
+  rest::forward_stream(
+    url,
+    "/weir" + path_of(id.connector) + "/tasks/" + std::to_string(id.task) + "/stages/" + rest::percent_encode(stage)
+      + "/tap?count=" + std::to_string(count) + "&timeout_ms=" + std::to_string(left) + "&forward=false",
+    links_.rest_token, std::chrono::milliseconds{left} + 5s,
+    [&](std::string_view piece) {
+      pending += piece;
+      size_t start = 0;
+      for (size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1)
+        if (end > start && !sink.record(std::string_view{pending}.substr(start, end - start)))
+          return false;
+      pending.erase(0, start);
+      return true;
+    },
+    [&] { return sink.gone(); });
 }
 
 rest::ConnectorStatus ClusterHerder::restart_connector_and_tasks(const rest::RestartRequest& request,
@@ -240,7 +279,7 @@ rest::ConnectorStatus ClusterHerder::restart_connector_and_tasks(const rest::Res
   for (auto& t : status.tasks) {
     if (!request.include_tasks || (request.only_failed && t.state.state != "FAILED"))
       continue;
-    restart_task({request.connector, t.id}, d);
+    restart_task({request.connector, t.id}, rest::Forward::allowed, d);
     t.state.state = "RESTARTING";
     t.state.trace.clear();
   }

@@ -55,7 +55,8 @@ public:
   void restart_connector(const std::string& name, Deadline d) override;
   runtime::rest::ConnectorStatus restart_connector_and_tasks(const runtime::rest::RestartRequest& request,
                                                              Deadline d) override;
-  void restart_task(const runtime::rest::TaskId& id, Deadline d) override;
+  /// A task running on another node is restarted there (its answer is this one).
+  void restart_task(const runtime::rest::TaskId& id, runtime::rest::Forward forward, Deadline d) override;
   void pause_connector(const std::string& name, Deadline d) override;
   void resume_connector(const std::string& name, Deadline d) override;
   void stop_connector(const std::string& name, Deadline d) override;
@@ -97,16 +98,20 @@ public:
   runtime::rest::ActorTree actor_tree(const std::optional<std::string>& connector, Deadline d) override;
   runtime::rest::ActorTree node_tree(const std::optional<std::string>& connector, Deadline d) override;
   std::string metrics_text(Deadline d) override { return worker().metrics_text(d); }
-  std::vector<std::string> tap(const runtime::rest::TaskId& id, const std::string& stage, int count,
-                               Deadline d) override {
-    return worker().tap(id, stage, count, d);
-  }
+  /// A task running on another node is tapped there (its answer is this one).
+  void tap(const runtime::rest::TaskId& id, const std::string& stage, int count, runtime::rest::Forward forward,
+           Deadline d, runtime::rest::TapSink& sink) override;
 
 private:
   Worker& worker() { return *links_.worker; }
   /// The leader's REST URL when this node does not lead (then the request goes
   /// there); empty when it does. 503-like RestError when no leader is known.
   std::string leader_url();
+  /// The REST URL of the node running task `id` when it is not this one (then the
+  /// request goes there); empty when it runs here. 409 when no node runs it, or
+  /// when `forward` refuses a further hop; `doing` (restart, tap) words the error.
+  std::string owner_url(const runtime::rest::TaskId& id, runtime::rest::Forward forward,
+                        const std::string& doing, Deadline d);
   /// Pause, resume or stop (`verb`): the leader writes `state` to the config topic.
   void set_target_state(const std::string& name, const std::string& state, const std::string& verb,
                         Deadline d);

@@ -339,7 +339,7 @@ HttpResponse ConnectApi::task_status(const RouteRequest& request) {
 }
 
 HttpResponse ConnectApi::restart_task(const RouteRequest& request) {
-  herder_.restart_task(task_id_param(request), deadline());
+  herder_.restart_task(task_id_param(request), forward_param(request), deadline());
   return empty_response(204);
 }
 
@@ -494,6 +494,11 @@ TaskId task_id_param(const RouteRequest& request) {
   if (ec != std::errc{} || end != text.data() + text.size())
     throw RestError(404, "HTTP 404 Not Found: task id " + text + " is not an integer");
   return {request.param("connector"), task};
+}
+
+Forward forward_param(const RouteRequest& request) {
+  auto value = request.query.get("forward");
+  return value && iequals(*value, "false") ? Forward::refused : Forward::allowed;
 }
 
 void add_connect_routes(Router& router, ConnectHerder& herder, const ConnectApiOptions& options) {

@@ -32,6 +32,11 @@ void add_connect_routes(Router& router, ConnectHerder& herder, const ConnectApiO
 /// 404, as JAX-RS answers a path parameter it cannot convert.
 TaskId task_id_param(const RouteRequest& request);
 
+/// Kafka Connect's `forward` query parameter: only `forward=false` (what a worker
+/// puts on a request it forwards) refuses a further hop; absent or anything else
+/// allows it.
+Forward forward_param(const RouteRequest& request);
+
 /// The REST server of a worker: listens from construction until destruction (or
 /// stop()). Destroy it before the herder.
 class ConnectRestServer {

@@ -337,7 +337,11 @@ BOOST_AUTO_TEST_CASE(restarts) {
   BOOST_TEST(task.status == 204);
   BOOST_TEST(api.client.request("POST", "/connectors/sink/tasks/7/restart").body == error(404, "Task sink-7 not found"));
   BOOST_TEST(api.client.request("POST", "/connectors/nope/restart").body == error(404, "Connector nope not found"));
-  BOOST_TEST(api.herder.restarted() == (std::vector<std::string>{"sink", "sink+tasks+onlyFailed", "sink+tasks", "sink-1"}));
+  // Kafka Connect's forward parameter: only "false" refuses a further hop.
+  BOOST_TEST(api.client.request("POST", "/connectors/sink/tasks/0/restart?forward=false").status == 204);
+  BOOST_TEST(api.client.request("POST", "/connectors/sink/tasks/0/restart?forward=true").status == 204);
+  BOOST_TEST(api.herder.restarted() == (std::vector<std::string>{"sink", "sink+tasks+onlyFailed", "sink+tasks", "sink-1",
+                                                                 "sink-0+forward=false", "sink-0"}));
 }
 
 BOOST_AUTO_TEST_CASE(pause_resume_stop_delete) {

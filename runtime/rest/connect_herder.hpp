@@ -29,6 +29,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/rest/http_message.hpp"
@@ -50,6 +51,12 @@ struct TaskId {
   std::string connector;
   int task = 0;
 };
+
+/// Whether a request about a task may go on to the worker that runs it (Kafka
+/// Connect's `forward` query parameter). A request that was forwarded once comes
+/// with `forward=false` and must be answered where it arrives: two workers that
+/// disagree about a task's owner (during a rebalance) never pass it back and forth.
+enum class Forward { allowed, refused };
 
 /// GET /connectors/{name}: the config and task ids.
 struct ConnectorInfo {
@@ -222,6 +229,18 @@ private:
   std::string doing_;
 };
 
+/// Where a tap's records go as they pass (ConnectHerder::tap): the REST layer's
+/// streamed answer, or a forwarded tap's.
+class TapSink {
+public:
+  virtual ~TapSink() = default;
+  /// One record, as compact JSON (no newline inside); false when nobody reads any
+  /// more: the tap ends.
+  virtual bool record(std::string_view json) = 0;
+  /// Whether the reader has gone, asked while no record passes (the tap then ends).
+  virtual bool gone() = 0;
+};
+
 /// Kafka Connect's statuses for the usual herder errors.
 inline RestError not_found(const std::string& message) { return RestError(404, message); }
 inline RestError already_exists(const std::string& message) { return RestError(409, message); }
@@ -264,7 +283,8 @@ public:
   /// will restart marked RESTARTING.
   virtual ConnectorStatus restart_connector_and_tasks(const RestartRequest& request,
                                                       Deadline deadline) = 0;
-  virtual void restart_task(const TaskId& id, Deadline deadline) = 0;
+  /// A task running on another worker is restarted there when `forward` allows it.
+  virtual void restart_task(const TaskId& id, Forward forward, Deadline deadline) = 0;
   virtual void pause_connector(const std::string& name, Deadline deadline) = 0;
   virtual void resume_connector(const std::string& name, Deadline deadline) = 0;
   virtual void stop_connector(const std::string& name, Deadline deadline) = 0;
@@ -315,12 +335,15 @@ public:
   }
   /// GET /metrics: the Prometheus text exposition of every stage and task.
   virtual std::string metrics_text(Deadline deadline) = 0;
-  /// Copies of the next `count` records that pass stage `stage` of task `id`, each
-  /// as one JSON object {"topic","partition","offset","timestamp","key","value",
-  /// "headers"} (weir transform's output form). Returns when `count` have passed or
-  /// at the deadline with those seen so far. Unknown task or stage: 404.
-  virtual std::vector<std::string> tap(const TaskId& id, const std::string& stage, int count,
-                                       Deadline deadline) = 0;
+  /// Passes to `sink`, as they pass, copies of the next `count` records that pass
+  /// stage `stage` of task `id`, each as one JSON object {"topic","partition",
+  /// "offset","timestamp","key","value","headers"} (weir transform's output form).
+  /// Returns when `count` have passed, at the deadline, or once the sink's reader
+  /// has gone (asked at least every 100 ms). Unknown task or stage: 404, thrown
+  /// before any record. A task running on another worker is tapped there, streamed
+  /// through, when `forward` allows it.
+  virtual void tap(const TaskId& id, const std::string& stage, int count, Forward forward, Deadline deadline,
+                   TapSink& sink) = 0;
 };
 
 /// Kafka Connect's PATCH semantics: values from `patch` override, nulls remove.

@@ -132,10 +132,11 @@ public:
         task.state = {"RESTARTING", task.state.worker_id, ""};
     return status;
   }
-  void restart_task(const TaskId& id, Deadline deadline) override {
+  void restart_task(const TaskId& id, Forward forward, Deadline deadline) override {
     task_status(id, deadline);
     std::lock_guard lock{mutex_};
-    restarted_.push_back(id.connector + "-" + std::to_string(id.task));
+    restarted_.push_back(id.connector + "-" + std::to_string(id.task) +
+                         (forward == Forward::refused ? "+forward=false" : ""));
   }
   void pause_connector(const std::string& name, Deadline) override { set_state(name, "PAUSED"); }
   void resume_connector(const std::string& name, Deadline) override { set_state(name, "RUNNING"); }
@@ -236,28 +237,31 @@ public:
     return metrics::render_prometheus(stages);
   }
   /// `count` records at once while the connector runs; none otherwise (as if the
-  /// deadline passed with nothing flowing).
-  std::vector<std::string> tap(const TaskId& id, const std::string& stage, int count, Deadline) override {
-    std::lock_guard lock{mutex_};
-    const Connector& c = get(id.connector);
-    std::string task = id.connector + "-" + std::to_string(id.task);
-    if (id.task < 0 || id.task >= task_count(c)) throw not_found("Task " + task + " not found");
-    auto stages = stage_names(c);
-    if (std::find(stages.begin(), stages.end(), stage) == stages.end())
-      throw not_found("Stage " + stage + " not found in task " + task);
+  /// deadline passed with nothing flowing). Stops when the sink refuses one.
+  void tap(const TaskId& id, const std::string& stage, int count, Forward, Deadline, TapSink& sink) override {
     std::vector<std::string> records;
-    if (c.state != "RUNNING") return records;
-    std::string topic = c.config.count("topics") ? c.config.at("topics") : "fake-topic";
-    for (int i = 0; i < count; ++i) {
-      std::string record = "{\"topic\":";
-      convert::append_json_string(topic, record);
-      record += ",\"partition\":" + std::to_string(id.task) + ",\"offset\":" + std::to_string(i) +
-                ",\"timestamp\":" + std::to_string(1700000000000 + i) + ",\"key\":null,\"value\":{\"stage\":";
-      convert::append_json_string(stage, record);
-      record += ",\"n\":" + std::to_string(i) + "},\"headers\":[]}";
-      records.push_back(std::move(record));
+    {
+      std::lock_guard lock{mutex_};
+      const Connector& c = get(id.connector);
+      std::string task = id.connector + "-" + std::to_string(id.task);
+      if (id.task < 0 || id.task >= task_count(c)) throw not_found("Task " + task + " not found");
+      auto stages = stage_names(c);
+      if (std::find(stages.begin(), stages.end(), stage) == stages.end())
+        throw not_found("Stage " + stage + " not found in task " + task);
+      if (c.state != "RUNNING") return;
+      std::string topic = c.config.count("topics") ? c.config.at("topics") : "fake-topic";
+      for (int i = 0; i < count; ++i) {
+        std::string record = "{\"topic\":";
+        convert::append_json_string(topic, record);
+        record += ",\"partition\":" + std::to_string(id.task) + ",\"offset\":" + std::to_string(i) +
+                  ",\"timestamp\":" + std::to_string(1700000000000 + i) + ",\"key\":null,\"value\":{\"stage\":";
+        convert::append_json_string(stage, record);
+        record += ",\"n\":" + std::to_string(i) + "},\"headers\":[]}";
+        records.push_back(std::move(record));
+      }
     }
-    return records;
+    for (const auto& record : records)
+      if (!sink.record(record)) return;
   }
 
 private:

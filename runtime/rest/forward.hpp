@@ -3,7 +3,9 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
+#include <string_view>
 
 namespace weir::runtime::rest {
 
@@ -15,5 +17,14 @@ namespace weir::runtime::rest {
 std::string forward_request(const std::string& base_url, const std::string& method,
                             const std::string& path, const std::string& body,
                             const std::string& token, std::chrono::milliseconds timeout);
+
+/// Sends GET `path` to the worker at `base_url` and passes the body of its 2xx
+/// answer to `each`, piece by piece as it arrives (a streamed answer: a tap).
+/// `each` returning false, or `stop` returning true (asked every 100 ms), abandons
+/// the request: its connection closes, so the worker sees its client go. Errors as
+/// forward_request's; none once abandoned.
+void forward_stream(const std::string& base_url, const std::string& path, const std::string& token,
+                    std::chrono::milliseconds timeout, const std::function<bool(std::string_view)>& each,
+                    const std::function<bool()>& stop);
 
 } // namespace weir::runtime::rest

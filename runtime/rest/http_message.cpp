@@ -250,23 +250,56 @@ ChunkedResult decode_chunked(std::string_view buffer, size_t max_body, std::stri
   }
 }
 
-std::string format_response(const HttpResponse& response, bool keep_alive) {
+namespace {
+
+// The status line and Date.
+std::string status_line(int status) {
   std::string out = "HTTP/1.1 ";
-  append_int(response.status, out);
+  append_int(status, out);
   out += ' ';
-  out += reason_phrase(response.status);
+  out += reason_phrase(status);
   out += "\r\nDate: ";
   append_http_date(out);
   out += "\r\n";
+  return out;
+}
+
+// The extra headers, Connection: close unless `keep_alive`, and the blank line.
+void end_head(const HttpResponse& response, bool keep_alive, std::string& out) {
+  for (const auto& [name, value] : response.headers) out += name + ": " + value + "\r\n";
+  if (!keep_alive) out += "Connection: close\r\n";
+  out += "\r\n";
+}
+
+} // namespace
+
+std::string format_stream_head(const HttpResponse& response, bool keep_alive) {
+  std::string out = status_line(response.status);
+  if (!response.content_type.empty()) out += "Content-Type: " + response.content_type + "\r\n";
+  out += "Transfer-Encoding: chunked\r\n";
+  end_head(response, keep_alive, out);
+  return out;
+}
+
+std::string format_chunk(std::string_view data) {
+  static constexpr char digits[] = "0123456789abcdef";
+  std::string size;
+  for (size_t n = data.size(); n > 0; n /= 16) size.insert(size.begin(), digits[n % 16]);
+  std::string out = size + "\r\n";
+  out += data;
+  out += "\r\n";
+  return out;
+}
+
+std::string format_response(const HttpResponse& response, bool keep_alive) {
+  std::string out = status_line(response.status);
   if (response.status != 204) {
     if (!response.content_type.empty()) out += "Content-Type: " + response.content_type + "\r\n";
     out += "Content-Length: ";
     append_int(static_cast<int64_t>(response.body.size()), out);
     out += "\r\n";
   }
-  for (const auto& [name, value] : response.headers) out += name + ": " + value + "\r\n";
-  if (!keep_alive) out += "Connection: close\r\n";
-  out += "\r\n";
+  end_head(response, keep_alive, out);
   if (response.status != 204) out += response.body;
   return out;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -32,11 +33,32 @@ struct HttpRequest {
   std::string_view query() const noexcept; // target after '?', empty if none
 };
 
+/// Where a streamed response's body goes (HttpResponse::stream), piece by piece as
+/// it is made, so the client reads each piece at once.
+class ResponseStream {
+public:
+  virtual ~ResponseStream() = default;
+  /// Sends `data` now. False once the client has gone (closed or reset the
+  /// connection, or stopped reading for the server's read timeout) or the server is
+  /// stopping: the producer should end.
+  virtual bool write(std::string_view data) = 0;
+  /// Whether the client has gone, asked without writing: for a producer that may
+  /// wait a while between pieces.
+  virtual bool gone() = 0;
+};
+
 struct HttpResponse {
   int status = 200;
   std::vector<Header> headers; // extra headers: Location, Allow, WWW-Authenticate
   std::string body;
   std::string content_type = "application/json";
+  /// A streamed body instead of `body`: called by the server once the handler has
+  /// returned, on the connection's thread. The status line and headers go out with
+  /// the first write (HTTP/1.1: chunked; HTTP/1.0: the whole body at the end). An
+  /// exception before the first write is answered as a handler's would be (its
+  /// status, Kafka Connect's error body); after it, the connection is closed
+  /// without the last chunk, so the client sees the body cut short.
+  std::function<void(ResponseStream&)> stream = nullptr;
 };
 
 /// An error that a request handler (or a herder behind it) throws to answer with
@@ -101,5 +123,10 @@ ChunkedResult decode_chunked(std::string_view buffer, size_t max_body, std::stri
 /// The bytes of a response: status line, Date, Content-Type and Content-Length
 /// (neither for 204), `Connection: close` unless `keep_alive`, then the body.
 std::string format_response(const HttpResponse& response, bool keep_alive);
+/// The head of a streamed response: as format_response's, with
+/// `Transfer-Encoding: chunked` in place of Content-Length.
+std::string format_stream_head(const HttpResponse& response, bool keep_alive);
+/// One chunk of a chunked body (`data` must not be empty: that ends the body).
+std::string format_chunk(std::string_view data);
 
 } // namespace weir::runtime::rest

@@ -14,8 +14,10 @@
 #include <charconv>
 #include <chrono>
 #include <climits>
+#include <functional>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -147,6 +149,22 @@ struct HttpServer::Impl : Shared {
 
 namespace {
 
+// Runs `call`; what it throws becomes the answer a client gets (RestError: its
+// status; anything else: 500).
+template <class F>
+std::optional<HttpResponse> error_of(F&& call) {
+  try {
+    call();
+    return std::nullopt;
+  } catch (const RestError& e) {
+    return error_response(e.status(), e.what());
+  } catch (const std::exception& e) {
+    return error_response(500, e.what());
+  } catch (...) {
+    return error_response(500, "Unexpected error");
+  }
+}
+
 // Reads, frames and answers the requests of one connection, in order.
 class Session {
 public:
@@ -162,6 +180,9 @@ private:
   void fail(const HttpResponse& response);
   void fail(int status, std::string_view message) { fail(error_response(status, message)); }
   bool serve_one();
+  // Sends a response whose body is streamed (HttpResponse::stream); false when the
+  // connection must close.
+  bool stream(HttpResponse& response, bool keep, bool chunked);
   bool read_body(RequestHead& head, size_t body_start, Clock::time_point deadline, size_t& consumed);
 
   Shared& server_;
@@ -297,22 +318,77 @@ bool Session::serve_one() {
 
   HttpResponse response;
   auto handling = Clock::now();
-  try {
-    response = server_.handler(head.request);
-  } catch (const RestError& e) {
-    response = error_response(e.status(), e.what());
-  } catch (const std::exception& e) {
-    response = error_response(500, e.what());
-  } catch (...) {
-    response = error_response(500, "Unexpected error");
-  }
+  if (auto error = error_of([&] { response = server_.handler(head.request); })) response = std::move(*error);
   // Kafka Connect's request log, at DEBUG (PUT /admin/loggers/root turns it on).
   spdlog::debug("REST {} {} -> {} in {} ms", head.request.method, head.request.target, response.status,
                 std::chrono::duration_cast<milliseconds>(Clock::now() - handling).count());
   bool keep = head.keep_alive && !server_.stopping;
   // HTTP/1.0 closes by default, so keeping it open must be said.
   if (keep && head.request.minor_version == 0) response.headers.emplace_back("Connection", "keep-alive");
+  if (response.stream) return stream(response, keep, head.request.minor_version > 0);
   return write_all(format_response(response, keep)) && keep;
+}
+
+// The ResponseStream of one response on this session's connection.
+class SessionStream final : public ResponseStream {
+public:
+  SessionStream(int fd, const HttpResponse& response, bool keep, bool chunked, const std::atomic<bool>& stopping,
+                std::function<bool(std::string_view)> write_all)
+      : fd_(fd), response_(response), keep_(keep), chunked_(chunked), stopping_(stopping),
+        write_all_(std::move(write_all)) {}
+
+  bool write(std::string_view data) override {
+    // A send to a client that closed its end still succeeds once: ask first.
+    if (gone()) return false;
+    if (data.empty()) return true;
+    if (!chunked_) { // HTTP/1.0: no chunks; the whole body goes at the end
+      buffered_ += data;
+      return !gone();
+    }
+    std::string bytes = started_ ? std::string{} : format_stream_head(response_, keep_);
+    started_ = true;
+    bytes += format_chunk(data);
+    failed_ = !write_all_(bytes);
+    return !failed_;
+  }
+
+  bool gone() override {
+    if (failed_ || stopping_) return true;
+    pollfd p{fd_, POLLIN | POLLRDHUP, 0};
+    if (::poll(&p, 1, 0) <= 0) return false;
+    if (p.revents & (POLLHUP | POLLERR | POLLRDHUP)) return true;
+    // Readable: the client's next request (pipelined), or its end of the stream.
+    char byte;
+    return ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+  }
+
+  bool started() const { return started_; }
+  bool failed() const { return failed_; }
+  const std::string& buffered() const { return buffered_; }
+
+private:
+  int fd_;
+  const HttpResponse& response_;
+  bool keep_, chunked_;
+  const std::atomic<bool>& stopping_;
+  std::function<bool(std::string_view)> write_all_;
+  bool started_ = false;
+  std::atomic<bool> failed_{false}; // gone() may be asked from another thread (a forwarded tap's watcher)
+  std::string buffered_;
+};
+
+bool Session::stream(HttpResponse& response, bool keep, bool chunked) {
+  SessionStream out{fd_, response, keep, chunked, server_.stopping,
+                    [this](std::string_view bytes) { return write_all(bytes); }};
+  auto error = error_of([&] { response.stream(out); });
+  if (error && out.started()) return false; // cut short: the client sees no last chunk
+  if (error) return write_all(format_response(*error, keep)) && keep;
+  if (out.failed()) return false;
+  if (!out.started()) { // nothing streamed, or HTTP/1.0: one whole answer
+    response.body = out.buffered();
+    return write_all(format_response(response, keep)) && keep;
+  }
+  return write_all("0\r\n\r\n") && keep;
 }
 
 void Session::run() {

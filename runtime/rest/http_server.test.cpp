@@ -313,6 +313,112 @@ BOOST_AUTO_TEST_CASE(garbage_on_the_wire_never_takes_the_server_down) {
   BOOST_TEST(client.request("GET", "/alive").body == "GET /alive []");
 }
 
+// A streamed answer: "first\n", then (once `release` is set) "second\n"; a stream
+// that throws before or after its first piece; one that waits for its client to go.
+struct Streams {
+  std::atomic<bool> release{false}, saw_gone{false}, write_refused{false}, ended{false};
+
+  HttpResponse operator()(const HttpRequest& request) {
+    HttpResponse response{200, {}, {}, "application/x-ndjson"};
+    if (request.target == "/two")
+      response.stream = [this](ResponseStream& out) {
+        out.write("first\n");
+        while (!release) std::this_thread::sleep_for(std::chrono::milliseconds{5});
+        out.write("second\n");
+      };
+    else if (request.target == "/fail-first")
+      response.stream = [](ResponseStream&) { throw RestError(404, "Stage x not found in task c-0"); };
+    else if (request.target == "/fail-later")
+      response.stream = [](ResponseStream& out) {
+        out.write("one\n");
+        throw std::runtime_error("broken");
+      };
+    else if (request.target == "/until-gone")
+      response.stream = [this](ResponseStream& out) {
+        out.write("hello\n");
+        for (int i = 0; i < 1000 && !out.gone(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds{10});
+        saw_gone = out.gone();
+        write_refused = !out.write("late\n");
+        ended = true;
+      };
+    else
+      response.stream = [](ResponseStream&) {}; // nothing at all
+    return response;
+  }
+};
+
+BOOST_AUTO_TEST_CASE(a_streamed_answer_arrives_piece_by_piece_as_chunks) {
+  Streams streams;
+  HttpServer server(local(), std::ref(streams));
+  TestClient client(server.port());
+  BOOST_REQUIRE(client.send_raw("GET /two HTTP/1.1\r\nHost: x\r\n\r\n"));
+  auto head = client.read_head();
+  BOOST_TEST(head.status == 200);
+  BOOST_TEST(*head.header("transfer-encoding") == "chunked");
+  BOOST_TEST(*head.header("content-type") == "application/x-ndjson");
+  BOOST_TEST(head.header("content-length") == nullptr);
+  // The first piece is readable while the producer still waits to write the second.
+  std::vector<std::string> pieces;
+  bool ended = client.read_chunks([&](const std::string& data) {
+    pieces.push_back(data);
+    streams.release = true;
+    return true;
+  });
+  BOOST_TEST(ended);
+  BOOST_TEST((pieces == std::vector<std::string>{"first\n", "second\n"}));
+  // The connection stays usable.
+  auto empty = client.request("GET", "/nothing");
+  BOOST_TEST(empty.status == 200);
+  BOOST_TEST(empty.body.empty());
+  BOOST_TEST(*empty.header("content-length") == "0");
+}
+
+BOOST_AUTO_TEST_CASE(a_stream_that_fails_first_answers_its_error_and_later_cuts_the_body_short) {
+  Streams streams;
+  HttpServer server(local(), std::ref(streams));
+  TestClient client(server.port());
+  auto failed = client.request("GET", "/fail-first");
+  BOOST_TEST(failed.status == 404);
+  BOOST_TEST(failed.body == R"({"error_code":404,"message":"Stage x not found in task c-0"})");
+  TestClient later(server.port());
+  BOOST_REQUIRE(later.send_raw("GET /fail-later HTTP/1.1\r\nHost: x\r\n\r\n"));
+  BOOST_TEST(later.read_head().status == 200);
+  std::string body;
+  BOOST_TEST(!later.read_chunks([&](const std::string& data) {
+    body += data;
+    return true;
+  }));
+  BOOST_TEST(body == "one\n");
+  BOOST_TEST(later.closed_by_server());
+}
+
+BOOST_AUTO_TEST_CASE(http_1_0_gets_a_streamed_answer_whole) {
+  Streams streams;
+  streams.release = true;
+  HttpServer server(local(), std::ref(streams));
+  TestClient client(server.port());
+  BOOST_REQUIRE(client.send_raw("GET /two HTTP/1.0\r\n\r\n"));
+  auto response = client.read_response();
+  BOOST_TEST(response.status == 200);
+  BOOST_TEST(response.header("transfer-encoding") == nullptr);
+  BOOST_TEST(response.body == "first\nsecond\n");
+}
+
+BOOST_AUTO_TEST_CASE(a_stream_sees_its_client_go) {
+  Streams streams;
+  HttpServer server(local(), std::ref(streams));
+  {
+    TestClient client(server.port());
+    BOOST_REQUIRE(client.send_raw("GET /until-gone HTTP/1.1\r\nHost: x\r\n\r\n"));
+    BOOST_TEST(client.read_head().status == 200);
+  } // the client closes its connection
+  // Seen while the server runs (a stopping server also counts as gone).
+  for (int i = 0; i < 500 && !streams.ended; ++i) std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  BOOST_TEST(streams.ended);
+  BOOST_TEST(streams.saw_gone);
+  BOOST_TEST(streams.write_refused);
+}
+
 BOOST_AUTO_TEST_CASE(bind_failure_throws) {
   HttpServer first(local(), echo);
   HttpServerOptions taken;

@@ -65,6 +65,24 @@ public:
 
   /// Reads one response; status 0 if the connection ended first.
   ClientResponse read_response() {
+    ClientResponse response = read_head();
+    if (response.status == 0 || response.status == 100 || response.status == 204) return response;
+    if (const std::string* coding = response.header("transfer-encoding"); coding && *coding == "chunked") {
+      read_chunks(response);
+      return response;
+    }
+    const std::string* length = response.header("content-length");
+    size_t n = length ? std::stoul(*length) : 0;
+    while (buffer_.size() < n)
+      if (!fill()) break;
+    response.body = buffer_.substr(0, n);
+    buffer_.erase(0, std::min(n, buffer_.size()));
+    return response;
+  }
+
+  /// Reads a response's status line and headers only (a streamed body follows:
+  /// read_chunks); status 0 if the connection ended first.
+  ClientResponse read_head() {
     ClientResponse response;
     size_t end;
     while ((end = buffer_.find("\r\n\r\n")) == std::string::npos)
@@ -82,13 +100,6 @@ public:
       response.headers.emplace_back(name, line.substr(line.find_first_not_of(' ', colon + 1)));
       pos = next;
     }
-    if (response.status == 100 || response.status == 204) return response;
-    const std::string* length = response.header("content-length");
-    size_t n = length ? std::stoul(*length) : 0;
-    while (buffer_.size() < n)
-      if (!fill()) break;
-    response.body = buffer_.substr(0, n);
-    buffer_.erase(0, std::min(n, buffer_.size()));
     return response;
   }
 
@@ -111,7 +122,32 @@ public:
     return eof_;
   }
 
+  /// The chunks of a streamed body as they arrive: each chunk's data is passed to
+  /// `each` (false stops reading); true once the last chunk came.
+  template <class F>
+  bool read_chunks(F each) {
+    for (;;) {
+      size_t line_end;
+      while ((line_end = buffer_.find("\r\n")) == std::string::npos)
+        if (!fill()) return false;
+      size_t size = std::stoul(buffer_.substr(0, line_end), nullptr, 16);
+      while (buffer_.size() < line_end + 2 + size + 2)
+        if (!fill()) return false;
+      std::string data = buffer_.substr(line_end + 2, size);
+      buffer_.erase(0, line_end + 2 + size + 2);
+      if (size == 0) return true; // no trailers from weir's server
+      if (!each(data)) return false;
+    }
+  }
+
 private:
+  void read_chunks(ClientResponse& response) {
+    read_chunks([&](const std::string& data) {
+      response.body += data;
+      return true;
+    });
+  }
+
   bool fill() {
     char chunk[4096];
     ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);

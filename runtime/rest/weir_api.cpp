@@ -49,13 +49,19 @@ struct WeirApi {
     int64_t max_ms = options.request_timeout.count();
     auto timeout = std::chrono::milliseconds(
         int_param(request, "timeout_ms", 1, max_ms, std::min<int64_t>(tap_default_timeout.count(), max_ms)));
-    std::string body;
-    for (const auto& record : herder.tap(id, request.param("stage"), count,
-                                         std::chrono::steady_clock::now() + timeout)) {
-      body += record;
-      body += '\n';
-    }
-    return {200, {}, std::move(body), std::string{ndjson_content_type}};
+    HttpResponse response{200, {}, {}, std::string{ndjson_content_type}};
+    // Streamed: each record goes out as it passes, and the tap ends when the client goes.
+    response.stream = [herder = &herder, id, stage = request.param("stage"), count, forward = forward_param(request),
+                       deadline = std::chrono::steady_clock::now() + timeout](ResponseStream& out) {
+      struct Lines final : TapSink {
+        ResponseStream& out;
+        explicit Lines(ResponseStream& o) : out(o) {}
+        bool record(std::string_view json) override { return out.write(std::string{json} + '\n'); }
+        bool gone() override { return out.gone(); }
+      } lines{out};
+      herder->tap(id, stage, count, forward, deadline, lines);
+    };
+    return response;
   }
 };
 

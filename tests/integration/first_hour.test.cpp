@@ -6,10 +6,14 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <simdjson.h>
+
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
+#include <thread>
 
 #include "runtime/kafka/admin.hpp"
 
@@ -51,6 +55,34 @@ std::string task_trace(RestWorker& w, const std::string& connector, int task) {
   static const std::regex trace(R"re("trace":"([^"]*)")re");
   std::smatch m;
   return std::regex_search(body, m, trace) ? std::string{m[1]} : std::string{};
+}
+
+/// A stage and its task, as GET /weir/tree shows them.
+struct TreeStage {
+  std::string task_state, state;
+  uint64_t records_in = 0, records_out = 0;
+  double in_per_sec = 0;
+};
+
+/// Stage `stage` of task 0 of `connector` in `w`'s tree; nullopt when not shown.
+std::optional<TreeStage> tree_stage(RestWorker& w, const std::string& connector, const std::string& stage) {
+  weir::runtime::rest::test::TestClient client{w.port};
+  auto body = client.request("GET", "/weir/tree/" + connector).body;
+  simdjson::dom::parser parser;
+  simdjson::dom::element tree;
+  if (parser.parse(body).get(tree))
+    return std::nullopt;
+  for (auto node : tree["nodes"].get_array())
+    for (auto c : node["connectors"].get_array())
+      for (auto task : c["tasks"].get_array()) {
+        if (int64_t(task["id"]) != 0)
+          continue;
+        for (auto s : task["stages"].get_array())
+          if (std::string_view(s["name"]) == stage)
+            return TreeStage{std::string{std::string_view(task["state"])}, std::string{std::string_view(s["state"])},
+                             uint64_t(s["records_in"]), uint64_t(s["records_out"]), double(s["records_in_per_sec"])};
+      }
+  return std::nullopt;
 }
 
 } // namespace
@@ -211,6 +243,83 @@ BOOST_AUTO_TEST_CASE(an_idle_task_says_why_truly) {
                },
                60s),
              trace);
+  stop_cleanly(*w.process);
+}
+
+// Item 17: top's figures are true. A file source follows a file that grows for a few
+// seconds, a file sink reads its topic back: the sink's consumer counts what it
+// polled from Kafka (it showed "in 0.0/s" for good), and a source task's producer
+// shows its task's state, also after a pause and resume left nothing new to send
+// (it showed the FINISHED of the drained run while its task was RUNNING).
+BOOST_AUTO_TEST_CASE(the_consumer_counts_what_it_polls_and_the_producer_shows_its_tasks_state) {
+  TempDir dir{"weir-top"};
+  auto topic = unique_name("top");
+  create_topic(topic, 1);
+  auto w = start_worker(dir);
+  const std::string in = dir.path() + "/in.txt", out = dir.path() + "/out.txt";
+  std::ofstream{in}.close();
+  BOOST_REQUIRE(w.call("POST", "/connectors",
+                       R"({"name":"lines","config":{"connector.class":"FileStreamSource","file":")" + in
+                         + R"(","topic":")" + topic + R"("}})").status == 201);
+  BOOST_REQUIRE(w.call("POST", "/connectors", file_sink_json("copy", topic, out)).status == 201);
+
+  // 40 lines every 50 ms for 6 s, while the tree is read.
+  constexpr size_t per_tick = 40, ticks = 120, total = per_tick * ticks;
+  std::thread writer([&] {
+    std::ofstream file{in, std::ios::app};
+    for (size_t t = 0, n = 0; t < ticks; ++t) {
+      for (size_t i = 0; i < per_tick; ++i)
+        file << "line " << n++ << '\n';
+      file.flush();
+      std::this_thread::sleep_for(50ms);
+    }
+  });
+  std::optional<TreeStage> consumer;
+  bool flowing = eventually(
+    [&] {
+      consumer = tree_stage(w, "copy", "consumer");
+      return consumer && consumer->records_in > 0 && consumer->in_per_sec > 0;
+    },
+    30s);
+  writer.join();
+  BOOST_TEST(flowing, "the consumer's figures while records flow: in "
+                        << (consumer ? std::to_string(consumer->records_in) : "?") << ", in/s "
+                        << (consumer ? std::to_string(consumer->in_per_sec) : "?"));
+  auto lines_out = [&] {
+    std::ifstream file{out};
+    return static_cast<size_t>(std::count(std::istreambuf_iterator<char>{file}, {}, '\n'));
+  };
+  BOOST_REQUIRE_MESSAGE(eventually([&] { return lines_out() >= total; }, 60s),
+                        "the sink wrote " << lines_out() << " of " << total << " lines");
+  // Every count is what passed: the consumer polled each record once, the poller read each line once.
+  BOOST_TEST(eventually([&] { consumer = tree_stage(w, "copy", "consumer"); return consumer && consumer->records_in == total; }, 10s),
+             "consumer records_in " << (consumer ? consumer->records_in : 0) << " of " << total);
+  BOOST_TEST(consumer->records_out == total);
+  // A reader publishes its figures at most five times a second: the last may come a moment later.
+  std::optional<TreeStage> poller, producer;
+  BOOST_TEST(eventually([&] { poller = tree_stage(w, "lines", "poller"); return poller && poller->records_in == total; }, 10s),
+             "poller records_in " << (poller ? poller->records_in : 0) << " of " << total);
+  BOOST_TEST(eventually([&] { producer = tree_stage(w, "lines", "producer"); return producer && producer->records_out == total; }, 10s),
+             "producer records_out " << (producer ? producer->records_out : 0) << " of " << total);
+  BOOST_TEST(producer->state == producer->task_state);
+
+  // Pause drains the task (its producer ends FINISHED); resume starts it again with
+  // nothing new to read: the new producer is RUNNING, as its task is.
+  BOOST_REQUIRE(w.call("PUT", "/connectors/lines/pause").status == 202);
+  BOOST_REQUIRE(eventually([&] { return has(w.call("GET", "/connectors/lines/status"), R"("tasks":[{"id":0,"state":"PAUSED")"); }, 30s));
+  BOOST_REQUIRE(w.call("PUT", "/connectors/lines/resume").status == 202);
+  BOOST_REQUIRE(eventually([&] {
+    producer = tree_stage(w, "lines", "producer");
+    return producer && producer->task_state == "RUNNING";
+  }, 30s));
+  // Read for a while: nothing flows, so nothing else would correct a stale state.
+  for (int i = 0; i < 20; ++i) {
+    producer = tree_stage(w, "lines", "producer");
+    BOOST_REQUIRE(producer);
+    BOOST_TEST(producer->state == producer->task_state, "the producer " << producer->state << ", its task "
+                                                                        << producer->task_state);
+    std::this_thread::sleep_for(100ms);
+  }
   stop_cleanly(*w.process);
 }
 
