@@ -132,6 +132,44 @@ void catch_interrupts() {
   rl_catch_signals = 0;
 }
 
+// One byte of the terminal, or -1 at its end or once Ctrl-C was pressed.
+int read_byte(int fd) {
+  for (;;) {
+    pollfd fds[2] = {{fd, POLLIN, 0}, {interrupt_pipe[0], POLLIN, 0}};
+    int ready = ::poll(fds, 2, -1);
+    if (interrupted || (ready > 0 && (fds[1].revents & POLLIN))) {
+      interrupted = 1;
+      return -1;
+    }
+    if (ready < 0 && errno != EINTR) return -1;
+    if (ready <= 0 || !(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    unsigned char byte;
+    ssize_t n = ::read(fd, &byte, 1);
+    if (n == 1) return byte;
+    if (n == 0 || errno != EINTR) return -1;
+  }
+}
+
+// libedit reads keys through this (rl_getc_function). A Ctrl-C pressed before
+// libedit's own read began does not interrupt that read, which then waited for the
+// next key with the line still shown; here the signal's byte on the self-pipe ends
+// the read whenever it came. libedit takes the result as one character, so UTF-8 is
+// decoded here (a malformed sequence gives its bytes one by one, as libedit would).
+extern "C" int read_key(FILE* in) {
+  const int fd = ::fileno(in);
+  int lead = read_byte(fd);
+  if (lead < 0xC0 || lead >= 0xF8) return lead;
+  const int more = lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : 1;
+  int code = lead & (0x3F >> more);
+  for (int i = 0; i < more; ++i) {
+    int next = read_byte(fd);
+    if (next < 0) return -1;
+    if ((next & 0xC0) != 0x80) return 0xFFFD;
+    code = (code << 6) | (next & 0x3F);
+  }
+  return code;
+}
+
 /// Forgets Ctrl-Cs already handled, so they do not cancel the next command.
 void clear_interrupts() {
   char buffer[64];
@@ -206,6 +244,7 @@ int interactive(Session& session, RestClient& client) {
 
   std::setlocale(LC_CTYPE, ""); // libedit reads UTF-8 input as characters
   catch_interrupts();
+  rl_getc_function = read_key;
   std::cout << "weir shell at " << client.url()
             << ": 'help' lists the commands, Ctrl-C cancels, Ctrl-D or 'quit' leaves\n";
   for (;;) {

@@ -89,8 +89,9 @@ class Shell:
             if pid:
                 return status
             try:
-                select.select([self.fd], [], [], 0.1)
-                self.out += os.read(self.fd, 4096).decode("utf-8", "replace")
+                readable, _, _ = select.select([self.fd], [], [], 0.1)
+                if readable:  # a read with nothing to read would wait for ever
+                    self.out += os.read(self.fd, 4096).decode("utf-8", "replace")
             except OSError:
                 time.sleep(0.1)
         fail("the shell did not exit")
