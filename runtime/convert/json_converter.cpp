@@ -10,6 +10,7 @@
 #include "runtime/convert/text.hpp"
 #include "runtime/convert/json_fast_decode.hpp"
 #include "runtime/convert/json_keys.hpp"
+#include "runtime/convert/json_number.hpp"
 #include "runtime/convert/json_text.hpp"
 #include "runtime/data/base64.hpp"
 #include "runtime/data/decimal.hpp"
@@ -47,49 +48,9 @@ bool is_number(dom::element e) {
          || t == dom::element_type::DOUBLE;
 }
 
-bool is_integral(dom::element e) {
-  auto t = e.type();
-  return t == dom::element_type::INT64 || t == dom::element_type::UINT64;
-}
-
-// Jackson's Number.longValue()/intValue() of a JSON number: doubles truncate, and
-// (like Java's narrowing casts) wider integers wrap.
-int64_t long_value(dom::element e) {
-  switch (e.type()) {
-    case dom::element_type::INT64: return e.get_int64().value_unsafe();
-    case dom::element_type::UINT64: return static_cast<int64_t>(e.get_uint64().value_unsafe());
-    default: {
-      double d = e.get_double().value_unsafe();
-      // Java's (long) cast saturates and maps NaN to 0.
-      if (d != d)
-        return 0;
-      if (d >= 9.2233720368547758e18)
-        return INT64_MAX;
-      if (d <= -9.2233720368547758e18)
-        return INT64_MIN;
-      return static_cast<int64_t>(d);
-    }
-  }
-}
-
-// A JSON fraction as Connect reads it: Jackson parses it as a BigDecimal, which has no
-// negative zero, so `-0.0` arrives as 0.0. (simdjson gives the double only: a negative
-// number too small for a double, -1e-400, also reads as 0.0 here, where Java gets -0.0.)
-double fraction_value(dom::element e) {
-  double d = e.get_double().value_unsafe();
-  return d == 0 ? 0.0 : d;
-}
-
-double double_value(dom::element e) {
-  switch (e.type()) {
-    case dom::element_type::INT64: return static_cast<double>(e.get_int64().value_unsafe());
-    case dom::element_type::UINT64: return static_cast<double>(e.get_uint64().value_unsafe());
-    default: return fraction_value(e);
-  }
-}
-
-// Canonical text of a JSON element, the key of the schema cache.
-void canonical(dom::element e, std::string& out) {
+// Canonical text of a JSON element, the key of the schema cache; numbers are their
+// tokens (json_number::index_tokens).
+void canonical(dom::element e, const std::vector<std::string_view>& numbers, std::string& out) {
   switch (e.type()) {
     case dom::element_type::OBJECT: {
       out += '{';
@@ -101,7 +62,7 @@ void canonical(dom::element e, std::string& out) {
         first = false;
         append_json_string(k, out);
         out += ':';
-        canonical(v, out);
+        canonical(v, numbers, out);
       }
       out += '}';
       break;
@@ -114,15 +75,15 @@ void canonical(dom::element e, std::string& out) {
         if (!first)
           out += ',';
         first = false;
-        canonical(v, out);
+        canonical(v, numbers, out);
       }
       out += ']';
       break;
     }
     case dom::element_type::STRING: append_json_string(e.get_string().value_unsafe(), out); break;
-    case dom::element_type::INT64: append_int(e.get_int64().value_unsafe(), out); break;
-    case dom::element_type::UINT64: out += std::to_string(e.get_uint64().value_unsafe()); break;
-    case dom::element_type::DOUBLE: append_java_double(e.get_double().value_unsafe(), out); break;
+    case dom::element_type::INT64: out += numbers[static_cast<size_t>(e.get_int64().value_unsafe())]; break;
+    case dom::element_type::UINT64:
+    case dom::element_type::DOUBLE: break; // not in an indexed document
     case dom::element_type::BOOL: out += e.get_bool().value_unsafe() ? "true" : "false"; break;
     case dom::element_type::NULL_VALUE: out += "null"; break;
   }
@@ -161,10 +122,10 @@ struct JsonConverter::Impl {
   const Options& options;
   FastJsonDecoder fast; ///< schemaless records (the hot path)
   dom::parser parser;   ///< envelopes and schemas
-  std::vector<char> buffer; ///< the record's bytes, padded for simdjson
+  std::vector<char> buffer; ///< the record for simdjson: numbers as ordinals, padded
+  std::vector<std::string_view> numbers; ///< the record's number tokens, by ordinal
   std::unordered_map<std::string, SchemaPtr, StringHash, std::equal_to<>> schemas_by_text;
   std::unordered_map<const Schema*, std::pair<SchemaPtr, std::string>> json_by_schema;
-  std::string scratch;     ///< decimal digits
   std::string b64;         ///< base64 text being written
   JsonBuffer wbuf;         ///< the record being serialized
   std::string key_scratch; ///< canonical schema text
@@ -178,16 +139,29 @@ struct JsonConverter::Impl {
       m.truncate(static_cast<uint32_t>(unique_keys.apply(e, m.size(), entry_key)));
   }
 
+  // simdjson's DOM keeps no number's text and refuses integers beyond 64 bits, but
+  // Connect reads each number from its exact digits (Jackson's BigInteger and
+  // BigDecimal nodes). So simdjson parses a copy (which its padding needs anyway) in
+  // which every number is the ordinal of its token, and the tokens stay in `numbers`
+  // (views of `bytes`, valid while this record is converted).
   dom::element parse(std::string_view bytes) {
-    if (buffer.size() < bytes.size() + simdjson::SIMDJSON_PADDING)
-      buffer.resize(bytes.size() + simdjson::SIMDJSON_PADDING);
-    std::memcpy(buffer.data(), bytes.data(), bytes.size());
-    auto r = parser.parse(buffer.data(), bytes.size(), false);
+    numbers.clear();
+    json_number::index_tokens(bytes, buffer, simdjson::SIMDJSON_PADDING, numbers);
+    auto r = parser.parse(buffer.data(), buffer.size() - simdjson::SIMDJSON_PADDING, false);
     if (r.error())
       throw DataError("Converting byte[] to Kafka Connect data failed due to serialization error: "
                       + std::string(simdjson::error_message(r.error())));
+    for (std::string_view token : numbers)
+      if (auto why = json_number::problem(token)) [[unlikely]]
+        throw DataError("Converting byte[] to Kafka Connect data failed due to serialization error: " + *why);
     return r.value_unsafe();
   }
+
+  // The exact text of a number element (see parse()).
+  std::string_view token(dom::element e) const {
+    return numbers[static_cast<size_t>(e.get_int64().value_unsafe())];
+  }
+  bool is_integral(dom::element e) const { return is_number(e) && json_number::integral(token(e)); }
 
   // -- JSON -> Connect ---------------------------------------------------------------
 
@@ -209,10 +183,13 @@ struct JsonConverter::Impl {
         return arr;
       }
       case dom::element_type::STRING: return Value::string(arena.copy(e.get_string().value_unsafe()));
-      case dom::element_type::INT64: return Value::int64(e.get_int64().value_unsafe());
+      case dom::element_type::INT64: { // Connect's inference: INT64 for integers, else FLOAT64
+        std::string_view t = token(e);
+        return json_number::integral(t) ? Value::int64(json_number::long_value(t))
+                                        : Value::float64(json_number::double_value(t));
+      }
       case dom::element_type::UINT64:
-        return Value::int64(static_cast<int64_t>(e.get_uint64().value_unsafe()));
-      case dom::element_type::DOUBLE: return Value::float64(fraction_value(e));
+      case dom::element_type::DOUBLE: break; // not in an indexed document
       case dom::element_type::BOOL: return Value::boolean(e.get_bool().value_unsafe());
       case dom::element_type::NULL_VALUE: return Value();
     }
@@ -235,14 +212,8 @@ struct JsonConverter::Impl {
     dom::element e = *maybe;
     switch (s.logical()) {
       case Logical::Decimal: {
-        if (is_number(e)) {
-          scratch.clear();
-          if (e.type() == dom::element_type::DOUBLE)
-            append_java_double(e.get_double().value_unsafe(), scratch);
-          else
-            canonical(e, scratch);
-          return Value::bytes(arena.copy(decimal_bytes(decimal_parse(scratch, s.decimal_scale()))));
-        }
+        if (is_number(e)) // the number's exact digits at the schema's scale (decimal.hpp)
+          return Value::bytes(arena.copy(decimal_bytes(decimal_parse(token(e), s.decimal_scale()))));
         if (e.is_string()) {
           auto bytes = base64_decode(e.get_string().value_unsafe());
           if (!bytes || bytes->empty())
@@ -254,16 +225,16 @@ struct JsonConverter::Impl {
       }
       case Logical::Date:
       case Logical::Time: {
-        if (!is_integral(e) || long_value(e) != static_cast<int32_t>(long_value(e)))
+        if (!is_number(e) || !json_number::is_int(token(e))) // Jackson's isInt()
           throw DataError(std::string("Invalid type for ") + (s.logical() == Logical::Date ? "Date" : "Time")
                           + ", underlying representation should be integer but was " + std::string(node_type(e)));
-        return Value::int32(static_cast<int32_t>(long_value(e)));
+        return Value::int32(json_number::int_value(token(e)));
       }
       case Logical::Timestamp:
         if (!is_integral(e))
           throw DataError("Invalid type for Timestamp, underlying representation should be integral but was "
                           + std::string(node_type(e)));
-        return Value::int64(long_value(e));
+        return Value::int64(json_number::long_value(token(e)));
       case Logical::None:
         break;
     }
@@ -275,27 +246,27 @@ struct JsonConverter::Impl {
       case Type::Int8:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::int8(static_cast<int8_t>(static_cast<int32_t>(long_value(e))));
+        return Value::int8(static_cast<int8_t>(json_number::int_value(token(e))));
       case Type::Int16:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::int16(static_cast<int16_t>(static_cast<int32_t>(long_value(e))));
+        return Value::int16(static_cast<int16_t>(json_number::int_value(token(e))));
       case Type::Int32:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::int32(static_cast<int32_t>(long_value(e)));
+        return Value::int32(json_number::int_value(token(e)));
       case Type::Int64:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::int64(long_value(e));
+        return Value::int64(json_number::long_value(token(e)));
       case Type::Float32:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::float32(static_cast<float>(double_value(e)));
+        return Value::float32(json_number::float_value(token(e)));
       case Type::Float64:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::float64(double_value(e));
+        return Value::float64(json_number::double_value(token(e)));
       case Type::String:
         if (!e.is_string())
           wrong_type(s, e);
@@ -413,7 +384,7 @@ struct JsonConverter::Impl {
     if (auto n = member(o, "name"); n && n->is_string())
       b->name(std::string(n->get_string().value_unsafe()));
     if (auto v = member(o, "version"); v && is_integral(*v))
-      b->version(static_cast<int32_t>(long_value(*v)));
+      b->version(json_number::int_value(token(*v)));
     if (auto d = member(o, "doc"); d && d->is_string())
       b->doc(std::string(d->get_string().value_unsafe()));
     if (auto p = member(o, "parameters"); p && p->is_object()) {
@@ -442,7 +413,7 @@ struct JsonConverter::Impl {
 
   SchemaPtr intern(dom::element e) {
     key_scratch.clear();
-    canonical(e, key_scratch);
+    canonical(e, numbers, key_scratch);
     if (auto it = schemas_by_text.find(std::string_view(key_scratch)); it != schemas_by_text.end())
       return it->second;
     SchemaPtr s = schema_from(e);
