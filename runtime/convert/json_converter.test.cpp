@@ -411,6 +411,21 @@ BOOST_AUTO_TEST_CASE(numbers_jackson_refuses_fail_the_record) {
   });
 }
 
+// Leading zeros, which Connect's JsonDeserializer allows (KAFKA-15012), in both readers
+// and in a Decimal.
+BOOST_AUTO_TEST_CASE(leading_zeros_as_connect_reads_them) {
+  RoundTrip with(enveloped), without(plain);
+  BOOST_TEST(without(R"({"a":007,"b":-00.50})") == R"({"a":7,"b":-0.5})");
+  BOOST_TEST(with(enveloped_json("null", R"({"a":007,"b":-00.50})")) == enveloped_json("null", R"({"a":7,"b":-0.5})"));
+  with(enveloped_json(typed("int32"), "-000042"));
+  BOOST_TEST(with.value.as_int() == -42);
+  const std::string date = R"({"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Date","version":1})";
+  with(enveloped_json(date, "00019000"));
+  BOOST_TEST(with.value.as_int() == 19000);
+  with(enveloped_json(decimal_schema(2), "0012.50"));
+  BOOST_TEST(int128_digits(decimal_unscaled(with.value.as_string())) == "1250");
+}
+
 // bench/results/fuzz.md finding 3: a Decimal given as a JSON number is read from the
 // number's exact digits (Connect: JsonNode.decimalValue(), an exact BigDecimal), not
 // through a double.

@@ -437,6 +437,11 @@ struct FastJsonDecoder::Impl {
     uint64_t u = 0;
     if (*p == '0') {
       ++p;
+      if (p < end && *p >= '0' && *p <= '9') [[unlikely]] {
+        Value v = leading_zeros(start, p);
+        p = after;
+        return v;
+      }
     } else {
       // Eight bytes at a time while eight remain: all digits, or the digits before
       // the first non-digit (the number's end), in one step either way.
@@ -486,6 +491,21 @@ struct FastJsonDecoder::Impl {
   [[gnu::noinline, gnu::cold]] void check_long(const char* start, const char* stop) const {
     if (auto why = json_number::problem(std::string_view(start, static_cast<size_t>(stop - start))))
       fail(start, why->c_str());
+  }
+
+  // A number with leading zeros (`007`, `-00.5`; p at the digit after the first
+  // zero), which Connect's JsonDeserializer accepts (ALLOW_LEADING_ZEROS_FOR_NUMBERS,
+  // KAFKA-15012): the zeros count for nothing.
+  [[gnu::noinline]] Value leading_zeros(const char* start, const char* p) {
+    while (p < end && *p >= '0' && *p <= '9')
+      ++p;
+    if (p < end && (*p == '.' || *p == 'e' || *p == 'E'))
+      return fraction(start, p);
+    std::string_view token(start, static_cast<size_t>(p - start));
+    if (auto why = json_number::problem(token)) [[unlikely]]
+      fail(start, why->c_str());
+    after = p;
+    return Value::int64(json_number::long_value(token));
   }
 
   // The rest of a number with a fraction or exponent (p at '.', 'e' or 'E').

@@ -297,13 +297,26 @@ BOOST_AUTO_TEST_CASE(decimals_are_the_nearest_double) {
 BOOST_AUTO_TEST_CASE(malformed_input_throws) {
   FastJsonDecoder decoder;
   Arena arena;
-  for (const char* bad : {"{", "[1,", "{\"a\"}", "{\"a\":}", "01", "-", "1.", "1e", "1.e5", "\"abc", "\"a\\x\"",
+  for (const char* bad : {"{", "[1,", "{\"a\"}", "{\"a\":}", "-", "1.", "1e", "1.e5", "00x", "-01.", "\"abc", "\"a\\x\"",
                           "tru", "nul", "{\"a\":1,}", "[1 2]", "12345678x", "123456789012345678a", "{\"a\":1}x",
                           "\"\x01\"", "[\"\\u12\"]"}) {
     BOOST_CHECK_THROW(decoder.decode(bad, arena), DataError);
     // The decoder stays usable after an error.
     BOOST_TEST(decoder.decode(R"({"ok":[1,2]})", arena).entries().size() == 1u);
   }
+}
+
+// Connect's JsonDeserializer accepts leading zeros (ALLOW_LEADING_ZEROS_FOR_NUMBERS,
+// KAFKA-15012); they count for nothing.
+BOOST_AUTO_TEST_CASE(leading_zeros_are_read_as_connect_reads_them) {
+  FastJsonDecoder decoder;
+  Arena arena;
+  Value v = decoder.decode(R"({"a":007,"b":-00,"c":00.50,"d":-0001e2,"e":[00018446744073709551617]})", arena);
+  BOOST_TEST(v.find("a")->as_int() == 7);
+  BOOST_TEST(v.find("b")->as_int() == 0);
+  BOOST_TEST(v.find("c")->as_double() == 0.5);
+  BOOST_TEST(v.find("d")->as_double() == -100.0);
+  BOOST_TEST(v.find("e")->items()[0].as_int() == 1);
 }
 
 // Issue 20, item 10: the error names the offset of the bad byte, not 0.

@@ -1,5 +1,6 @@
 #include "runtime/convert/json_number.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -82,9 +83,8 @@ bool is_token(std::string_view t) noexcept {
     ++i;
   if (i >= n || !is_digit(t[i]))
     return false;
-  if (t[i++] != '0')
-    while (i < n && is_digit(t[i]))
-      ++i;
+  while (i < n && is_digit(t[i]))
+    ++i;
   if (i < n && t[i] == '.') {
     if (++i >= n || !is_digit(t[i]))
       return false;
@@ -107,7 +107,9 @@ std::optional<std::string> problem(std::string_view t) {
   std::string_view exp_digits = p.exponent;
   if (!exp_digits.empty() && (exp_digits[0] == '-' || exp_digits[0] == '+'))
     exp_digits.remove_prefix(1);
-  size_t digits = p.whole.size() + p.fraction.size() + exp_digits.size();
+  // Jackson skips leading zeros before it counts (all but one when only zeros).
+  size_t whole = p.whole.size() - std::min(p.whole.find_first_not_of('0'), p.whole.size() - 1);
+  size_t digits = whole + p.fraction.size() + exp_digits.size();
   if (digits > max_digits)
     return "Number value length (" + std::to_string(digits) + ") exceeds the maximum allowed ("
            + std::to_string(max_digits) + ", from `StreamReadConstraints.getMaxNumberLength()`)";
@@ -157,11 +159,19 @@ int64_t long_value(std::string_view t) noexcept {
 }
 
 bool is_int(std::string_view t) noexcept {
-  if (!integral(t) || t.size() > 11) // "-2147483648" is the longest
+  if (!integral(t))
+    return false;
+  bool negative = t[0] == '-';
+  size_t first = t.find_first_not_of('0', negative ? 1 : 0);
+  if (first == std::string_view::npos)
+    return true; // zeros
+  if (t.size() - first > 10) // "2147483648" is the longest
     return false;
   int64_t v = 0;
-  auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-  return r.ec == std::errc() && v == static_cast<int32_t>(v);
+  for (char c : t.substr(first))
+    v = v * 10 + (c - '0');
+  v = negative ? -v : v;
+  return v == static_cast<int32_t>(v);
 }
 
 double double_value(std::string_view t) noexcept { return nearest<double>(t, std::strtod); }

@@ -12,8 +12,10 @@
 // Both JSON readers use them: the schemaless fast decoder (json_fast_decode.cpp) for
 // its rare cases, and the envelope reader (json_converter.cpp) for every number.
 //
-// A token here is valid by JSON's grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-// (check with is_token()).
+// A token here is valid by JSON's grammar with leading zeros allowed, as Connect's
+// JsonDeserializer allows them (ALLOW_LEADING_ZEROS_FOR_NUMBERS, KAFKA-15012):
+// -?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)? (check with is_token()). Leading zeros count
+// for nothing: `007` is 7, `-00.50` is -0.50.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +31,7 @@ namespace weir::runtime::convert::json_number {
 /// fails the whole record.
 inline constexpr size_t max_digits = 1000;
 
-/// Whether `token` is a whole JSON number by JSON's grammar.
+/// Whether `token` is a whole JSON number (leading zeros allowed).
 bool is_token(std::string_view token) noexcept;
 
 /// An integer token (no fraction, no exponent): Jackson's isIntegralNumber().

@@ -60,6 +60,21 @@ BOOST_AUTO_TEST_CASE(is_int_is_an_integer_in_int32_range) {
   BOOST_TEST(!json_number::is_int("4294967296"));
   BOOST_TEST(!json_number::is_int("1.0"));
   BOOST_TEST(!json_number::is_int("1e2"));
+  BOOST_TEST(json_number::is_int("-0000000000002147483648")); // leading zeros count for nothing
+  BOOST_TEST(!json_number::is_int("0002147483648"));
+  BOOST_TEST(json_number::is_int("000"));
+}
+
+// Connect's JsonDeserializer allows leading zeros (ALLOW_LEADING_ZEROS_FOR_NUMBERS).
+BOOST_AUTO_TEST_CASE(leading_zeros_count_for_nothing) {
+  BOOST_TEST(json_number::is_token("007"));
+  BOOST_TEST(json_number::is_token("-00.50e01"));
+  BOOST_TEST(json_number::long_value("007") == 7);
+  BOOST_TEST(json_number::long_value("-0018446744073709551617") == -1);
+  BOOST_TEST(json_number::double_value("-00.50e01") == -5.0);
+  std::string zeros(2000, '0');
+  BOOST_TEST(!json_number::problem(zeros + "1").has_value(), "Jackson counts digits after the zeros it skips");
+  BOOST_TEST(!json_number::problem(zeros).has_value());
 }
 
 BOOST_AUTO_TEST_CASE(floating_values_are_rounded_once_from_the_exact_number) {
@@ -102,17 +117,20 @@ BOOST_AUTO_TEST_CASE(numbers_jackson_refuses) {
 }
 
 BOOST_AUTO_TEST_CASE(tokens_are_indexed_outside_strings_only) {
-  std::string json = R"({"a":[1,-2.5e3],"b\"1":"x 3 \\","c":7,"d":[01,1.,-]})";
+  std::string json = R"({"a":[1,-2.5e3],"b\"1":"x 3 \\","c":7,"d":[1.,-,1e,01]})";
   std::vector<char> out;
   std::vector<std::string_view> tokens;
   json_number::index_tokens(json, out, 4, tokens);
-  BOOST_TEST(std::string(out.data(), out.size() - 4) == R"({"a":[0,1],"b\"1":"x 3 \\","c":2,"d":[01,1.,-]})");
-  BOOST_TEST(tokens.size() == 3u);
+  BOOST_TEST(std::string(out.data(), out.size() - 4) == R"({"a":[0,1],"b\"1":"x 3 \\","c":2,"d":[1.,-,1e,3]})");
+  BOOST_TEST(tokens.size() == 4u);
+  BOOST_TEST(tokens[3] == "01");
   BOOST_TEST(tokens[0] == "1");
   BOOST_TEST(tokens[1] == "-2.5e3");
   BOOST_TEST(tokens[2] == "7");
   BOOST_TEST(json_number::is_token("-0.5E+7"));
-  BOOST_TEST(!json_number::is_token("01"));
+  BOOST_TEST(!json_number::is_token("1."));
+  BOOST_TEST(!json_number::is_token("-"));
+  BOOST_TEST(!json_number::is_token("+1"));
   BOOST_TEST(!json_number::is_token("1.e5"));
 }
 
