@@ -10,7 +10,7 @@
 #include "runtime/convert/text.hpp"
 #include "runtime/convert/json_fast_decode.hpp"
 #include "runtime/convert/json_keys.hpp"
-#include "runtime/convert/json_number.hpp"
+#include "runtime/convert/json_dom_numbers.hpp"
 #include "runtime/convert/json_text.hpp"
 #include "runtime/data/base64.hpp"
 #include "runtime/data/decimal.hpp"
@@ -42,15 +42,10 @@ std::string_view node_type(dom::element e) {
   return "MISSING";
 }
 
-bool is_number(dom::element e) {
-  auto t = e.type();
-  return t == dom::element_type::INT64 || t == dom::element_type::UINT64
-         || t == dom::element_type::DOUBLE;
-}
+bool is_number(dom::element e) { return DomNumbers::is_number(e); }
 
-// Canonical text of a JSON element, the key of the schema cache; numbers are their
-// tokens (json_number::index_tokens).
-void canonical(dom::element e, const std::vector<std::string_view>& numbers, std::string& out) {
+// Canonical text of a JSON element, the key of the schema cache.
+void canonical(dom::element e, const DomNumbers& numbers, std::string& out) {
   switch (e.type()) {
     case dom::element_type::OBJECT: {
       out += '{';
@@ -81,9 +76,9 @@ void canonical(dom::element e, const std::vector<std::string_view>& numbers, std
       break;
     }
     case dom::element_type::STRING: append_json_string(e.get_string().value_unsafe(), out); break;
-    case dom::element_type::INT64: out += numbers[static_cast<size_t>(e.get_int64().value_unsafe())]; break;
+    case dom::element_type::INT64:
     case dom::element_type::UINT64:
-    case dom::element_type::DOUBLE: break; // not in an indexed document
+    case dom::element_type::DOUBLE: numbers.append_text(e, out); break;
     case dom::element_type::BOOL: out += e.get_bool().value_unsafe() ? "true" : "false"; break;
     case dom::element_type::NULL_VALUE: out += "null"; break;
   }
@@ -122,8 +117,8 @@ struct JsonConverter::Impl {
   const Options& options;
   FastJsonDecoder fast; ///< schemaless records (the hot path)
   dom::parser parser;   ///< envelopes and schemas
-  std::vector<char> buffer; ///< the record for simdjson: numbers as ordinals, padded
-  std::vector<std::string_view> numbers; ///< the record's number tokens, by ordinal
+  DomNumbers numbers;   ///< the numbers of the record `parser` read
+  uint32_t indexed_next = 0; ///< records to parse indexed straight away (see convert())
   std::unordered_map<std::string, SchemaPtr, StringHash, std::equal_to<>> schemas_by_text;
   std::unordered_map<const Schema*, std::pair<SchemaPtr, std::string>> json_by_schema;
   std::string b64;         ///< base64 text being written
@@ -139,29 +134,29 @@ struct JsonConverter::Impl {
       m.truncate(static_cast<uint32_t>(unique_keys.apply(e, m.size(), entry_key)));
   }
 
-  // simdjson's DOM keeps no number's text and refuses integers beyond 64 bits, but
-  // Connect reads each number from its exact digits (Jackson's BigInteger and
-  // BigDecimal nodes). So simdjson parses a copy (which its padding needs anyway) in
-  // which every number is the ordinal of its token, and the tokens stay in `numbers`
-  // (views of `bytes`, valid while this record is converted).
-  dom::element parse(std::string_view bytes) {
-    numbers.clear();
-    json_number::index_tokens(bytes, buffer, simdjson::SIMDJSON_PADDING, numbers);
-    auto r = parser.parse(buffer.data(), buffer.size() - simdjson::SIMDJSON_PADDING, false);
-    if (r.error())
-      throw DataError("Converting byte[] to Kafka Connect data failed due to serialization error: "
-                      + std::string(simdjson::error_message(r.error())));
-    for (std::string_view token : numbers)
-      if (auto why = json_number::problem(token)) [[unlikely]]
-        throw DataError("Converting byte[] to Kafka Connect data failed due to serialization error: " + *why);
-    return r.value_unsafe();
+  // `f(root)` for the record `bytes`, from a plain parse where that settles it, else
+  // from an indexed one (json_dom_numbers.hpp). A record that needed the indexed
+  // parse sends the next ones there straight away (records of a topic mostly share
+  // their schema, so a Decimal given as a number would otherwise cost every record
+  // two parses), and now and then a plain parse is tried again.
+  template <class F>
+  auto convert(std::string_view bytes, F&& f) {
+    if (indexed_next == 0) {
+      dom::element root;
+      if (numbers.parse_plain(parser, bytes, root)) {
+        try {
+          return f(root);
+        } catch (const DomNumbers::NeedsText&) {
+        }
+      }
+      indexed_next = 64;
+    } else {
+      --indexed_next;
+    }
+    return f(numbers.parse_indexed(parser, bytes));
   }
 
-  // The exact text of a number element (see parse()).
-  std::string_view token(dom::element e) const {
-    return numbers[static_cast<size_t>(e.get_int64().value_unsafe())];
-  }
-  bool is_integral(dom::element e) const { return is_number(e) && json_number::integral(token(e)); }
+  bool is_integral(dom::element e) const { return numbers.is_integral(e); }
 
   // -- JSON -> Connect ---------------------------------------------------------------
 
@@ -183,13 +178,10 @@ struct JsonConverter::Impl {
         return arr;
       }
       case dom::element_type::STRING: return Value::string(arena.copy(e.get_string().value_unsafe()));
-      case dom::element_type::INT64: { // Connect's inference: INT64 for integers, else FLOAT64
-        std::string_view t = token(e);
-        return json_number::integral(t) ? Value::int64(json_number::long_value(t))
-                                        : Value::float64(json_number::double_value(t));
-      }
+      case dom::element_type::INT64: // Connect's inference: INT64 for integers, else FLOAT64
       case dom::element_type::UINT64:
-      case dom::element_type::DOUBLE: break; // not in an indexed document
+      case dom::element_type::DOUBLE:
+        return numbers.is_integral(e) ? Value::int64(numbers.long_value(e)) : Value::float64(numbers.double_value(e));
       case dom::element_type::BOOL: return Value::boolean(e.get_bool().value_unsafe());
       case dom::element_type::NULL_VALUE: return Value();
     }
@@ -213,7 +205,7 @@ struct JsonConverter::Impl {
     switch (s.logical()) {
       case Logical::Decimal: {
         if (is_number(e)) // the number's exact digits at the schema's scale (decimal.hpp)
-          return Value::bytes(arena.copy(decimal_bytes(decimal_parse(token(e), s.decimal_scale()))));
+          return Value::bytes(arena.copy(decimal_bytes(decimal_parse(numbers.decimal_text(e), s.decimal_scale()))));
         if (e.is_string()) {
           auto bytes = base64_decode(e.get_string().value_unsafe());
           if (!bytes || bytes->empty())
@@ -225,16 +217,16 @@ struct JsonConverter::Impl {
       }
       case Logical::Date:
       case Logical::Time: {
-        if (!is_number(e) || !json_number::is_int(token(e))) // Jackson's isInt()
+        if (!is_number(e) || !numbers.is_int(e)) // Jackson's isInt()
           throw DataError(std::string("Invalid type for ") + (s.logical() == Logical::Date ? "Date" : "Time")
                           + ", underlying representation should be integer but was " + std::string(node_type(e)));
-        return Value::int32(json_number::int_value(token(e)));
+        return Value::int32(numbers.int_value(e));
       }
       case Logical::Timestamp:
         if (!is_integral(e))
           throw DataError("Invalid type for Timestamp, underlying representation should be integral but was "
                           + std::string(node_type(e)));
-        return Value::int64(json_number::long_value(token(e)));
+        return Value::int64(numbers.long_value(e));
       case Logical::None:
         break;
     }
@@ -246,27 +238,27 @@ struct JsonConverter::Impl {
       case Type::Int8:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::int8(static_cast<int8_t>(json_number::int_value(token(e))));
+        return Value::int8(static_cast<int8_t>(numbers.int_value(e)));
       case Type::Int16:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::int16(static_cast<int16_t>(json_number::int_value(token(e))));
+        return Value::int16(static_cast<int16_t>(numbers.int_value(e)));
       case Type::Int32:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::int32(json_number::int_value(token(e)));
+        return Value::int32(numbers.int_value(e));
       case Type::Int64:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::int64(json_number::long_value(token(e)));
+        return Value::int64(numbers.long_value(e));
       case Type::Float32:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::float32(json_number::float_value(token(e)));
+        return Value::float32(numbers.float_value(e));
       case Type::Float64:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::float64(json_number::double_value(token(e)));
+        return Value::float64(numbers.double_value(e));
       case Type::String:
         if (!e.is_string())
           wrong_type(s, e);
@@ -384,7 +376,7 @@ struct JsonConverter::Impl {
     if (auto n = member(o, "name"); n && n->is_string())
       b->name(std::string(n->get_string().value_unsafe()));
     if (auto v = member(o, "version"); v && is_integral(*v))
-      b->version(json_number::int_value(token(*v)));
+      b->version(numbers.int_value(*v));
     if (auto d = member(o, "doc"); d && d->is_string())
       b->doc(std::string(d->get_string().value_unsafe()));
     if (auto p = member(o, "parameters"); p && p->is_object()) {
@@ -774,36 +766,40 @@ void JsonConverter::to_connect(const std::optional<std::string_view>& bytes, Dec
     out = impl_->fast.decode(*bytes, arena);
     return;
   }
-  std::optional<dom::element> root;
-  if (!blank)
-    root = impl_->parse(*bytes);
-  std::optional<dom::element> schema_node, payload;
-  if (root && root->is_object()) {
-    // Exactly the two keys (each may repeat: the last counts, as in Jackson's tree).
-    bool other = false;
-    dom::object o = root->get_object().value_unsafe();
-    for (auto [k, v] : o) {
-      if (k == "schema")
-        schema_node = v;
-      else if (k == "payload")
-        payload = v;
-      else
-        other = true;
-    }
-    if (other)
-      schema_node.reset();
-  }
-  if (!schema_node || !payload)
+  auto envelope_error = [] {
     throw DataError("JsonConverter with schemas.enable requires \"schema\" and \"payload\" fields and may not "
                     "contain additional fields. If you are trying to deserialize plain JSON data, set "
                     "schemas.enable=false in your converter configuration.");
-  if (schema_node->is_null()) {
-    out = impl_->schemaless(*payload, arena);
-    return;
-  }
-  SchemaPtr s = impl_->intern(*schema_node);
-  out = impl_->with_schema(*s, payload, arena);
-  schema = batch.retain(s);
+  };
+  if (blank)
+    envelope_error();
+  impl_->convert(*bytes, [&](dom::element root) {
+    std::optional<dom::element> schema_node, payload;
+    if (root.is_object()) {
+      // Exactly the two keys (each may repeat: the last counts, as in Jackson's tree).
+      bool other = false;
+      dom::object o = root.get_object().value_unsafe();
+      for (auto [k, v] : o) {
+        if (k == "schema")
+          schema_node = v;
+        else if (k == "payload")
+          payload = v;
+        else
+          other = true;
+      }
+      if (other)
+        schema_node.reset();
+    }
+    if (!schema_node || !payload)
+      envelope_error();
+    if (schema_node->is_null()) {
+      out = impl_->schemaless(*payload, arena);
+      return;
+    }
+    SchemaPtr s = impl_->intern(*schema_node);
+    out = impl_->with_schema(*s, payload, arena);
+    schema = batch.retain(s);
+  });
 }
 
 std::optional<std::string_view> JsonConverter::serialize(const Value& v, const Schema* schema) {
@@ -838,7 +834,7 @@ bool JsonConverter::from_connect(const Value& v, const Schema* schema, std::stri
 }
 
 SchemaPtr JsonConverter::parse_schema(std::string_view schema_json) {
-  return impl_->intern(impl_->parse(schema_json));
+  return impl_->convert(schema_json, [&](dom::element root) { return impl_->intern(root); });
 }
 
 const std::string& JsonConverter::schema_json(const Schema& schema) { return impl_->schema_json(schema); }

@@ -1,9 +1,9 @@
 #include "runtime/convert/json_number.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 namespace weir::runtime::convert::json_number {
@@ -180,50 +180,61 @@ float float_value(std::string_view t) noexcept { return nearest<float>(t, std::s
 
 void index_tokens(std::string_view json, std::vector<char>& out, size_t padding,
                   std::vector<std::string_view>& tokens) {
+  // Bytes where something starts outside strings (a string, or a number), and bytes
+  // that end a run inside one (its closing quote, or an escape): table lookups in
+  // tight loops, since most of a record's bytes are inside strings.
+  static constexpr auto starts = [] {
+    std::array<bool, 256> t{};
+    t['"'] = t['-'] = true;
+    for (int c = '0'; c <= '9'; ++c)
+      t[c] = true;
+    return t;
+  }();
+  static constexpr auto in_string_stops = [] {
+    std::array<bool, 256> t{};
+    t['"'] = t['\\'] = true;
+    return t;
+  }();
   out.clear();
   out.reserve(json.size() + padding);
   const char* data = json.data();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(data);
   size_t n = json.size(), i = 0, copied = 0;
   char ordinal[24];
-  while (i < n) {
-    char c = data[i];
-    if (c == '"') {
-      // To the closing quote: the next one after an even run of backslashes.
-      size_t j = i + 1;
-      while (j < n) {
-        const void* q = std::memchr(data + j, '"', n - j);
-        if (q == nullptr) {
-          j = n;
+  while (true) {
+    while (i < n && !starts[bytes[i]])
+      ++i;
+    if (i >= n)
+      break;
+    if (data[i] == '"') {
+      ++i;
+      while (true) {
+        while (i < n && !in_string_stops[bytes[i]])
+          ++i;
+        if (i >= n)
           break;
+        if (data[i] == '\\') {
+          i += 2; // the escaped byte (a quote or backslash among them) is not special
+          continue;
         }
-        j = static_cast<size_t>(static_cast<const char*>(q) - data);
-        size_t k = j;
-        while (k > i + 1 && data[k - 1] == '\\')
-          --k;
-        if ((j - k) % 2 == 0)
-          break;
-        ++j;
+        ++i; // the closing quote
+        break;
       }
-      i = j + 1;
       continue;
     }
-    if (c == '-' || is_digit(c)) {
-      size_t j = i + 1;
-      while (j < n && (is_digit(data[j]) || data[j] == '.' || data[j] == 'e' || data[j] == 'E' || data[j] == '+'
-                       || data[j] == '-'))
-        ++j;
-      std::string_view token = json.substr(i, j - i);
-      if (is_token(token)) {
-        out.insert(out.end(), data + copied, data + i);
-        auto r = std::to_chars(ordinal, ordinal + sizeof ordinal, tokens.size());
-        out.insert(out.end(), ordinal, r.ptr);
-        tokens.push_back(token);
-        copied = j;
-      }
-      i = j;
-      continue;
+    size_t j = i + 1;
+    while (j < n && (is_digit(data[j]) || data[j] == '.' || data[j] == 'e' || data[j] == 'E' || data[j] == '+'
+                     || data[j] == '-'))
+      ++j;
+    std::string_view token = json.substr(i, j - i);
+    if (is_token(token)) {
+      out.insert(out.end(), data + copied, data + i);
+      auto r = std::to_chars(ordinal, ordinal + sizeof ordinal, tokens.size());
+      out.insert(out.end(), ordinal, r.ptr);
+      tokens.push_back(token);
+      copied = j;
     }
-    ++i;
+    i = j;
   }
   out.insert(out.end(), data + copied, data + n);
   out.resize(out.size() + padding);
