@@ -1,5 +1,7 @@
 #include "runtime/convert/json_dom_numbers.hpp"
 
+#include <array>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 
@@ -16,12 +18,108 @@ namespace {
 
 [[noreturn]] void needs_text() { throw DomNumbers::NeedsText{}; }
 
+// The code unit of a `\uXXXX` escape whose backslash is at s[i], or -1.
+long escape_unit(std::string_view s, size_t i) {
+  if (i + 6 > s.size() || s[i] != '\\' || s[i + 1] != 'u')
+    return -1;
+  long v = 0;
+  for (size_t k = i + 2; k < i + 6; ++k) {
+    char c = s[k];
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0)
+      return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+bool json_number_char(char c) {
+  return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+}
+
 [[noreturn]] void serialization_error(std::string_view what) {
   throw data::DataError("Converting byte[] to Kafka Connect data failed due to serialization error: "
                         + std::string(what));
 }
 
 } // namespace
+
+void index_for_simdjson(std::string_view json, std::vector<char>& out, size_t padding,
+                        std::vector<std::string_view>& tokens) {
+  // Bytes where something starts outside strings (a string, or a number), and bytes
+  // that end a run inside one (its closing quote, or an escape): table lookups in
+  // tight loops, since most of a record's bytes are inside strings.
+  static constexpr auto starts = [] {
+    std::array<bool, 256> t{};
+    t['"'] = t['-'] = true;
+    for (int c = '0'; c <= '9'; ++c)
+      t[c] = true;
+    return t;
+  }();
+  static constexpr auto in_string_stops = [] {
+    std::array<bool, 256> t{};
+    t['"'] = t['\\'] = true;
+    return t;
+  }();
+  out.clear();
+  out.reserve(json.size() + padding);
+  const char* data = json.data();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(data);
+  size_t n = json.size(), i = 0, copied = 0;
+  // Copies what precedes `at` and `replacement` in place of [at, resume).
+  auto replace = [&](size_t at, std::string_view replacement, size_t resume) {
+    out.insert(out.end(), data + copied, data + at);
+    out.insert(out.end(), replacement.begin(), replacement.end());
+    copied = resume;
+  };
+  char ordinal[24];
+  while (true) {
+    while (i < n && !starts[bytes[i]])
+      ++i;
+    if (i >= n)
+      break;
+    if (data[i] == '"') {
+      ++i;
+      while (true) {
+        while (i < n && !in_string_stops[bytes[i]])
+          ++i;
+        if (i >= n)
+          break;
+        if (data[i] == '"') {
+          ++i; // the closing quote
+          break;
+        }
+        long unit = escape_unit(json, i);
+        if (unit >= 0xD800 && unit <= 0xDBFF) {
+          long low = escape_unit(json, i + 6);
+          if (low >= 0xDC00 && low <= 0xDFFF) {
+            i += 12; // a pair
+            continue;
+          }
+        }
+        if (unit >= 0xD800 && unit <= 0xDFFF) {
+          replace(i, "\\uFFFD", i + 6);
+          i += 6;
+          continue;
+        }
+        i += 2; // the escaped byte (a quote or backslash among them) is not special
+      }
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < n && (json_number_char(data[j])))
+      ++j;
+    std::string_view token = json.substr(i, j - i);
+    if (json_number::is_token(token)) {
+      auto r = std::to_chars(ordinal, ordinal + sizeof ordinal, tokens.size());
+      replace(i, std::string_view(ordinal, static_cast<size_t>(r.ptr - ordinal)), j);
+      tokens.push_back(token);
+    }
+    i = j;
+  }
+  out.insert(out.end(), data + copied, data + n);
+  out.resize(out.size() + padding);
+}
 
 bool DomNumbers::parse_plain(dom::parser& parser, std::string_view bytes, dom::element& root) {
   indexed_ = false;
@@ -34,7 +132,7 @@ bool DomNumbers::parse_plain(dom::parser& parser, std::string_view bytes, dom::e
 dom::element DomNumbers::parse_indexed(dom::parser& parser, std::string_view bytes) {
   indexed_ = true;
   tokens_.clear();
-  json_number::index_tokens(bytes, buffer_, simdjson::SIMDJSON_PADDING, tokens_);
+  index_for_simdjson(bytes, buffer_, simdjson::SIMDJSON_PADDING, tokens_);
   dom::element root;
   if (auto error = parser.parse(buffer_.data(), buffer_.size() - simdjson::SIMDJSON_PADDING, false).get(root))
     serialization_error(simdjson::error_message(error));

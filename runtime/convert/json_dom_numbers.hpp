@@ -8,11 +8,14 @@
 // record is first parsed as it is (parse_plain). Where its values do not settle the
 // result, the accessors throw NeedsText, and the caller parses the record again with
 // parse_indexed: simdjson then reads a copy in which every number is the ordinal of
-// its token (json_number::index_tokens), and each number is read from its exact text.
+// its token (index_for_simdjson), and each number is read from its exact text.
 // What needs the text: an integer beyond 64 bits or with leading zeros (the plain
 // parse fails), a fraction read into an integer, float or Decimal field, or into a
 // schema's cache key, and a negative zero fraction (`-0.0` is 0.0 in Connect, but an
 // underflow such as `-1e-400` is -0.0).
+//
+// The indexed copy also has each lone UTF-16 surrogate escape (`"\udc00"`, which
+// simdjson refuses) replaced by `\uFFFD`, as the fast decoder reads it.
 //
 // One gap of the plain parse: a fraction of more than 1000 digits whose value is a
 // nonzero double is read as that double, where Jackson refuses the record
@@ -27,6 +30,14 @@
 #include <simdjson.h>
 
 namespace weir::runtime::convert {
+
+/// Copies `json` to `out`, followed by `padding` more bytes, with every number token
+/// replaced by its ordinal (0, 1, ...) and each lone surrogate escape by `\uFFFD`, and
+/// appends the number tokens to `tokens` in that order (views of `json`). A run of
+/// number characters that is not a valid token (json_number::is_token) is copied
+/// unchanged, so the copy is JSON exactly when `json` is, but for lone surrogates.
+void index_for_simdjson(std::string_view json, std::vector<char>& out, size_t padding,
+                        std::vector<std::string_view>& tokens);
 
 class DomNumbers {
 public:

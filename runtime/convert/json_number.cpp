@@ -1,7 +1,6 @@
 #include "runtime/convert/json_number.hpp"
 
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <cstdlib>
 #include <string>
@@ -177,67 +176,5 @@ bool is_int(std::string_view t) noexcept {
 double double_value(std::string_view t) noexcept { return nearest<double>(t, std::strtod); }
 
 float float_value(std::string_view t) noexcept { return nearest<float>(t, std::strtof); }
-
-void index_tokens(std::string_view json, std::vector<char>& out, size_t padding,
-                  std::vector<std::string_view>& tokens) {
-  // Bytes where something starts outside strings (a string, or a number), and bytes
-  // that end a run inside one (its closing quote, or an escape): table lookups in
-  // tight loops, since most of a record's bytes are inside strings.
-  static constexpr auto starts = [] {
-    std::array<bool, 256> t{};
-    t['"'] = t['-'] = true;
-    for (int c = '0'; c <= '9'; ++c)
-      t[c] = true;
-    return t;
-  }();
-  static constexpr auto in_string_stops = [] {
-    std::array<bool, 256> t{};
-    t['"'] = t['\\'] = true;
-    return t;
-  }();
-  out.clear();
-  out.reserve(json.size() + padding);
-  const char* data = json.data();
-  const auto* bytes = reinterpret_cast<const unsigned char*>(data);
-  size_t n = json.size(), i = 0, copied = 0;
-  char ordinal[24];
-  while (true) {
-    while (i < n && !starts[bytes[i]])
-      ++i;
-    if (i >= n)
-      break;
-    if (data[i] == '"') {
-      ++i;
-      while (true) {
-        while (i < n && !in_string_stops[bytes[i]])
-          ++i;
-        if (i >= n)
-          break;
-        if (data[i] == '\\') {
-          i += 2; // the escaped byte (a quote or backslash among them) is not special
-          continue;
-        }
-        ++i; // the closing quote
-        break;
-      }
-      continue;
-    }
-    size_t j = i + 1;
-    while (j < n && (is_digit(data[j]) || data[j] == '.' || data[j] == 'e' || data[j] == 'E' || data[j] == '+'
-                     || data[j] == '-'))
-      ++j;
-    std::string_view token = json.substr(i, j - i);
-    if (is_token(token)) {
-      out.insert(out.end(), data + copied, data + i);
-      auto r = std::to_chars(ordinal, ordinal + sizeof ordinal, tokens.size());
-      out.insert(out.end(), ordinal, r.ptr);
-      tokens.push_back(token);
-      copied = j;
-    }
-    i = j;
-  }
-  out.insert(out.end(), data + copied, data + n);
-  out.resize(out.size() + padding);
-}
 
 } // namespace weir::runtime::convert::json_number

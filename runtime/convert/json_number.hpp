@@ -10,7 +10,8 @@
 // value, without building a BigInteger or BigDecimal.
 //
 // Both JSON readers use them: the schemaless fast decoder (json_fast_decode.cpp) for
-// its rare cases, and the envelope reader (json_converter.cpp) for every number.
+// its rare cases, and the envelope reader (json_dom_numbers.hpp) for every number
+// whose value alone does not settle the result.
 //
 // A token here is valid by JSON's grammar with leading zeros allowed, as Connect's
 // JsonDeserializer allows them (ALLOW_LEADING_ZEROS_FOR_NUMBERS, KAFKA-15012):
@@ -22,7 +23,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace weir::runtime::convert::json_number {
 
@@ -66,15 +66,5 @@ bool is_int(std::string_view token) noexcept;
 /// no negative zero). floatValue() rounds the exact number once, not through a double.
 double double_value(std::string_view token) noexcept;
 float float_value(std::string_view token) noexcept;
-
-/// For a reader that keeps no number's text and refuses integers beyond 64 bits
-/// (simdjson's DOM): copies `json` to `out`, followed by `padding` more bytes, with
-/// every number token replaced by its ordinal (0, 1, ...), and appends the tokens to
-/// `tokens` in that order (views of `json`). Strings are copied as they are, and a run
-/// of number characters that is not a valid token is copied unchanged, so the copy is
-/// valid JSON exactly when `json` is, and each number the reader then finds is the
-/// index of its exact text.
-void index_tokens(std::string_view json, std::vector<char>& out, size_t padding,
-                  std::vector<std::string_view>& tokens);
 
 } // namespace weir::runtime::convert::json_number
