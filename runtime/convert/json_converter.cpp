@@ -44,46 +44,6 @@ std::string_view node_type(dom::element e) {
 
 bool is_number(dom::element e) { return DomNumbers::is_number(e); }
 
-// Canonical text of a JSON element, the key of the schema cache.
-void canonical(dom::element e, const DomNumbers& numbers, std::string& out) {
-  switch (e.type()) {
-    case dom::element_type::OBJECT: {
-      out += '{';
-      bool first = true;
-      dom::object o = e.get_object().value_unsafe();
-      for (auto [k, v] : o) {
-        if (!first)
-          out += ',';
-        first = false;
-        append_json_string(k, out);
-        out += ':';
-        canonical(v, numbers, out);
-      }
-      out += '}';
-      break;
-    }
-    case dom::element_type::ARRAY: {
-      out += '[';
-      bool first = true;
-      dom::array a = e.get_array().value_unsafe();
-      for (auto v : a) {
-        if (!first)
-          out += ',';
-        first = false;
-        canonical(v, numbers, out);
-      }
-      out += ']';
-      break;
-    }
-    case dom::element_type::STRING: append_json_string(e.get_string().value_unsafe(), out); break;
-    case dom::element_type::INT64:
-    case dom::element_type::UINT64:
-    case dom::element_type::DOUBLE: numbers.append_text(e, out); break;
-    case dom::element_type::BOOL: out += e.get_bool().value_unsafe() ? "true" : "false"; break;
-    case dom::element_type::NULL_VALUE: out += "null"; break;
-  }
-}
-
 bool is_numeric(std::string_view format) {
   format = trim(format);
   if (format.size() != 7)
@@ -405,7 +365,7 @@ struct JsonConverter::Impl {
 
   SchemaPtr intern(dom::element e) {
     key_scratch.clear();
-    canonical(e, numbers, key_scratch);
+    numbers.write_json(e, key_scratch); // the key of the schema cache
     if (auto it = schemas_by_text.find(std::string_view(key_scratch)); it != schemas_by_text.end())
       return it->second;
     SchemaPtr s = schema_from(e);

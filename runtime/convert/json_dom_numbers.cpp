@@ -1,5 +1,6 @@
 #include "runtime/convert/json_dom_numbers.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -217,15 +218,68 @@ std::string_view DomNumbers::decimal_text(dom::element e) {
   return digits_;
 }
 
-void DomNumbers::append_text(dom::element e, std::string& out) const {
-  if (indexed_) {
-    out += token(e);
-    return;
-  }
+bool DomNumbers::is_long(dom::element e) const {
+  if (!indexed_)
+    return e.type() == T::INT64;
+  if (!is_number(e) || !json_number::integral(token(e)))
+    return false;
+  std::string_view t = token(e);
+  bool negative = t[0] == '-';
+  size_t first = std::min(t.find_first_not_of('0', negative ? 1 : 0), t.size());
+  if (t.size() - first > 19) // 9223372036854775807 has 19 digits
+    return false;
+  uint64_t u = 0;
+  for (char c : t.substr(first))
+    u = u * 10 + static_cast<uint64_t>(c - '0');
+  return negative ? u <= uint64_t{1} << 63 : u < uint64_t{1} << 63;
+}
+
+void DomNumbers::write_json(dom::element e, std::string& out) const {
   switch (e.type()) {
-    case T::INT64: append_int(e.get_int64().value_unsafe(), out); break;
-    case T::UINT64: out += std::to_string(e.get_uint64().value_unsafe()); break;
-    default: needs_text(); // keys from a fraction's text: the same in both parses
+    case T::OBJECT: {
+      out += '{';
+      bool first = true;
+      dom::object o = e.get_object().value_unsafe();
+      for (auto [k, v] : o) {
+        if (!first)
+          out += ',';
+        first = false;
+        append_json_string(k, out);
+        out += ':';
+        write_json(v, out);
+      }
+      out += '}';
+      break;
+    }
+    case T::ARRAY: {
+      out += '[';
+      bool first = true;
+      dom::array a = e.get_array().value_unsafe();
+      for (auto v : a) {
+        if (!first)
+          out += ',';
+        first = false;
+        write_json(v, out);
+      }
+      out += ']';
+      break;
+    }
+    case T::STRING: append_json_string(e.get_string().value_unsafe(), out); break;
+    case T::INT64:
+    case T::UINT64:
+    case T::DOUBLE:
+      if (indexed_) {
+        out += token(e);
+        break;
+      }
+      switch (e.type()) {
+        case T::INT64: append_int(e.get_int64().value_unsafe(), out); break;
+        case T::UINT64: out += std::to_string(e.get_uint64().value_unsafe()); break;
+        default: needs_text(); // a double has lost the fraction's digits
+      }
+      break;
+    case T::BOOL: out += e.get_bool().value_unsafe() ? "true" : "false"; break;
+    case T::NULL_VALUE: out += "null"; break;
   }
 }
 

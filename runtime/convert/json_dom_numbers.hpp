@@ -65,8 +65,11 @@ public:
   /// The number's exact decimal text (its token, or an integer's digits), valid until
   /// the next call.
   std::string_view decimal_text(simdjson::dom::element e);
-  /// Appends the number's text for a canonical form of the document.
-  void append_text(simdjson::dom::element e, std::string& out) const;
+  /// Jackson's isLong(): an integer within int64's range.
+  bool is_long(simdjson::dom::element e) const;
+  /// Appends `e` as compact JSON, numbers as their text (a token keeps its exact
+  /// digits); a canonical form of the document (strings escaped as weir writes them).
+  void write_json(simdjson::dom::element e, std::string& out) const;
 
 private:
   std::string_view token(simdjson::dom::element e) const;
