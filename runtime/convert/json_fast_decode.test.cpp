@@ -319,6 +319,33 @@ BOOST_AUTO_TEST_CASE(leading_zeros_are_read_as_connect_reads_them) {
   BOOST_TEST(v.find("e")->items()[0].as_int() == 1);
 }
 
+// Jackson (2.16, Kafka's) refuses a number of more than 1000 digits; every length
+// around the limit, signed or not, at the end of the input or followed by more.
+BOOST_AUTO_TEST_CASE(numbers_past_jacksons_digit_limit_are_refused) {
+  FastJsonDecoder decoder;
+  Arena arena;
+  for (size_t digits = 985; digits <= 1012; ++digits)
+    for (const char* sign : {"", "-"})
+      for (const char* after : {"", "]", ",1]", ".5]", "e2]"}) {
+        std::string number = sign + std::string(digits, '9');
+        std::string text = (*after != 0 ? "[" : "") + number + after;
+        bool refused = digits + (after[0] == '.' || after[0] == 'e' ? 1 : 0) > 1000;
+        BOOST_TEST_CONTEXT(digits << " digits, sign '" << sign << "', then '" << after << "'") {
+          if (refused) {
+            BOOST_CHECK_THROW(decoder.decode(text, arena), DataError);
+          } else {
+            Value v = decoder.decode(text, arena);
+            if (v.kind() == Kind::Array)
+              v = v.items()[0];
+            if (after[0] == '.' || after[0] == 'e')
+              BOOST_TEST(std::isinf(v.as_double()));
+            else
+              BOOST_TEST(v.as_int() == (*sign != 0 ? 1 : -1)); // (10^n - 1) mod 2^64 is -1
+          }
+        }
+      }
+}
+
 // Issue 20, item 10: the error names the offset of the bad byte, not 0.
 BOOST_AUTO_TEST_CASE(invalid_utf8_is_reported_at_its_offset) {
   FastJsonDecoder decoder;
