@@ -1,12 +1,14 @@
 #include "transforms/offline.hpp"
 
 #include <istream>
+#include <optional>
 #include <ostream>
 
 #include <simdjson.h>
 
 #include "runtime/config/properties.hpp"
 #include "runtime/convert/converter.hpp"
+#include "runtime/convert/json_dom_numbers.hpp"
 #include "runtime/convert/json_converter.hpp"
 #include "runtime/convert/json_text.hpp"
 #include "transforms/chain.hpp"
@@ -52,13 +54,17 @@ bool is_json(const runtime::convert::Converter& c) {
 }
 
 // A key or value of an input line as the converter's bytes: the JSON text itself
-// for the JsonConverter, a string's content for the others.
-std::optional<std::string> as_bytes(std::optional<dom::element> e, bool json) {
+// for the JsonConverter (its numbers with their exact digits), a string's content for
+// the others.
+std::optional<std::string> as_bytes(std::optional<dom::element> e, bool json,
+                                    const runtime::convert::DomNumbers& numbers) {
   if (!e || e->is_null())
     return std::nullopt;
   if (!json && e->is_string())
     return std::string(e->get_string().value_unsafe());
-  return simdjson::minify(*e);
+  std::string text;
+  numbers.write_json(*e, text);
+  return text;
 }
 
 void append_record_json(const Batch& b, const RecordRef& r, bool key_json, bool value_json, std::string& out) {
@@ -112,6 +118,10 @@ struct Runner {
   std::ostream& out;
   std::ostream& err;
   dom::parser parser;
+  // Each line is parsed with its numbers indexed, so that a key or value reaches the
+  // converter with every number's digits (integers beyond 64 bits, leading zeros,
+  // long fractions) rather than as simdjson's doubles (json_dom_numbers.hpp).
+  runtime::convert::DomNumbers numbers;
   Batch batch;
   std::vector<size_t> lines; ///< input line of each record in `batch`
   DecodedBatch decoded;
@@ -123,12 +133,16 @@ struct Runner {
 
   // Parses one input line into `batch`; returns what is wrong with a bad line.
   std::optional<std::string> add_line(size_t line, std::string_view json) {
-    auto parsed = parser.parse(json);
-    if (parsed.error() || !parsed.value_unsafe().is_object()) {
+    std::optional<dom::element> root;
+    try {
+      root = numbers.parse_indexed(parser, json);
+    } catch (const DataError&) {
+    }
+    if (!root || !root->is_object()) {
       return std::string("invalid input record: expected a JSON object like "
                    "{\"topic\":...,\"partition\":...,\"offset\":...,\"timestamp\":...,\"key\":...,\"value\":...,\"headers\":[...]}");
     }
-    dom::object o = parsed.value_unsafe().get_object().value_unsafe();
+    dom::object o = root->get_object().value_unsafe();
     auto field = [&](const char* k) -> std::optional<dom::element> {
       auto r = o.at_key(k);
       if (r.error())
@@ -144,19 +158,19 @@ struct Runner {
       auto e = field(k);
       if (!e || e->is_null())
         return fallback;
-      if (!e->is_int64()) {
+      if (!numbers.is_long(*e)) {
         bad_integer = std::string("invalid input record: \"") + k + "\" must be an integer";
         return fallback;
       }
-      return e->get_int64().value_unsafe();
+      return numbers.long_value(*e);
     };
     int64_t partition = integer("partition", 0);
     int64_t offset = integer("offset", static_cast<int64_t>(line) - 1);
     int64_t timestamp = integer("timestamp", -1);
     if (!bad_integer.empty())
       return bad_integer;
-    auto key = as_bytes(field("key"), is_json(codec.key_converter()));
-    auto value = as_bytes(field("value"), is_json(codec.value_converter()));
+    auto key = as_bytes(field("key"), is_json(codec.key_converter()), numbers);
+    auto value = as_bytes(field("value"), is_json(codec.value_converter()), numbers);
     std::vector<std::pair<std::string, std::optional<std::string>>> headers;
     if (auto hs = field("headers"); hs && !hs->is_null()) {
       if (!hs->is_array()) {
@@ -179,7 +193,7 @@ struct Runner {
         if (!hk || !hk->is_string()) {
           return std::string("invalid input record: a header is {\"key\":\"...\",\"value\":...} or [\"key\", value]");
         }
-        headers.emplace_back(std::string(hk->get_string().value_unsafe()), as_bytes(hv, false));
+        headers.emplace_back(std::string(hk->get_string().value_unsafe()), as_bytes(hv, false, numbers));
       }
     }
     batch.append(topic->get_string().value_unsafe(), static_cast<int32_t>(partition), offset, timestamp,

@@ -104,4 +104,24 @@ BOOST_AUTO_TEST_CASE(schemas_enabled_by_default) {
   BOOST_TEST(r.code == weir::transforms::offline_record_error);
 }
 
+// A key or value reaches the JsonConverter with its numbers' exact digits: the line
+// is not re-read through doubles, and integers beyond 64 bits or with leading zeros
+// are not an invalid line (expected values as in runtime/convert/json_converter.test.cpp).
+BOOST_AUTO_TEST_CASE(numbers_reach_the_converter_with_every_digit) {
+  auto path = std::filesystem::temp_directory_path() / "weir-offline-numbers.properties";
+  std::ofstream(path) << "value.converter.decimal.format=NUMERIC\n"
+                         "transforms=\n";
+  const std::string decimal =
+      R"({"type":"bytes","optional":false,"name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{"scale":"2"}})";
+  auto r = run(path.string(),
+               R"({"topic":"t","value":{"schema":)" + decimal + R"(,"payload":4712347873508446.26}})" "\n"
+               R"({"topic":"t","partition":007,"value":{"schema":null,"payload":[123456789012345678901234567890,-0.0]}})" "\n"
+               R"({"topic":"t","offset":9223372036854775808,"value":1})" "\n");
+  BOOST_TEST(r.out
+             == R"({"topic":"t","partition":0,"offset":0,"timestamp":null,"key":null,"value":{"schema":)" + decimal
+                    + R"(,"payload":4712347873508446.26},"headers":[]})" "\n"
+                    R"({"topic":"t","partition":7,"offset":1,"timestamp":null,"key":null,"value":{"schema":null,"payload":[-4362896299872285998,0.0]},"headers":[]})" "\n");
+  BOOST_TEST(r.err.find(R"(line 3: invalid input record: "offset" must be an integer)") != std::string::npos, r.err);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

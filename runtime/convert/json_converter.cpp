@@ -10,6 +10,7 @@
 #include "runtime/convert/text.hpp"
 #include "runtime/convert/json_fast_decode.hpp"
 #include "runtime/convert/json_keys.hpp"
+#include "runtime/convert/json_dom_numbers.hpp"
 #include "runtime/convert/json_text.hpp"
 #include "runtime/data/base64.hpp"
 #include "runtime/data/decimal.hpp"
@@ -41,92 +42,7 @@ std::string_view node_type(dom::element e) {
   return "MISSING";
 }
 
-bool is_number(dom::element e) {
-  auto t = e.type();
-  return t == dom::element_type::INT64 || t == dom::element_type::UINT64
-         || t == dom::element_type::DOUBLE;
-}
-
-bool is_integral(dom::element e) {
-  auto t = e.type();
-  return t == dom::element_type::INT64 || t == dom::element_type::UINT64;
-}
-
-// Jackson's Number.longValue()/intValue() of a JSON number: doubles truncate, and
-// (like Java's narrowing casts) wider integers wrap.
-int64_t long_value(dom::element e) {
-  switch (e.type()) {
-    case dom::element_type::INT64: return e.get_int64().value_unsafe();
-    case dom::element_type::UINT64: return static_cast<int64_t>(e.get_uint64().value_unsafe());
-    default: {
-      double d = e.get_double().value_unsafe();
-      // Java's (long) cast saturates and maps NaN to 0.
-      if (d != d)
-        return 0;
-      if (d >= 9.2233720368547758e18)
-        return INT64_MAX;
-      if (d <= -9.2233720368547758e18)
-        return INT64_MIN;
-      return static_cast<int64_t>(d);
-    }
-  }
-}
-
-// A JSON fraction as Connect reads it: Jackson parses it as a BigDecimal, which has no
-// negative zero, so `-0.0` arrives as 0.0. (simdjson gives the double only: a negative
-// number too small for a double, -1e-400, also reads as 0.0 here, where Java gets -0.0.)
-double fraction_value(dom::element e) {
-  double d = e.get_double().value_unsafe();
-  return d == 0 ? 0.0 : d;
-}
-
-double double_value(dom::element e) {
-  switch (e.type()) {
-    case dom::element_type::INT64: return static_cast<double>(e.get_int64().value_unsafe());
-    case dom::element_type::UINT64: return static_cast<double>(e.get_uint64().value_unsafe());
-    default: return fraction_value(e);
-  }
-}
-
-// Canonical text of a JSON element, the key of the schema cache.
-void canonical(dom::element e, std::string& out) {
-  switch (e.type()) {
-    case dom::element_type::OBJECT: {
-      out += '{';
-      bool first = true;
-      dom::object o = e.get_object().value_unsafe();
-      for (auto [k, v] : o) {
-        if (!first)
-          out += ',';
-        first = false;
-        append_json_string(k, out);
-        out += ':';
-        canonical(v, out);
-      }
-      out += '}';
-      break;
-    }
-    case dom::element_type::ARRAY: {
-      out += '[';
-      bool first = true;
-      dom::array a = e.get_array().value_unsafe();
-      for (auto v : a) {
-        if (!first)
-          out += ',';
-        first = false;
-        canonical(v, out);
-      }
-      out += ']';
-      break;
-    }
-    case dom::element_type::STRING: append_json_string(e.get_string().value_unsafe(), out); break;
-    case dom::element_type::INT64: append_int(e.get_int64().value_unsafe(), out); break;
-    case dom::element_type::UINT64: out += std::to_string(e.get_uint64().value_unsafe()); break;
-    case dom::element_type::DOUBLE: append_java_double(e.get_double().value_unsafe(), out); break;
-    case dom::element_type::BOOL: out += e.get_bool().value_unsafe() ? "true" : "false"; break;
-    case dom::element_type::NULL_VALUE: out += "null"; break;
-  }
-}
+bool is_number(dom::element e) { return DomNumbers::is_number(e); }
 
 bool is_numeric(std::string_view format) {
   format = trim(format);
@@ -161,10 +77,10 @@ struct JsonConverter::Impl {
   const Options& options;
   FastJsonDecoder fast; ///< schemaless records (the hot path)
   dom::parser parser;   ///< envelopes and schemas
-  std::vector<char> buffer; ///< the record's bytes, padded for simdjson
+  DomNumbers numbers;   ///< the numbers of the record `parser` read
+  uint32_t indexed_next = 0; ///< records to parse indexed straight away (see convert())
   std::unordered_map<std::string, SchemaPtr, StringHash, std::equal_to<>> schemas_by_text;
   std::unordered_map<const Schema*, std::pair<SchemaPtr, std::string>> json_by_schema;
-  std::string scratch;     ///< decimal digits
   std::string b64;         ///< base64 text being written
   JsonBuffer wbuf;         ///< the record being serialized
   std::string key_scratch; ///< canonical schema text
@@ -178,16 +94,29 @@ struct JsonConverter::Impl {
       m.truncate(static_cast<uint32_t>(unique_keys.apply(e, m.size(), entry_key)));
   }
 
-  dom::element parse(std::string_view bytes) {
-    if (buffer.size() < bytes.size() + simdjson::SIMDJSON_PADDING)
-      buffer.resize(bytes.size() + simdjson::SIMDJSON_PADDING);
-    std::memcpy(buffer.data(), bytes.data(), bytes.size());
-    auto r = parser.parse(buffer.data(), bytes.size(), false);
-    if (r.error())
-      throw DataError("Converting byte[] to Kafka Connect data failed due to serialization error: "
-                      + std::string(simdjson::error_message(r.error())));
-    return r.value_unsafe();
+  // `f(root)` for the record `bytes`, from a plain parse where that settles it, else
+  // from an indexed one (json_dom_numbers.hpp). A record that needed the indexed
+  // parse sends the next ones there straight away (records of a topic mostly share
+  // their schema, so a Decimal given as a number would otherwise cost every record
+  // two parses), and now and then a plain parse is tried again.
+  template <class F>
+  auto convert(std::string_view bytes, F&& f) {
+    if (indexed_next == 0) {
+      dom::element root;
+      if (numbers.parse_plain(parser, bytes, root)) {
+        try {
+          return f(root);
+        } catch (const DomNumbers::NeedsText&) {
+        }
+      }
+      indexed_next = 64;
+    } else {
+      --indexed_next;
+    }
+    return f(numbers.parse_indexed(parser, bytes));
   }
+
+  bool is_integral(dom::element e) const { return numbers.is_integral(e); }
 
   // -- JSON -> Connect ---------------------------------------------------------------
 
@@ -209,10 +138,10 @@ struct JsonConverter::Impl {
         return arr;
       }
       case dom::element_type::STRING: return Value::string(arena.copy(e.get_string().value_unsafe()));
-      case dom::element_type::INT64: return Value::int64(e.get_int64().value_unsafe());
+      case dom::element_type::INT64: // Connect's inference: INT64 for integers, else FLOAT64
       case dom::element_type::UINT64:
-        return Value::int64(static_cast<int64_t>(e.get_uint64().value_unsafe()));
-      case dom::element_type::DOUBLE: return Value::float64(fraction_value(e));
+      case dom::element_type::DOUBLE:
+        return numbers.is_integral(e) ? Value::int64(numbers.long_value(e)) : Value::float64(numbers.double_value(e));
       case dom::element_type::BOOL: return Value::boolean(e.get_bool().value_unsafe());
       case dom::element_type::NULL_VALUE: return Value();
     }
@@ -235,14 +164,8 @@ struct JsonConverter::Impl {
     dom::element e = *maybe;
     switch (s.logical()) {
       case Logical::Decimal: {
-        if (is_number(e)) {
-          scratch.clear();
-          if (e.type() == dom::element_type::DOUBLE)
-            append_java_double(e.get_double().value_unsafe(), scratch);
-          else
-            canonical(e, scratch);
-          return Value::bytes(arena.copy(decimal_bytes(decimal_parse(scratch, s.decimal_scale()))));
-        }
+        if (is_number(e)) // the number's exact digits at the schema's scale (decimal.hpp)
+          return Value::bytes(arena.copy(decimal_bytes(decimal_parse(numbers.decimal_text(e), s.decimal_scale()))));
         if (e.is_string()) {
           auto bytes = base64_decode(e.get_string().value_unsafe());
           if (!bytes || bytes->empty())
@@ -254,16 +177,16 @@ struct JsonConverter::Impl {
       }
       case Logical::Date:
       case Logical::Time: {
-        if (!is_integral(e) || long_value(e) != static_cast<int32_t>(long_value(e)))
+        if (!is_number(e) || !numbers.is_int(e)) // Jackson's isInt()
           throw DataError(std::string("Invalid type for ") + (s.logical() == Logical::Date ? "Date" : "Time")
                           + ", underlying representation should be integer but was " + std::string(node_type(e)));
-        return Value::int32(static_cast<int32_t>(long_value(e)));
+        return Value::int32(numbers.int_value(e));
       }
       case Logical::Timestamp:
         if (!is_integral(e))
           throw DataError("Invalid type for Timestamp, underlying representation should be integral but was "
                           + std::string(node_type(e)));
-        return Value::int64(long_value(e));
+        return Value::int64(numbers.long_value(e));
       case Logical::None:
         break;
     }
@@ -275,27 +198,27 @@ struct JsonConverter::Impl {
       case Type::Int8:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::int8(static_cast<int8_t>(static_cast<int32_t>(long_value(e))));
+        return Value::int8(static_cast<int8_t>(numbers.int_value(e)));
       case Type::Int16:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::int16(static_cast<int16_t>(static_cast<int32_t>(long_value(e))));
+        return Value::int16(static_cast<int16_t>(numbers.int_value(e)));
       case Type::Int32:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::int32(static_cast<int32_t>(long_value(e)));
+        return Value::int32(numbers.int_value(e));
       case Type::Int64:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::int64(long_value(e));
+        return Value::int64(numbers.long_value(e));
       case Type::Float32:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::float32(static_cast<float>(double_value(e)));
+        return Value::float32(numbers.float_value(e));
       case Type::Float64:
         if (!is_number(e))
           wrong_type(s, e);
-        return Value::float64(double_value(e));
+        return Value::float64(numbers.double_value(e));
       case Type::String:
         if (!e.is_string())
           wrong_type(s, e);
@@ -413,7 +336,7 @@ struct JsonConverter::Impl {
     if (auto n = member(o, "name"); n && n->is_string())
       b->name(std::string(n->get_string().value_unsafe()));
     if (auto v = member(o, "version"); v && is_integral(*v))
-      b->version(static_cast<int32_t>(long_value(*v)));
+      b->version(numbers.int_value(*v));
     if (auto d = member(o, "doc"); d && d->is_string())
       b->doc(std::string(d->get_string().value_unsafe()));
     if (auto p = member(o, "parameters"); p && p->is_object()) {
@@ -442,7 +365,7 @@ struct JsonConverter::Impl {
 
   SchemaPtr intern(dom::element e) {
     key_scratch.clear();
-    canonical(e, key_scratch);
+    numbers.write_json(e, key_scratch); // the key of the schema cache
     if (auto it = schemas_by_text.find(std::string_view(key_scratch)); it != schemas_by_text.end())
       return it->second;
     SchemaPtr s = schema_from(e);
@@ -803,36 +726,40 @@ void JsonConverter::to_connect(const std::optional<std::string_view>& bytes, Dec
     out = impl_->fast.decode(*bytes, arena);
     return;
   }
-  std::optional<dom::element> root;
-  if (!blank)
-    root = impl_->parse(*bytes);
-  std::optional<dom::element> schema_node, payload;
-  if (root && root->is_object()) {
-    // Exactly the two keys (each may repeat: the last counts, as in Jackson's tree).
-    bool other = false;
-    dom::object o = root->get_object().value_unsafe();
-    for (auto [k, v] : o) {
-      if (k == "schema")
-        schema_node = v;
-      else if (k == "payload")
-        payload = v;
-      else
-        other = true;
-    }
-    if (other)
-      schema_node.reset();
-  }
-  if (!schema_node || !payload)
+  auto envelope_error = [] {
     throw DataError("JsonConverter with schemas.enable requires \"schema\" and \"payload\" fields and may not "
                     "contain additional fields. If you are trying to deserialize plain JSON data, set "
                     "schemas.enable=false in your converter configuration.");
-  if (schema_node->is_null()) {
-    out = impl_->schemaless(*payload, arena);
-    return;
-  }
-  SchemaPtr s = impl_->intern(*schema_node);
-  out = impl_->with_schema(*s, payload, arena);
-  schema = batch.retain(s);
+  };
+  if (blank)
+    envelope_error();
+  impl_->convert(*bytes, [&](dom::element root) {
+    std::optional<dom::element> schema_node, payload;
+    if (root.is_object()) {
+      // Exactly the two keys (each may repeat: the last counts, as in Jackson's tree).
+      bool other = false;
+      dom::object o = root.get_object().value_unsafe();
+      for (auto [k, v] : o) {
+        if (k == "schema")
+          schema_node = v;
+        else if (k == "payload")
+          payload = v;
+        else
+          other = true;
+      }
+      if (other)
+        schema_node.reset();
+    }
+    if (!schema_node || !payload)
+      envelope_error();
+    if (schema_node->is_null()) {
+      out = impl_->schemaless(*payload, arena);
+      return;
+    }
+    SchemaPtr s = impl_->intern(*schema_node);
+    out = impl_->with_schema(*s, payload, arena);
+    schema = batch.retain(s);
+  });
 }
 
 std::optional<std::string_view> JsonConverter::serialize(const Value& v, const Schema* schema) {
@@ -867,7 +794,7 @@ bool JsonConverter::from_connect(const Value& v, const Schema* schema, std::stri
 }
 
 SchemaPtr JsonConverter::parse_schema(std::string_view schema_json) {
-  return impl_->intern(impl_->parse(schema_json));
+  return impl_->convert(schema_json, [&](dom::element root) { return impl_->intern(root); });
 }
 
 const std::string& JsonConverter::schema_json(const Schema& schema) { return impl_->schema_json(schema); }

@@ -6,11 +6,15 @@
 // set from the side the converter serves).
 //
 // Decoding parses each record once with simdjson (one DOM parser reused for every
-// record) straight into the batch arena. A schema is parsed once per distinct
-// schema text and then found by its text, so schema'd records cost one hash lookup
-// for their schema. Without schemas, objects become maps, integers int64, other
-// numbers float64. A key repeated in a JSON object counts once, at its first
-// position with its last value, as in Jackson's tree (json_keys.hpp).
+// record; a second time, from a copy with its numbers indexed, when only their text
+// gives Connect's result: json_dom_numbers.hpp) straight into the batch arena. A
+// schema is parsed once per distinct schema text and then found by its text, so
+// schema'd records cost one hash lookup for their schema. Without schemas, objects
+// become maps, integers int64, other numbers float64. Numbers give what Connect reads
+// from their exact text (Jackson's BigInteger and BigDecimal nodes, json_number.hpp):
+// integers of any width keep their low bits, a Decimal given as a number keeps every
+// digit. A key repeated in a JSON object counts once, at its first position with its
+// last value, as in Jackson's tree (json_keys.hpp).
 #pragma once
 
 #include <memory>

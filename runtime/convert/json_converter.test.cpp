@@ -1,5 +1,7 @@
 #include "runtime/convert/json_converter.hpp"
 
+#include <cmath>
+
 #include <boost/test/unit_test.hpp>
 
 #include "runtime/convert/json_text.hpp"
@@ -279,6 +281,216 @@ BOOST_AUTO_TEST_CASE(repeated_keys_with_schemas) {
              == R"({"schema":{"type":"int32","optional":false},"payload":5})");
   BOOST_TEST(rt(R"({"schema":{"type":"string","optional":false,"parameters":{"p":1,"q":"b","p":"a"}},"payload":"s"})")
              == R"({"schema":{"type":"string","optional":false,"parameters":{"p":"a","q":"b"}},"payload":"s"})");
+}
+
+// Numbers as Connect reads them (issue 19 item 21, bench/results/fuzz.md finding 3).
+// Expected values are what JsonConverter's TO_CONNECT_CONVERTERS and logical
+// converters give for the node Jackson builds (BigIntegerNode for integers beyond
+// int64, DecimalNode for fractions): INT8/INT16 (byte)/(short) intValue(), INT32
+// intValue(), INT64 and Timestamp longValue() (low bits; fractions truncated first),
+// FLOAT32/FLOAT64 floatValue()/doubleValue() (correctly rounded), Date/Time only for
+// isInt(), schemaless integers longValue(), Decimal decimalValue() (exact). The
+// figures are worked out with exact integer arithmetic, as in json_number.test.cpp.
+namespace {
+
+const std::string big = "123456789012345678901234567890"; // > 2^96
+const std::string minus_2_70 = "-1180591620717411315769";    // -2^70 - 12345
+
+std::string enveloped_json(std::string_view schema, std::string_view payload) {
+  return R"({"schema":)" + std::string(schema) + R"(,"payload":)" + std::string(payload) + "}";
+}
+
+std::string typed(std::string_view type) { return R"({"type":")" + std::string(type) + R"(","optional":false})"; }
+
+std::string decimal_schema(int scale) {
+  return R"({"type":"bytes","optional":false,"name":"org.apache.kafka.connect.data.Decimal","version":1,"parameters":{"scale":")"
+         + std::to_string(scale) + R"("}})";
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(integers_wider_than_64_bits_with_and_without_schemas) {
+  RoundTrip with(enveloped), without(plain);
+  struct Case {
+    const char* type;
+    std::string payload;
+    Value want;
+  };
+  const Case cases[] = {
+      {"int8", big, Value::int8(-46)},
+      {"int16", big, Value::int16(2770)},
+      {"int32", big, Value::int32(1312754386)},
+      {"int64", big, Value::int64(-4362896299872285998)},
+      {"float", big, Value::float32(0x1.8ee91p+96f)},
+      {"double", big, Value::float64(0x1.8ee90ff6c373ep+96)},
+      {"int8", minus_2_70, Value::int8(-57)},
+      {"int16", minus_2_70, Value::int16(-12345)},
+      {"int32", minus_2_70, Value::int32(-12345)},
+      {"int64", minus_2_70, Value::int64(-12345)},
+      {"int64", "-1180591620717411303424", Value::int64(0)}, // -2^70
+      // (float) of the long 2^60 + 2^36 + 1: rounded once, up (through a double it
+      // would be a tie rounded to even, 2^60).
+      {"float", "1152921573326323713", Value::float32(0x1.000002p+60f)},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.type << " " << c.payload) {
+      // A new converter (its first parse is a plain one: json_dom_numbers.hpp), then
+      // one that has just needed the indexed parse.
+      RoundTrip fresh(enveloped);
+      fresh(enveloped_json(typed(c.type), c.payload));
+      BOOST_TEST((fresh.value == c.want), to_debug_string(fresh.value));
+      with(enveloped_json(typed("int64"), big));
+      with(enveloped_json(typed(c.type), c.payload));
+      BOOST_TEST((with.value == c.want), to_debug_string(with.value));
+    }
+  }
+  // Without a schema (schemas.enable=false, or a null schema): INT64, longValue().
+  without("[" + big + "," + minus_2_70 + ",-1180591620717411303424]");
+  BOOST_TEST(without.value.items()[0].as_int() == -4362896299872285998);
+  BOOST_TEST(without.value.items()[1].as_int() == -12345);
+  BOOST_TEST(without.value.items()[2].as_int() == 0);
+  BOOST_TEST(with(enveloped_json("null", "{\"a\":" + big + "}")) == R"({"schema":null,"payload":{"a":-4362896299872285998}})");
+  BOOST_TEST(with(enveloped_json(typed("int64"), big)) == enveloped_json(typed("int64"), "-4362896299872285998"));
+  // Timestamp takes any integral node's longValue(); Date and Time only an IntNode.
+  const std::string timestamp = R"({"type":"int64","optional":false,"name":"org.apache.kafka.connect.data.Timestamp","version":1})";
+  with(enveloped_json(timestamp, big));
+  BOOST_TEST(with.value.as_int() == -4362896299872285998);
+  const std::string date = R"({"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Date","version":1})";
+  for (const char* not_int : {"18446744073709551615", "2147483648", "4294967296", "1.0"})
+    BOOST_CHECK_EXCEPTION(with(enveloped_json(date, not_int)), DataError, [](const DataError& e) {
+      return std::string(e.what()) == "Invalid type for Date, underlying representation should be integer but was NUMBER";
+    });
+  with(enveloped_json(date, "-2147483648"));
+  BOOST_TEST(with.value.as_int() == INT32_MIN);
+  // A schema's version: isIntegralNumber(), then intValue().
+  with(enveloped_json(R"({"type":"int32","optional":false,"version":4294967297})", "1"));
+  BOOST_TEST(with.schema->version().value() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(fractions_into_integer_fields_truncate_then_wrap) {
+  // BigDecimal.longValue()/intValue(): truncated toward zero, then the low bits (not
+  // saturated, as a double's cast would be).
+  RoundTrip rt(enveloped);
+  struct Case {
+    const char* type;
+    const char* payload;
+    Value want;
+  };
+  const Case cases[] = {
+      {"int64", "1e19", Value::int64(-8446744073709551616)},
+      {"int64", "-1e20", Value::int64(-7766279631452241920)},
+      {"int64", "1e400", Value::int64(0)},
+      {"int32", "4294967297.5", Value::int32(1)},
+      {"int32", "1e19", Value::int32(-1981284352)},
+      {"int8", "-3.99", Value::int8(-3)},
+      {"int16", "12345.678e2", Value::int16(-10617)}, // (short) 1234567
+      {"double", "-0.0", Value::float64(0.0)},
+      {"float", "0.1", Value::float32(0.1f)},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.type << " " << c.payload) {
+      RoundTrip fresh(enveloped); // its first parse is a plain one
+      fresh(enveloped_json(typed(c.type), c.payload));
+      BOOST_TEST((fresh.value == c.want), to_debug_string(fresh.value));
+      rt(enveloped_json(typed(c.type), c.payload));
+      BOOST_TEST((rt.value == c.want), to_debug_string(rt.value));
+    }
+  }
+  double tiny = (rt(enveloped_json(typed("double"), "-1e-400")), rt.value.as_double());
+  BOOST_TEST((tiny == 0 && std::signbit(tiny)), "BigDecimal(-1e-400).doubleValue() is -0.0");
+}
+
+BOOST_AUTO_TEST_CASE(numbers_jackson_refuses_fail_the_record) {
+  // Jackson 2.16 (Kafka's) refuses numbers of more than 1000 digits, and BigDecimal
+  // exponents beyond an int, before JsonConverter sees them: a DataException.
+  RoundTrip with(enveloped), without(plain);
+  const std::string thousand(1000, '9'), too_long = thousand + "9";
+  BOOST_TEST(without(thousand) == "-1"); // 10^1000 - 1: its low 64 bits are all ones
+  BOOST_TEST(with(enveloped_json("null", thousand)) == enveloped_json("null", "-1"));
+  for (const std::string& bad : {too_long, "-" + too_long, "0." + thousand, std::string("1e9999999999"),
+                                 std::string("[1,2.5e-12345678901]")}) {
+    BOOST_TEST_CONTEXT(bad.substr(0, 20)) {
+      BOOST_CHECK_THROW(without(bad), DataError);
+      BOOST_CHECK_THROW(with(enveloped_json("null", bad)), DataError);
+      BOOST_CHECK_THROW(with(enveloped_json(typed("int64"), bad)), DataError);
+    }
+  }
+  BOOST_CHECK_EXCEPTION(without(too_long), DataError, [](const DataError& e) {
+    return std::string(e.what()).find("Number value length (1001) exceeds the maximum allowed (1000") != std::string::npos;
+  });
+}
+
+// Leading zeros, which Connect's JsonDeserializer allows (KAFKA-15012), in both readers
+// and in a Decimal.
+BOOST_AUTO_TEST_CASE(leading_zeros_as_connect_reads_them) {
+  RoundTrip with(enveloped), without(plain);
+  BOOST_TEST(without(R"({"a":007,"b":-00.50})") == R"({"a":7,"b":-0.5})");
+  BOOST_TEST(with(enveloped_json("null", R"({"a":007,"b":-00.50})")) == enveloped_json("null", R"({"a":7,"b":-0.5})"));
+  with(enveloped_json(typed("int32"), "-000042"));
+  BOOST_TEST(with.value.as_int() == -42);
+  const std::string date = R"({"type":"int32","optional":false,"name":"org.apache.kafka.connect.data.Date","version":1})";
+  with(enveloped_json(date, "00019000"));
+  BOOST_TEST(with.value.as_int() == 19000);
+  with(enveloped_json(decimal_schema(2), "0012.50"));
+  BOOST_TEST(int128_digits(decimal_unscaled(with.value.as_string())) == "1250");
+}
+
+// A lone UTF-16 surrogate escape reads as U+FFFD in both readers (simdjson, behind
+// the envelope reader, refuses it; found by the json_converter fuzz harness).
+BOOST_AUTO_TEST_CASE(lone_surrogates_read_alike_in_both_readers) {
+  RoundTrip with(enveloped), without(plain);
+  BOOST_TEST(without(R"({"a":"x\udc00y"})") == "{\"a\":\"x\xEF\xBF\xBDy\"}");
+  BOOST_TEST(with(enveloped_json("null", R"({"a":"x\udc00y"})")) == enveloped_json("null", "{\"a\":\"x\xEF\xBF\xBDy\"}"));
+  BOOST_TEST(with(enveloped_json(typed("string"), R"("\ud800")")) == enveloped_json(typed("string"), "\"\xEF\xBF\xBD\""));
+}
+
+// bench/results/fuzz.md finding 3: a Decimal given as a JSON number is read from the
+// number's exact digits (Connect: JsonNode.decimalValue(), an exact BigDecimal), not
+// through a double.
+BOOST_AUTO_TEST_CASE(numeric_decimals_keep_every_digit) {
+  RoundTrip rt(enveloped), numeric(JsonConverter::Options{true, true, true, 1000});
+  struct Case {
+    int scale;
+    const char* payload;
+    const char* unscaled; ///< at the schema's scale
+  };
+  const Case cases[] = {
+      {2, "4712347873508446.26", "471234787350844626"},
+      {2, "-4712347873508446.26", "-471234787350844626"},
+      {2, "12345678901234567890123456789012345.67", "1234567890123456789012345678901234567"},
+      {0, "123456789012345678901234567890", "123456789012345678901234567890"},
+      {3, "0.001", "1"},
+      {2, "1e2", "10000"},
+      {2, "1.230", "123"},
+      // Connect keeps 1.5 at scale 1; weir's Decimal carries the schema's scale, so it
+      // is 1.50: the same number (docs/transforms.md, "Decimals").
+      {2, "1.5", "150"},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.payload << " at scale " << c.scale) {
+      std::string in = enveloped_json(decimal_schema(c.scale), c.payload);
+      RoundTrip fresh(enveloped); // its first parse is a plain one
+      fresh(in);
+      BOOST_TEST((fresh.value == (rt(in), rt.value)));
+      BOOST_TEST(int128_digits(decimal_unscaled(rt.value.as_string())) == std::string(c.unscaled).substr(c.unscaled[0] == '-'));
+      BOOST_TEST((decimal_unscaled(rt.value.as_string()) < 0) == (c.unscaled[0] == '-'));
+      // Written as a number again, every digit is there.
+      std::string out = numeric(in);
+      BOOST_TEST(out.substr(out.find("\"payload\":") + 10) == decimal_to_string(decimal_unscaled(rt.value.as_string()), c.scale) + "}");
+    }
+  }
+  BOOST_TEST(numeric(enveloped_json(decimal_schema(2), "4712347873508446.26"))
+             == enveloped_json(decimal_schema(2), "4712347873508446.26"));
+  // More digits than the scale holds would need rounding, which Connect never does: an
+  // error naming the value, not a silently different number.
+  BOOST_CHECK_EXCEPTION(rt(enveloped_json(decimal_schema(2), "1.234")), DataError, [](const DataError& e) {
+    return std::string(e.what()).find("1.234") != std::string::npos;
+  });
+  // In a struct field, too.
+  const std::string schema =
+      R"({"type":"struct","fields":[{"type":"bytes","optional":false,"name":"org.apache.kafka.connect.data.Decimal","parameters":{"scale":"2"},"field":"d"}],"optional":false})";
+  rt(enveloped_json(schema, R"({"d":98765432109876543.21})"));
+  BOOST_TEST(int128_digits(decimal_unscaled(rt.value.fields()[0].as_string())) == "9876543210987654321");
 }
 
 BOOST_AUTO_TEST_CASE(config_is_declared_and_strict) {

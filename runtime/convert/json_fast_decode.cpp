@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -21,6 +19,7 @@
 #endif
 
 #include "runtime/convert/json_keys.hpp"
+#include "runtime/convert/json_number.hpp"
 #include "runtime/data/errors.hpp"
 
 namespace weir::runtime::convert {
@@ -438,6 +437,11 @@ struct FastJsonDecoder::Impl {
     uint64_t u = 0;
     if (*p == '0') {
       ++p;
+      if (p < end && *p >= '0' && *p <= '9') [[unlikely]] {
+        Value v = leading_zeros(start, p);
+        p = after;
+        return v;
+      }
     } else {
       // Eight bytes at a time while eight remain: all digits, or the digits before
       // the first non-digit (the number's end), in one step either way.
@@ -478,7 +482,30 @@ struct FastJsonDecoder::Impl {
       return v;
     }
     // More than 19 digits may have wrapped; that is what Jackson's longValue() does too.
+    // Past json_number::max_digits Jackson refuses the number (one compare here).
+    if (static_cast<size_t>(p - start) > json_number::max_digits) [[unlikely]]
+      check_long(start, p);
     return Value::int64(static_cast<int64_t>(negative ? 0 - u : u));
+  }
+
+  [[gnu::noinline, gnu::cold]] void check_long(const char* start, const char* stop) const {
+    if (auto why = json_number::problem(std::string_view(start, static_cast<size_t>(stop - start))))
+      fail(start, why->c_str());
+  }
+
+  // A number with leading zeros (`007`, `-00.5`; p at the digit after the first
+  // zero), which Connect's JsonDeserializer accepts (ALLOW_LEADING_ZEROS_FOR_NUMBERS,
+  // KAFKA-15012): the zeros count for nothing.
+  [[gnu::noinline]] Value leading_zeros(const char* start, const char* p) {
+    while (p < end && *p >= '0' && *p <= '9')
+      ++p;
+    if (p < end && (*p == '.' || *p == 'e' || *p == 'E'))
+      return fraction(start, p);
+    std::string_view token(start, static_cast<size_t>(p - start));
+    if (auto why = json_number::problem(token)) [[unlikely]]
+      fail(start, why->c_str());
+    after = p;
+    return Value::int64(json_number::long_value(token));
   }
 
   // The rest of a number with a fraction or exponent (p at '.', 'e' or 'E').
@@ -505,18 +532,13 @@ struct FastJsonDecoder::Impl {
       while (p < end && *p >= '0' && *p <= '9')
         ++p;
     }
-    double d = 0;
-    auto r = std::from_chars(start, p, d);
-    if (d == 0 && zero_digits(start, p)) {
-      d = 0.0; // BigDecimal (Jackson's reading of a fraction for Connect) has no -0
-    } else if (r.ec == std::errc::result_out_of_range) {
-      std::string text(start, p); // overflow to +-Infinity, underflow to 0, like BigDecimal.doubleValue()
-      d = std::strtod(text.c_str(), nullptr);
-    } else if (r.ec != std::errc() || r.ptr != p) {
-      fail(p, "invalid number");
-    }
+    // Rare: a long fraction or an exponent. Read as Connect reads it (json_number.hpp):
+    // refused past Jackson's limits, else the nearest double, +0.0 for an exact zero.
+    std::string_view token(start, static_cast<size_t>(p - start));
+    if (auto why = json_number::problem(token)) [[unlikely]]
+      fail(start, why->c_str());
     after = p;
-    return Value::float64(d);
+    return Value::float64(json_number::double_value(token));
   }
 
   // [start, stop) is `-?digits.digits` (dot at `dot`). With at most 15 digits in all,
@@ -536,14 +558,6 @@ struct FastJsonDecoder::Impl {
         m = m * 10 + static_cast<uint64_t>(*p - '0');
     double d = static_cast<double>(m) / powers[stop - dot - 1];
     return negative && m != 0 ? -d : d; // -0.0 reads as 0.0, as BigDecimal has it
-  }
-
-  // Whether the mantissa of the number [start, stop) has only zero digits.
-  static bool zero_digits(const char* start, const char* stop) {
-    for (const char* p = start; p < stop && *p != 'e' && *p != 'E'; ++p)
-      if (*p >= '1' && *p <= '9')
-        return false;
-    return true;
   }
 
   [[gnu::always_inline]] inline void literal(const char*& p, const char* word, size_t n) const {

@@ -16,8 +16,9 @@
 //
 // Semantics are Jackson's as Kafka's JsonConverter uses it: integers become int64
 // (wider ones wrap to their low 64 bits, as BigInteger.longValue()), other numbers
-// float64 (correctly rounded), a repeated key keeps its first position and its last
-// value (json_keys.hpp), strict JSON otherwise.
+// float64 (correctly rounded), numbers Jackson refuses (over 1000 digits, exponents
+// BigDecimal cannot hold) are errors (json_number.hpp), a repeated key keeps its first
+// position and its last value (json_keys.hpp), strict JSON otherwise.
 //
 // Internal to runtime/convert (json_converter.cpp).
 #pragma once

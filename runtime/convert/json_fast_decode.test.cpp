@@ -297,13 +297,53 @@ BOOST_AUTO_TEST_CASE(decimals_are_the_nearest_double) {
 BOOST_AUTO_TEST_CASE(malformed_input_throws) {
   FastJsonDecoder decoder;
   Arena arena;
-  for (const char* bad : {"{", "[1,", "{\"a\"}", "{\"a\":}", "01", "-", "1.", "1e", "1.e5", "\"abc", "\"a\\x\"",
+  for (const char* bad : {"{", "[1,", "{\"a\"}", "{\"a\":}", "-", "1.", "1e", "1.e5", "00x", "-01.", "\"abc", "\"a\\x\"",
                           "tru", "nul", "{\"a\":1,}", "[1 2]", "12345678x", "123456789012345678a", "{\"a\":1}x",
                           "\"\x01\"", "[\"\\u12\"]"}) {
     BOOST_CHECK_THROW(decoder.decode(bad, arena), DataError);
     // The decoder stays usable after an error.
     BOOST_TEST(decoder.decode(R"({"ok":[1,2]})", arena).entries().size() == 1u);
   }
+}
+
+// Connect's JsonDeserializer accepts leading zeros (ALLOW_LEADING_ZEROS_FOR_NUMBERS,
+// KAFKA-15012); they count for nothing.
+BOOST_AUTO_TEST_CASE(leading_zeros_are_read_as_connect_reads_them) {
+  FastJsonDecoder decoder;
+  Arena arena;
+  Value v = decoder.decode(R"({"a":007,"b":-00,"c":00.50,"d":-0001e2,"e":[00018446744073709551617]})", arena);
+  BOOST_TEST(v.find("a")->as_int() == 7);
+  BOOST_TEST(v.find("b")->as_int() == 0);
+  BOOST_TEST(v.find("c")->as_double() == 0.5);
+  BOOST_TEST(v.find("d")->as_double() == -100.0);
+  BOOST_TEST(v.find("e")->items()[0].as_int() == 1);
+}
+
+// Jackson (2.16, Kafka's) refuses a number of more than 1000 digits; every length
+// around the limit, signed or not, at the end of the input or followed by more.
+BOOST_AUTO_TEST_CASE(numbers_past_jacksons_digit_limit_are_refused) {
+  FastJsonDecoder decoder;
+  Arena arena;
+  for (size_t digits = 985; digits <= 1012; ++digits)
+    for (const char* sign : {"", "-"})
+      for (const char* after : {"", "]", ",1]", ".5]", "e2]"}) {
+        std::string number = sign + std::string(digits, '9');
+        std::string text = (*after != 0 ? "[" : "") + number + after;
+        bool refused = digits + (after[0] == '.' || after[0] == 'e' ? 1 : 0) > 1000;
+        BOOST_TEST_CONTEXT(digits << " digits, sign '" << sign << "', then '" << after << "'") {
+          if (refused) {
+            BOOST_CHECK_THROW(decoder.decode(text, arena), DataError);
+          } else {
+            Value v = decoder.decode(text, arena);
+            if (v.kind() == Kind::Array)
+              v = v.items()[0];
+            if (after[0] == '.' || after[0] == 'e')
+              BOOST_TEST(std::isinf(v.as_double()));
+            else
+              BOOST_TEST(v.as_int() == (*sign != 0 ? 1 : -1)); // (10^n - 1) mod 2^64 is -1
+          }
+        }
+      }
 }
 
 // Issue 20, item 10: the error names the offset of the bad byte, not 0.
