@@ -7,6 +7,10 @@
 #                             line of the output is the bootstrap address
 #   scripts/kafka.sh stop     stop it (no-op when it is not running)
 #   scripts/kafka.sh status   print running/stopped; exit 0 when running, 1 when not
+#   scripts/kafka.sh crash    kill the broker as a crash would (SIGKILL: no clean
+#                             shutdown), keeping its data, for fault tests
+#   scripts/kafka.sh restart  start it again on its existing data, cluster id and
+#                             ports (log recovery after a crash); prints the address
 #   scripts/kafka.sh tool CLASS [ARGS...]
 #                             run a Kafka command-line tool with the broker's jars,
 #                             e.g. `tool TopicCommand --bootstrap-server 127.0.0.1:9092
@@ -186,26 +190,20 @@ wait_until_ready() {
   weir::die "the Kafka broker did not answer on $address within ${START_TIMEOUT}s (logs: $STATE_DIR)"
 }
 
-cmd_start() {
-  local pid p address="127.0.0.1:$PORT"
-  lock_state_dir
-  if pid="$(running_pid)"; then
-    address="$(cat "$ADDRESS_FILE" 2>/dev/null || printf '%s' "$address")"
-    weir::log "kafka: already running (pid $pid) on $address"
-    [[ "$address" == "127.0.0.1:$PORT" ]] ||
-      weir::log "kafka: note: WEIR_KAFKA_PORT=$PORT differs; stop it first to change ports"
-    printf '%s\n' "$address"
-    return 0
-  fi
-  rm -f "$PID_FILE" "$ADDRESS_FILE"
+# Refuse to start on a port another process holds (the broker would fail late and
+# obscurely, or a client would talk to the wrong server).
+require_free_ports() {
+  local p
   for p in "$PORT" "$CONTROLLER_PORT"; do
     ! port_open "$p" ||
       weir::die "port $p on 127.0.0.1 is taken by another process (set WEIR_KAFKA_PORT)"
   done
-  ensure_jars
-  weir::log "kafka: state directory $STATE_DIR"
-  write_config
-  format_storage
+}
+
+# launch_broker — start kafka.Kafka on $CONFIG_FILE as it is, wait until it answers,
+# record its pid and address, print the address. The caller holds the state lock.
+launch_broker() {
+  local pid address="127.0.0.1:$PORT"
   weir::log "kafka: starting Kafka $KAFKA_VERSION (KRaft, broker+controller) on $address, controller port $CONTROLLER_PORT"
   # setsid: the broker gets its own session, so a Ctrl-C in the calling terminal does
   # not kill it half-way; whoever started it stops it with `kafka.sh stop`.
@@ -221,6 +219,53 @@ cmd_start() {
   printf '%s\n' "$address" >"$ADDRESS_FILE"
   weir::log "kafka: ready (pid $pid, logs in $STATE_DIR)"
   printf '%s\n' "$address"
+}
+
+# Log and print the running broker's address (start and restart are no-ops then).
+report_running() {
+  local pid="$1" address
+  address="$(cat "$ADDRESS_FILE" 2>/dev/null || printf '127.0.0.1:%s' "$PORT")"
+  weir::log "kafka: already running (pid $pid) on $address"
+  [[ "$address" == "127.0.0.1:$PORT" ]] ||
+    weir::log "kafka: note: WEIR_KAFKA_PORT=$PORT differs; stop it first to change ports"
+  printf '%s\n' "$address"
+}
+
+cmd_start() {
+  local pid
+  lock_state_dir
+  if pid="$(running_pid)"; then
+    report_running "$pid"
+    return 0
+  fi
+  rm -f "$PID_FILE" "$ADDRESS_FILE"
+  require_free_ports
+  ensure_jars
+  weir::log "kafka: state directory $STATE_DIR"
+  write_config
+  format_storage
+  launch_broker
+}
+
+# The broker's data and configuration stay as they are: its listeners (in the stored
+# server.properties) and the KRaft quorum (in the data) name the ports it was formatted
+# with, so a restart on other ports is refused rather than started half-broken.
+cmd_restart() {
+  local pid
+  lock_state_dir
+  if pid="$(running_pid)"; then
+    report_running "$pid"
+    return 0
+  fi
+  [[ -f "$DATA_DIR/meta.properties" && -f "$CONFIG_FILE" ]] ||
+    weir::die "kafka: no broker data in $DATA_DIR to restart on (run start first)"
+  grep -qxF "listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT" "$CONFIG_FILE" ||
+    weir::die "kafka: $CONFIG_FILE was written for other ports than $PORT/$CONTROLLER_PORT (set WEIR_KAFKA_PORT as at start)"
+  rm -f "$PID_FILE" "$ADDRESS_FILE"
+  require_free_ports
+  ensure_jars quiet
+  weir::log "kafka: restarting on the existing data in $DATA_DIR (cluster id $(<"$CLUSTER_ID_FILE"))"
+  launch_broker
 }
 
 # kill_broker PID — SIGTERM (a clean shutdown), then SIGKILL after STOP_TIMEOUT.
@@ -251,6 +296,19 @@ cmd_stop() {
   weir::log "kafka: stopped"
 }
 
+# SIGKILL, as a crash (or the OOM killer) would: no controlled shutdown, no flush;
+# the data stays for `restart`, which recovers the logs.
+cmd_crash() {
+  local pid
+  lock_state_dir
+  pid="$(running_pid)" || weir::die "kafka: not running"
+  weir::log "kafka: SIGKILL to the broker (pid $pid), keeping its data"
+  kill -KILL "$pid" 2>/dev/null || true
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  rm -f "$PID_FILE" "$ADDRESS_FILE"
+  weir::log "kafka: killed"
+}
+
 cmd_status() {
   local pid
   if pid="$(running_pid)"; then
@@ -274,6 +332,8 @@ case "$command" in
   start) cmd_start ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
+  crash) cmd_crash ;;
+  restart) cmd_restart ;;
   tool) cmd_tool "$@" ;;
   -h | --help | help) usage ;;
   *) usage ;;

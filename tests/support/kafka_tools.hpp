@@ -47,9 +47,16 @@ inline std::string unique_name(const std::string& prefix) {
 
 inline runtime::kafka::Properties broker() { return {{"bootstrap.servers", kafka_bootstrap()}}; }
 
+/// Creates topic `name` and waits (up to 10 s) until the broker's metadata lists it:
+/// a KRaft broker answers CreateTopics before its own metadata cache has the topic.
 inline void create_topic(const std::string& name, int32_t partitions) {
   runtime::kafka::create_topics(broker(), {{name, partitions, 1}});
-  BOOST_REQUIRE_EQUAL(runtime::kafka::partition_count(broker(), name).value_or(-1), partitions);
+  int32_t seen = -1;
+  wait_until(std::chrono::seconds{10}, std::chrono::milliseconds{100}, [&] {
+    seen = runtime::kafka::partition_count(broker(), name).value_or(-1);
+    return seen != -1;
+  });
+  BOOST_REQUIRE_EQUAL(seen, partitions);
 }
 
 /// One record to produce; partition -1 lets the partitioner choose.
