@@ -23,6 +23,9 @@ const ConfigDef& worker_def(bool node) {
     d.define("value.converter", ConfigType::Class,
              "org.apache.kafka.connect.json.JsonConverter", Importance::High,
              "Converter class for record values.", runtime::convert::converter_class());
+    d.define("header.converter", ConfigType::Class, std::string(runtime::convert::simple_header_converter),
+             Importance::Low, "HeaderConverter class for record headers.",
+             runtime::convert::header_converter_class());
     if (node)
       d.define("offset.storage.file.filename", ConfigType::String, "", Importance::Low,
                "weir: a node keeps the statuses and the source offsets of the tasks it runs "

@@ -54,6 +54,19 @@ Validator converter_class() {
   };
 }
 
+Validator header_converter_class() {
+  return [](const ConfigValue& value) -> std::optional<std::string> {
+    const auto* name = std::get_if<std::string>(&value);
+    if (!name) return std::nullopt;
+    const std::string given{trim(*name)};
+    if (given.empty() || given == simple_header_converter || given == "SimpleHeaderConverter") return std::nullopt;
+    if (find_converter(given))
+      return "weir writes and reads headers as " + std::string(simple_header_converter) +
+             " does (Kafka Connect's default); " + given + " is not supported as a header converter yet.";
+    return "Class " + given + " could not be found.";
+  };
+}
+
 std::unique_ptr<Converter> make_converter(std::string_view class_name,
                                           const std::map<std::string, std::string>& config,
                                           bool is_key, std::string_view key_prefix) {

@@ -75,6 +75,15 @@ const ConverterInfo* find_converter(std::string_view class_name_or_alias) noexce
 /// passes (a connector then uses the worker's converter).
 Validator converter_class();
 
+/// Kafka Connect's default header converter, the only one weir has: headers are
+/// written and read as its text (see header_text.hpp).
+inline constexpr std::string_view simple_header_converter = "org.apache.kafka.connect.storage.SimpleHeaderConverter";
+
+/// Checks a `header.converter` value: empty or SimpleHeaderConverter (by class or
+/// simple name). Any other converter class is refused as not supported rather than
+/// ignored, and a name no class has as "Class X could not be found.".
+Validator header_converter_class();
+
 /// Creates a converter from its class name and its own keys (`schemas.enable`, ...,
 /// already stripped of `key.converter.` / `value.converter.`). `key_prefix` is
 /// prepended to key names in errors, so a ConfigError names the key as the user

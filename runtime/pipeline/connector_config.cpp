@@ -33,7 +33,7 @@ ConfigDef make_def() {
   def.define("value.converter", ConfigType::Class, "", Importance::Low,
              "Converter class for values (overrides the worker's).", convert::converter_class());
   def.define("header.converter", ConfigType::Class, "", Importance::Low,
-             "HeaderConverter class (overrides the worker's).");
+             "HeaderConverter class (overrides the worker's).", convert::header_converter_class());
   def.define("config.action.reload", ConfigType::String, "restart", Importance::Low,
              "Accepted for compatibility; weir reloads provider values on restart.");
   transforms::define_chain_keys(def);

@@ -78,6 +78,20 @@ BOOST_AUTO_TEST_CASE(a_converter_class_that_does_not_exist_is_refused_naming_the
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_header_converter_weir_lacks_is_refused_naming_the_key) {
+  std::string key;
+  for (const std::string ok : {"org.apache.kafka.connect.storage.SimpleHeaderConverter", "SimpleHeaderConverter", ""})
+    BOOST_TEST(plan_error(file_sink({{"header.converter", ok}}), key).empty(), ok);
+  BOOST_TEST(plan_error(file_sink({{"header.converter", "SimpleHeaderConvertr"}}), key) ==
+             "Invalid value SimpleHeaderConvertr for configuration header.converter: Class SimpleHeaderConvertr could "
+             "not be found.");
+  BOOST_TEST(key == "header.converter");
+  // A real converter, which Kafka Connect could use for headers, but weir cannot yet.
+  auto refused = plan_error(file_sink({{"header.converter", "org.apache.kafka.connect.json.JsonConverter"}}), key);
+  BOOST_TEST(refused.find("is not supported as a header converter yet") != std::string::npos, refused);
+  BOOST_TEST(key == "header.converter");
+}
+
 BOOST_AUTO_TEST_CASE(an_unknown_key_is_reported_once_with_the_nearest_key) {
   auto config = file_sink();
   config.erase("file");
