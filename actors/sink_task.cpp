@@ -25,11 +25,12 @@ kafka::Properties client_props(const SinkTaskSpec& spec, const std::string& kind
 // Each task's consumer prefetches (kafka::Consumer's default: 20,000 records), so at
 // tasks.max=8 a PostgreSQL sink held 160,000 records, half of its peak RSS. Tasks
 // sharing a topic each need less to keep the pace, so a connector's tasks share
-// about 40,000: 20,000 each for one or two tasks, down to 10,000 from four on
-// (measured at 8 tasks: 10,000 kept the pace of 20,000 in 70% of the memory; 5,000
-// was 25% slower). consumer.queued.min.messages still sets it.
+// about 80,000: 20,000 each up to four tasks, down to 10,000 at eight and more.
+// Measured (bench/results/postgres.md, 8 partitions): at 8 tasks 10,000 kept the
+// pace of 20,000 in 70% of the memory, and 5,000 was 25% slower; at 4 tasks 10,000
+// took twice as long as 20,000. consumer.queued.min.messages still sets it.
 std::string prefetch_records(int tasks) {
-  return std::to_string(std::clamp(40000 / std::max(tasks, 1), 10000, 20000));
+  return std::to_string(std::clamp(80000 / std::max(tasks, 1), 10000, 20000));
 }
 
 } // namespace
