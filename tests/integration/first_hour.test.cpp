@@ -243,6 +243,23 @@ BOOST_AUTO_TEST_CASE(an_idle_task_says_why_truly) {
                },
                60s),
              trace);
+
+  // Tasks that failed and wait for their automatic restart say so, never "idle":
+  // their file's folder does not exist, so every start fails. (Task 1 of two on one
+  // partition read "idle: ... tasks.max=2 but the topics have 1 partition(s)".)
+  BOOST_REQUIRE(w.call("POST", "/connectors",
+                       file_sink_json("failing", one, dir.path() + "/absent/failing.txt", R"(,"tasks.max":"2")"))
+                  .status == 201);
+  std::string failing;
+  BOOST_TEST(eventually(
+               [&] {
+                 failing = task_trace(w, "failing", 1);
+                 BOOST_TEST(failing.find("idle:") == std::string::npos, failing);
+                 BOOST_TEST(failing.find("tasks.max") == std::string::npos, failing);
+                 return failing.find("automatic restart") != std::string::npos;
+               },
+               30s),
+             failing);
   stop_cleanly(*w.process);
 }
 
