@@ -49,6 +49,13 @@ struct RedoRowByRow {};
 
 bool retryable(std::string_view state) noexcept { return state == "40P01" || state == "40001"; }
 
+// Two sessions creating the same table at once: CREATE TABLE IF NOT EXISTS checks the
+// catalog before it writes, so the loser fails on the table's name (42P07), on its row
+// type's name (42710, "type ... already exists") or on the catalog's unique index (23505).
+bool catalog_conflict(std::string_view state) noexcept {
+  return state == "42P07" || state == "42710" || state == "23505";
+}
+
 // The record's fault, not the database's: data exceptions (22), integrity constraint
 // violations (23), a value of the wrong type for its column (42804), a row too big (54000).
 bool record_level(std::string_view state) noexcept {
@@ -233,7 +240,7 @@ struct PostgresSinkWriter::Impl {
         return;
       } catch (const ServerError& e) {
         // Two tasks creating it at once: one wins, the other sees a catalog conflict.
-        if ((e.sqlstate != "42P07" && e.sqlstate != "23505") || attempt >= 5) throw;
+        if (!catalog_conflict(e.sqlstate) || attempt >= 5) throw;
       }
     }
   }
@@ -361,7 +368,7 @@ struct PostgresSinkWriter::Impl {
     try {
       exec(sql);
     } catch (const ServerError& e) {
-      if (e.sqlstate == "42P07" || e.sqlstate == "23505" || retryable(e.sqlstate)) throw Retry{e.what()};
+      if (catalog_conflict(e.sqlstate) || retryable(e.sqlstate)) throw Retry{e.what()};
       throw;
     }
     spdlog::info("jdbc sink {} task {}: {}", connector, task_id, sql);
