@@ -234,6 +234,10 @@ std::string history_file() {
 }
 
 int interactive(Session& session, RestClient& client) {
+  // Before any libedit call (its history functions initialise it): libedit reads
+  // UTF-8 input as characters only if the locale says UTF-8 when it starts.
+  std::setlocale(LC_CTYPE, "");
+  rl_getc_function = read_key;
   shell::CompletionSource source = shell::rest_completion(client);
   completion_source = &source;
   rl_readline_name = "weir"; // ~/.editrc settings under "weir:"
@@ -242,9 +246,7 @@ int interactive(Session& session, RestClient& client) {
   stifle_history(1000);
   if (!history.empty()) read_history(history.c_str());
 
-  std::setlocale(LC_CTYPE, ""); // libedit reads UTF-8 input as characters
   catch_interrupts();
-  rl_getc_function = read_key;
   std::cout << "weir shell at " << client.url()
             << ": 'help' lists the commands, Ctrl-C cancels, Ctrl-D or 'quit' leaves\n";
   for (;;) {
