@@ -154,7 +154,7 @@ int read_byte(int fd) {
 // libedit's own read began does not interrupt that read, which then waited for the
 // next key with the line still shown; here the signal's byte on the self-pipe ends
 // the read whenever it came. libedit takes the result as one character, so UTF-8 is
-// decoded here (a malformed sequence gives its bytes one by one, as libedit would).
+// decoded here (a lead byte followed by a non-continuation byte reads as U+FFFD).
 extern "C" int read_key(FILE* in) {
   const int fd = ::fileno(in);
   int lead = read_byte(fd);
