@@ -7,15 +7,18 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/io/middleman.hpp>
 #include <caf/openssl/publish.hpp>
+#include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
@@ -86,6 +89,19 @@ bool configure_tls(caf::actor_system_config& cfg, const Config& parsed) {
                                  parsed.get_password("cluster.tls.key.password").value(),
                                  parsed.get_string("cluster.tls.cafile"));
   return true;
+}
+
+/// Waits until every actor in `actors` has terminated; false after `timeout`.
+bool await_exit(caf::actor_system& sys, const std::vector<caf::actor>& actors,
+                std::chrono::milliseconds timeout) {
+  caf::scoped_actor self{sys};
+  for (const auto& a : actors)
+    self->monitor(a);
+  size_t down = 0;
+  bool late = false;
+  self->receive_while([&] { return down < actors.size() && !late; })(
+    [&](const caf::down_msg&) { ++down; }, caf::after(timeout) >> [&] { late = true; });
+  return !late;
 }
 
 int run_node(const NodeOptions& opt) {
@@ -206,6 +222,14 @@ int run_node(const NodeOptions& opt) {
   caf::anon_send_exit(membership, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
   sys.middleman().unpublish(membership, *port);
+  // Both hold pointers to the worker, the logs and the leadership declared above:
+  // they must be gone before those are, and the node may be busy abandoning tasks
+  // (a consumer's close can take 10 s) when the exit arrives.
+  if (!await_exit(sys, {node, membership}, 30s)) {
+    std::fprintf(stderr, "weir node: the cluster actors did not stop within 30 s\n");
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
   auto late = worker.shutdown(30s);
   herder.publish_statuses();
   statuses.flush(5s);
