@@ -69,6 +69,32 @@ struct DomMember {
   dom::element value;
 };
 
+/// What a record begins with when Kafka's JsonConverter wrote it: the schema first.
+constexpr std::string_view leading_schema_key = R"({"schema":)";
+
+/// The length of the JSON object (or array) at the start of `json`, leading
+/// whitespace included; `json` is known to be valid JSON.
+size_t object_length(std::string_view json) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      return i + 1;
+    }
+  }
+  return json.size();
+}
+
 } // namespace
 
 struct JsonConverter::Impl {
@@ -84,6 +110,8 @@ struct JsonConverter::Impl {
   std::string b64;         ///< base64 text being written
   JsonBuffer wbuf;         ///< the record being serialized
   std::string key_scratch; ///< canonical schema text
+  std::string last_leading;  ///< the last leading schema's raw text (see intern_leading)
+  SchemaPtr last_leading_schema;
   UniqueKeys unique_keys;
   std::vector<DomMember> params; ///< a schema's parameters
 
@@ -361,6 +389,22 @@ struct JsonConverter::Impl {
       b->default_value(v);
     }
     return b->build();
+  }
+
+  // The schema of a record whose only "schema" member leads it (`{"schema":` then the
+  // schema's text). Records of a topic mostly carry the same schema in the same bytes:
+  // when they start with the last such schema's text, that text is this record's
+  // whole schema (a JSON object ends where its braces balance), so the schema is the
+  // same, without writing the canonical key of the cache (a fifth of the sink's CPU
+  // time for records of eight fields).
+  SchemaPtr intern_leading(dom::element e, std::string_view record) {
+    std::string_view rest = record.substr(leading_schema_key.size());
+    if (last_leading_schema && rest.starts_with(last_leading))
+      return last_leading_schema;
+    SchemaPtr s = intern(e);
+    last_leading.assign(rest.substr(0, object_length(rest)));
+    last_leading_schema = s;
+    return s;
   }
 
   SchemaPtr intern(dom::element e) {
@@ -735,13 +779,14 @@ void JsonConverter::to_connect(const std::optional<std::string_view>& bytes, Dec
     envelope_error();
   impl_->convert(*bytes, [&](dom::element root) {
     std::optional<dom::element> schema_node, payload;
+    bool leading = false; // the only "schema" member is the record's first bytes
     if (root.is_object()) {
       // Exactly the two keys (each may repeat: the last counts, as in Jackson's tree).
       bool other = false;
       dom::object o = root.get_object().value_unsafe();
       for (auto [k, v] : o) {
         if (k == "schema")
-          schema_node = v;
+          leading = !schema_node && bytes->starts_with(leading_schema_key), schema_node = v;
         else if (k == "payload")
           payload = v;
         else
@@ -756,7 +801,7 @@ void JsonConverter::to_connect(const std::optional<std::string_view>& bytes, Dec
       out = impl_->schemaless(*payload, arena);
       return;
     }
-    SchemaPtr s = impl_->intern(*schema_node);
+    SchemaPtr s = leading ? impl_->intern_leading(*schema_node, *bytes) : impl_->intern(*schema_node);
     out = impl_->with_schema(*s, payload, arena);
     schema = batch.retain(s);
   });

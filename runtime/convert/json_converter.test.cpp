@@ -137,6 +137,43 @@ BOOST_AUTO_TEST_CASE(struct_envelope_round_trips_exactly) {
   BOOST_TEST(rt.schema == first);
 }
 
+// A record that starts with the schema its predecessor started with reuses that schema
+// (intern_leading): only when its schema's text is exactly the same, braces and quotes
+// inside strings included, and when that member is the record's only "schema".
+BOOST_AUTO_TEST_CASE(a_leading_schema_is_reused_only_for_the_same_text) {
+  RoundTrip rt(enveloped);
+  auto doc = [](std::string_view d) {
+    return R"({"type":"int32","optional":false,"doc":")" + std::string(d) + R"("})";
+  };
+  auto record = [](const std::string& schema, std::string_view payload) {
+    return R"({"schema":)" + schema + R"(,"payload":)" + std::string(payload) + "}";
+  };
+  rt(record(doc(R"(a}\"{)"), "1"));
+  const Schema* first = rt.schema;
+  BOOST_TEST(first->doc().value() == R"(a}"{)");
+  rt(record(doc(R"(a}\"{)"), "2"));
+  BOOST_TEST(rt.schema == first);
+  BOOST_TEST(rt.value.as_int() == 2);
+  // The same first bytes, up to the quote the scan must not take for the string's end.
+  rt(record(doc(R"(a}\"{x)"), "3"));
+  BOOST_TEST(rt.schema->doc().value() == R"(a}"{x)");
+  // Longer than the last schema's text, which is a prefix of it but for the brace.
+  rt(record(R"({"type":"int64","optional":false})", "4"));
+  rt(record(R"({"type":"int64","optional":false,"doc":"d"})", "5"));
+  BOOST_TEST(rt.schema->doc().value() == "d");
+  // A repeated "schema": the last one counts, as in Jackson's tree.
+  rt(record(R"({"type":"int64","optional":false,"doc":"d"})", R"("6","schema":{"type":"string","optional":false})"));
+  BOOST_TEST((rt.schema->type() == Type::String));
+  BOOST_CHECK_THROW(rt(R"({"schema":{"type":"int64","optional":false,"doc":"d"},"payload":7,"schema":"x"})"),
+                    DataError);
+  // Whitespace before the schema is part of its text.
+  rt(R"({"schema": {"type":"boolean","optional":false},"payload":true})");
+  BOOST_TEST((rt.schema->type() == Type::Boolean));
+  rt(R"({"schema": {"type":"boolean","optional":false},"payload":false})");
+  BOOST_TEST((rt.schema->type() == Type::Boolean));
+  BOOST_TEST(rt.value.as_bool() == false);
+}
+
 BOOST_AUTO_TEST_CASE(missing_and_null_fields) {
   RoundTrip rt(enveloped);
   const char* schema =
