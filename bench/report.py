@@ -96,7 +96,7 @@ def postgres_table(w, meta, runs):
     w(f"PostgreSQL {meta.get('postgres', '?')} (scripts/postgres.sh, on this machine): {records:,} JSON user events "
       "with schemas (`value.converter.schemas.enable=true`, one `user_id` each) on 8 partitions, upserted by "
       "`user_id` into a table the sink creates (weir: `insert.mode=upsert pk.mode=record_value pk.fields=user_id "
-      f"auto.create=true`; Debezium {meta.get('debezium', '?')} on Kafka Connect {meta.get('connect', '?')}: "
+      f"auto.create=true consumer.override.max.poll.records=2000`, the consumer setting Debezium's run has; Debezium {meta.get('debezium', '?')} on Kafka Connect {meta.get('connect', '?')}: "
       "`insert.mode=upsert primary.key.mode=record_value primary.key.fields=user_id schema.evolution=basic "
       "batch.size=2000 consumer.override.max.poll.records=2000`). A run is done when its progress reaches "
       "N (weir: the offsets it stores in the rows' transaction; Kafka Connect: its consumer group's commits, "

@@ -507,6 +507,7 @@ pk.mode=record_value
 pk.fields=user_id
 auto.create=true
 table.name.format=user_events
+consumer.override.max.poll.records=2000
 EOF
       pg_fresh
       measure weir_pg "weir JDBC sink, tasks.max=$t$(round_label "$round")" "$weir_progress" "tasks=$t" -- \
