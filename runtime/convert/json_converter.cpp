@@ -112,6 +112,7 @@ struct JsonConverter::Impl {
   std::string key_scratch; ///< canonical schema text
   std::string last_leading;  ///< the last leading schema's raw text (see intern_leading)
   SchemaPtr last_leading_schema;
+  std::string payload_scratch; ///< `{` and what follows the last leading schema (see payload_object)
   UniqueKeys unique_keys;
   std::vector<DomMember> params; ///< a schema's parameters
 
@@ -405,6 +406,23 @@ struct JsonConverter::Impl {
     last_leading.assign(rest.substr(0, object_length(rest)));
     last_leading_schema = s;
     return s;
+  }
+
+  // For a record that starts with `{"schema":`, the last leading schema's text and a
+  // comma: an object of the record's other members, `{"payload":...}` for Kafka's
+  // JsonConverter, so that the schema's bytes need not be parsed again.
+  std::optional<std::string_view> payload_object(std::string_view record) {
+    if (!last_leading_schema || !record.starts_with(leading_schema_key))
+      return std::nullopt;
+    std::string_view rest = record.substr(leading_schema_key.size());
+    if (!rest.starts_with(last_leading))
+      return std::nullopt;
+    rest.remove_prefix(last_leading.size());
+    size_t comma = rest.find_first_not_of(" \t\r\n");
+    if (comma == std::string_view::npos || rest[comma] != ',')
+      return std::nullopt;
+    payload_scratch.assign("{").append(rest.substr(comma + 1));
+    return payload_scratch;
   }
 
   SchemaPtr intern(dom::element e) {
@@ -777,6 +795,32 @@ void JsonConverter::to_connect(const std::optional<std::string_view>& bytes, Dec
   };
   if (blank)
     envelope_error();
+  if (auto others = impl_->payload_object(*bytes)) {
+    // The schema is the last leading one's; what follows it must be payloads only.
+    try {
+      bool done = impl_->convert(*others, [&](dom::element root) {
+        std::optional<dom::element> payload;
+        if (!root.is_object())
+          return false;
+        dom::object o = root.get_object().value_unsafe();
+        for (auto [k, v] : o) {
+          if (k != "payload")
+            return false;
+          payload = v;
+        }
+        if (!payload)
+          return false;
+        out = impl_->with_schema(*impl_->last_leading_schema, payload, arena);
+        schema = batch.retain(impl_->last_leading_schema);
+        return true;
+      });
+      if (done)
+        return;
+    } catch (const DataError&) {
+      // Read the whole record again below, for the error Kafka's converter gives.
+    }
+    out = Value();
+  }
   impl_->convert(*bytes, [&](dom::element root) {
     std::optional<dom::element> schema_node, payload;
     bool leading = false; // the only "schema" member is the record's first bytes

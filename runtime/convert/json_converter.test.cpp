@@ -166,6 +166,25 @@ BOOST_AUTO_TEST_CASE(a_leading_schema_is_reused_only_for_the_same_text) {
   BOOST_TEST((rt.schema->type() == Type::String));
   BOOST_CHECK_THROW(rt(R"({"schema":{"type":"int64","optional":false,"doc":"d"},"payload":7,"schema":"x"})"),
                     DataError);
+  // After a known schema only payloads are read, and the envelope's rules still hold.
+  const std::string known = R"({"schema":{"type":"int64","optional":false,"doc":"d"})";
+  rt(known + R"(,"payload":1})");
+  rt(known + R"( , "payload":1,"payload":2})");
+  BOOST_TEST(rt.value.as_int() == 2);
+  BOOST_TEST(rt.schema->doc().value() == "d");
+  auto error_of = [&](const std::string& record) {
+    try {
+      rt(record);
+    } catch (const DataError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  BOOST_TEST(error_of(known + R"(,"payload":1,"extra":2})").find("may not contain additional fields")
+             != std::string::npos);
+  BOOST_TEST(error_of(known + "}").find("requires \"schema\" and \"payload\" fields") != std::string::npos);
+  BOOST_TEST(error_of(known + R"(,"payload":"x"})") == "Invalid type for INT64 field: expected int64 but JSON was STRING");
+  BOOST_TEST(error_of(known + R"(,"payload":)").find("serialization error") != std::string::npos);
   // Whitespace before the schema is part of its text.
   rt(R"({"schema": {"type":"boolean","optional":false},"payload":true})");
   BOOST_TEST((rt.schema->type() == Type::Boolean));
