@@ -7,7 +7,8 @@
 #   bench/fuzz.sh --seconds 60 json_fast_decode http_request
 #   bench/fuzz.sh --smoke                what scripts/test.sh runs: each harness for a few
 #                                        seconds and at most a fixed number of runs, from the
-#                                        committed seeds only (nothing kept), no summary file
+#                                        committed seeds only (nothing kept), libFuzzer's
+#                                        seed fixed at 1, no summary file
 #   options: --seconds N  --runs N (0: no limit)  --out FILE  --no-build
 #
 # The harnesses are built in build-fuzz/ with clang, libFuzzer, ASan and UBSan
@@ -88,6 +89,9 @@ for name in "${harnesses[@]}"; do
   args=(-max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -max_len=8192 -print_final_stats=1
     -artifact_prefix="$artifacts/")
   ((runs == 0)) || args+=(-runs="$runs")
+  # The smoke mutates the same way on every run (a failure in CI reproduces with the
+  # same command); long runs take libFuzzer's time-based seed, printed in the log.
+  ((!smoke)) || args+=(-seed=1)
   weir::log "fuzz: $name for ${seconds}s$( ((runs == 0)) || printf " (at most %s runs)" "$runs")"
   rc=0
   "$exe" "${args[@]}" "$corpus" "$seeds" >"$log" 2>&1 || rc=$?
