@@ -6,6 +6,10 @@
 #include "runtime/convert/string_converter.hpp"
 #include "runtime/convert/text.hpp"
 
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
 namespace weir::runtime::convert {
 
 using namespace runtime::data;
@@ -77,17 +81,30 @@ std::unique_ptr<Converter> make_converter(std::string_view class_name,
     throw ConfigError(key, invalid_value_message(key, class_name,
                                                           "Class " + std::string(class_name) + " could not be found."));
   }
-  // Validate with the user's key names, so an error names the key as written.
+  // Validate with the user's key names, so an error names the key as written. A key
+  // of another converter is ignored with a warning, as Kafka Connect ignores it
+  // (`value.converter.schemas.enable` left behind when a connector moves to
+  // StringConverter must not fail its tasks); a key no converter has is a typo, and
+  // an error.
   ConfigDef prefixed;
   for (auto key : info->config_def().keys()) {
     key.name = std::string(key_prefix) + key.name;
     prefixed.define(std::move(key));
   }
-  std::map<std::string, std::string> as_given;
-  for (const auto& [k, v] : config)
+  auto elsewhere = [&](const std::string& k) {
+    return std::any_of(converters().begin(), converters().end(),
+                       [&](const ConverterInfo& other) { return other.config_def().find(k) != nullptr; });
+  };
+  std::map<std::string, std::string> as_given, own;
+  for (const auto& [k, v] : config) {
+    if (!info->config_def().find(k) && elsewhere(k)) {
+      spdlog::warn("{}{} is not a configuration of {} and is ignored", key_prefix, k, info->class_name);
+      continue;
+    }
     as_given.emplace(std::string(key_prefix) + k, v);
+    own.emplace(k, v);
+  }
   prefixed.parse(as_given);
-  auto own = config;
   own.insert_or_assign("converter.type", is_key ? "key" : "value");
   return info->make(info->config_def().parse(own), is_key);
 }

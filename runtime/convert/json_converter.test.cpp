@@ -563,6 +563,12 @@ BOOST_AUTO_TEST_CASE(config_is_declared_and_strict) {
   BOOST_CHECK_EXCEPTION(make_converter("NoSuchConverter", {}, true, "key.converter."), weir::ConfigError,
                         [](const weir::ConfigError& e) { return e.key() == "key.converter"; });
   BOOST_TEST(make_converter("Json", {}, true)->class_name() == JsonConverter::class_name_v);
+  // Another converter's key is ignored, as Kafka Connect ignores it: a connector that
+  // moved from JsonConverter to StringConverter keeps working.
+  BOOST_TEST(make_converter("StringConverter", {{"schemas.enable", "false"}}, false, "value.converter.")->class_name()
+             == "org.apache.kafka.connect.storage.StringConverter");
+  BOOST_CHECK_THROW(make_converter("StringConverter", {{"schemas.enabled", "false"}}, false, "value.converter."),
+                    weir::ConfigError);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
