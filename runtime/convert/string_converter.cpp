@@ -2,6 +2,7 @@
 
 #include "runtime/convert/text.hpp"
 #include "runtime/convert/json_text.hpp"
+#include "runtime/convert/utf8_repair.hpp"
 
 namespace weir::runtime::convert {
 
@@ -30,8 +31,15 @@ void StringConverter::to_connect(const std::optional<std::string_view>& bytes, D
     out = Value();
     return;
   }
-  // The raw batch is read-only once decoded, so its bytes can be viewed in place.
-  out = Value::string(*bytes);
+  // The raw batch is read-only once decoded, so its bytes can be viewed in place,
+  // unless they are not UTF-8: Java's String would hold U+FFFD where they break.
+  if (is_utf8(*bytes)) [[likely]] {
+    out = Value::string(*bytes);
+    return;
+  }
+  std::string repaired;
+  append_utf8_repaired(*bytes, repaired);
+  out = Value::string(batch.arena().copy(repaired));
 }
 
 bool StringConverter::from_connect(const Value& v, const Schema* schema, std::string& out) {
