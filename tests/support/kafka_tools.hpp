@@ -68,13 +68,17 @@ struct OutRecord {
 
 /// Produces `n` records made by `make(i)`, in order, batches of `per_batch`, and
 /// waits for every delivery report; fails the test if any record is not delivered.
+/// `extra` adds to (or overrides) the producer's properties.
 inline void produce(const std::string& topic, size_t n,
-                    const std::function<OutRecord(size_t)>& make, size_t per_batch = 2000) {
+                    const std::function<OutRecord(size_t)>& make, size_t per_batch = 2000,
+                    const runtime::kafka::Properties& extra = {}) {
   size_t acked_batches = 0, delivered = 0, failed = 0;
   std::string first_error;
   auto props = broker();
   props["linger.ms"] = "20";
   props["batch.size"] = "1000000";
+  for (const auto& [k, v] : extra)
+    props[k] = v;
   runtime::kafka::Producer producer(props, [&](uint64_t, size_t ok, size_t bad, const std::string& e) {
     ++acked_batches;
     delivered += ok;
