@@ -4,11 +4,13 @@
 // standalone` with errors.tolerance=all: one with JsonConverter (schemas off), one
 // with StringConverter. What JSON cannot read goes to the connector's DLQ with its
 // context headers; everything else arrives once, in order, the 10 MB record too
-// (it is larger than a hop's 8 MiB credit, which must let it through alone).
+// (it is larger than a hop's 8 MiB credit, which must let it through alone). A poison
+// record too large for its DLQ fails the task instead of vanishing.
 #include <boost/test/unit_test.hpp>
 
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/support/kafka_tools.hpp"
@@ -172,6 +174,47 @@ BOOST_AUTO_TEST_CASE(poison_goes_to_the_dlq_and_every_other_record_arrives_once_
   BOOST_TEST(poison.empty(), poison.size() << " poison record(s) missing from the DLQ");
   // StringConverter refused nothing: its DLQ stays empty.
   BOOST_TEST(read_topic(string_name + "-dlq", 0, 0s, 2s).empty());
+  stop_cleanly(*weir);
+  if (current_test_failing())
+    dir.keep();
+}
+
+// A poison record the DLQ cannot take (larger than its topic's max.message.bytes)
+// fails the task with that reason: it is not dropped, and nothing after it is written
+// or committed. (Kafka Connect logs the failed DLQ write and goes on.)
+BOOST_AUTO_TEST_CASE(a_poison_record_the_dlq_refuses_fails_the_task) {
+  TempDir dir{"weir-itest-poison"};
+  auto topic = unique_name("weir-itest-poison-big");
+  weir::runtime::kafka::create_topics(broker(), {{topic, 1, 1, {{"max.message.bytes", "16777216"}}}});
+  create_topic(topic, 1);
+  const std::string big_bad = R"({"id":1,"name":")" + std::string(huge_size, 'x'); // unterminated
+  produce(
+    topic, 3,
+    [&](size_t i) { return OutRecord{0, "k", i == 1 ? big_bad : R"({"id":)" + std::to_string(i) + "}"}; }, 50,
+    {{"message.max.bytes", "16777216"}});
+  write_properties(dir / "worker.properties", worker_config(dir / "state.db"));
+  auto name = unique_name("poison-big");
+  write_properties(dir / "sink.properties", {{"name", name},
+                                             {"connector.class", "FileStreamSink"},
+                                             {"topics", topic},
+                                             {"file", dir / "out.txt"},
+                                             {"errors.tolerance", "all"},
+                                             {"errors.deadletterqueue.topic.name", name + "-dlq"},
+                                             {"errors.deadletterqueue.topic.replication.factor", "1"}});
+  auto weir = start_standalone(dir / "worker.properties", {dir / "sink.properties"}, dir / "weir.log");
+  std::vector<TaskStatus> status;
+  bool failed = wait_until(60s, 500ms, [&] {
+    status = task_statuses(dir / "state.db", name);
+    return !weir->running() || (status.size() == 1 && status[0].state == "FAILED");
+  });
+  BOOST_REQUIRE_MESSAGE(weir->running(), "weir standalone ended: " << tail_lines(weir->output()));
+  BOOST_REQUIRE_MESSAGE(failed, "the task did not fail:\n" << tail_lines(weir->output()));
+  BOOST_TEST(status[0].trace.find("dead letter queue topic '" + name + "-dlq'") != std::string::npos,
+             status[0].trace);
+  BOOST_TEST(status[0].trace.find("too large") != std::string::npos, status[0].trace);
+  std::this_thread::sleep_for(2s); // a wrong write or commit would have happened by now
+  BOOST_TEST(lines_of(dir / "out.txt") == std::vector<std::string>{"{id=0}"});
+  BOOST_TEST(committed_offsets("connect-" + name, topic, 1)[0] <= 1);
   stop_cleanly(*weir);
   if (current_test_failing())
     dir.keep();
