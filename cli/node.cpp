@@ -105,6 +105,9 @@ bool await_exit(caf::actor_system& sys, const std::vector<caf::actor>& actors,
 }
 
 int run_node(const NodeOptions& opt) {
+  // First of all, as in weir standalone: a SIGTERM while it starts stops it cleanly.
+  std::signal(SIGTERM, on_node_signal);
+  std::signal(SIGINT, on_node_signal);
   auto setup = load_worker(opt.config, true);
   const auto& parsed = setup.parsed;
   const auto& worker_config = setup.options.config;
@@ -120,8 +123,6 @@ int run_node(const NodeOptions& opt) {
                   / ("weir-node-" + std::to_string(listen_port) + ".db"))
                    .string();
 
-  std::signal(SIGTERM, on_node_signal);
-  std::signal(SIGINT, on_node_signal);
   runtime::state::StandaloneStore state{state_file};
   runtime::metrics::MetricsRegistry metrics;
 

@@ -82,14 +82,16 @@ std::vector<runtime::ConnectorConfig> load_connector_files(const std::vector<std
 }
 
 int run_standalone(const Options& opt) {
+  // First of all: a SIGTERM while weir starts ends it cleanly once it has started,
+  // instead of by the signal's default action.
+  std::signal(SIGTERM, on_signal);
+  std::signal(SIGINT, on_signal);
   auto setup = load_worker(opt.worker, false);
   const auto& worker = setup.options.config;
 
   auto files = load_connector_files(opt.connectors, worker);
 
   runtime::state::StandaloneStore state{worker.at("offset.storage.file.filename")};
-  std::signal(SIGTERM, on_signal);
-  std::signal(SIGINT, on_signal);
 
   // Stages publish their statistics here; it outlives the actors.
   runtime::metrics::MetricsRegistry metrics;
