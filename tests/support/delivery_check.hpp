@@ -60,15 +60,17 @@ struct Tally {
 
   explicit Tally(size_t n) : seen(n, 0) {}
 
+  /// Counts the id `text` names; anything else (or an id >= n) counts as foreign.
   void add(std::string_view text) {
     size_t id = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
-    if (ec != std::errc{} || id >= seen.size()) {
+    if (ec != std::errc{} || end != text.data() + text.size() || id >= seen.size()) {
       if (foreign++ == 0) first_foreign = std::string{text.substr(0, 200)};
       return;
     }
     ++seen[id];
   }
+  void count(size_t id) { id < seen.size() ? void(++seen[id]) : add(std::to_string(id)); }
   size_t distinct() const { return seen.size() - missing(); }
   size_t missing() const { return static_cast<size_t>(std::count(seen.begin(), seen.end(), 0u)); }
   size_t duplicates() const {
@@ -83,19 +85,29 @@ struct Tally {
   }
 };
 
-/// The ids in a FileStreamSink's file (schemaless maps print as {user_id=N, name=user-N}).
-inline Tally file_tally(const std::string& path, size_t n) {
+/// The ids in a FileStreamSink's file: schemaless maps print as {user_id=N, name=user-N}
+/// (with `pad` bytes, {user_id=N, name=user-N, pad=ppp...}). A line that is not
+/// exactly that, a torn or fused one say, counts as foreign.
+inline Tally file_tally(const std::string& path, size_t n, size_t pad = 0) {
   Tally t{n};
+  const std::string tail = pad ? ", pad=" + std::string(pad, 'p') + "}" : "}";
   std::istringstream in(read_file(path));
   std::string line;
   while (std::getline(in, line)) {
     const std::string_view prefix = "{user_id=";
     std::string_view l{line};
-    if (!l.starts_with(prefix) || l.find(", name=user-") == std::string_view::npos) {
+    size_t id = 0;
+    bool ok = l.starts_with(prefix);
+    if (ok) {
+      auto [end, ec] = std::from_chars(l.data() + prefix.size(), l.data() + l.size(), id);
+      auto name = ", name=user-" + std::to_string(id);
+      ok = ec == std::errc{} && std::string_view{end, l.data() + l.size()} == name + tail;
+    }
+    if (!ok) {
       if (t.foreign++ == 0) t.first_foreign = line.substr(0, 200);
       continue;
     }
-    t.add(l.substr(prefix.size()));
+    t.count(id);
   }
   return t;
 }
