@@ -121,6 +121,10 @@ weir::ensure_toxiproxy() {
     [[ -n "$go" || ! -x /usr/local/go/bin/go ]] || go=/usr/local/go/bin/go
     [[ -n "$go" ]] ||
       weir::die "no Go toolchain to build Toxiproxy: install Go 1.23 or newer (Debian 12's golang-go is 1.19, too old)"
+    # Go keeps its caches under $HOME; without one (a bare CI environment), in .cache.
+    if [[ -z "${HOME:-}" ]]; then
+      export GOPATH="${GOPATH:-$WEIR_REPO/.cache/go}" GOCACHE="${GOCACHE:-$WEIR_REPO/.cache/go/build}"
+    fi
     have="$("$go" env GOVERSION)"
     need=go1.23
     [[ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1)" == "$need" ]] ||
