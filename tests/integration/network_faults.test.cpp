@@ -13,8 +13,10 @@
 // file every record at least once (duplicates counted and printed), every task RUNNING,
 // and SIGTERM stops weir cleanly.
 //
-// The cut and the latency need a broker whose advertised address is the proxy's, so
+// A second case cuts one of three `weir node`s from the broker the same way (see its
+// comment). The faults need a broker whose advertised address is the proxy's, so
 // the suite runs its own (tests/support/own_broker.hpp), never the shared one.
+#include "tests/integration/node_cluster.hpp"
 #include "tests/support/delivery_check.hpp"
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/own_broker.hpp"
@@ -24,11 +26,36 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <fstream>
 #include <string>
 #include <thread>
 
 using namespace weir::testing;
 using namespace std::chrono_literals;
+
+namespace {
+
+/// A broker of the test's own whose PROXIED listener clients reach only through the
+/// Toxiproxy proxy "kafka" on 127.0.0.1:proxy_port; the test's files in `dir`, kept
+/// when it fails.
+struct ProxiedBroker {
+  TempDir dir;
+  Toxiproxy toxiproxy;
+  uint16_t proxy_port;
+  OwnBroker kafka;
+
+  explicit ProxiedBroker(const std::string& prefix)
+    : dir(prefix), toxiproxy(dir / "toxiproxy.log"), proxy_port(free_ports(1)[0]), kafka(proxy_port) {
+    toxiproxy.create("kafka", proxy_port, kafka.proxied_port());
+  }
+  ~ProxiedBroker() {
+    if (current_test_failing()) dir.keep();
+  }
+  /// What a client bootstraps at to go through the proxy.
+  std::string address() const { return "127.0.0.1:" + std::to_string(proxy_port); }
+};
+
+} // namespace
 
 BOOST_AUTO_TEST_SUITE(network_faults)
 
@@ -37,18 +64,9 @@ BOOST_AUTO_TEST_CASE(latency_then_a_60_s_cut_between_weir_and_the_broker_lose_no
   const size_t n = 4 * part;
   const int32_t partitions = 4;
   const auto cut = 60s;
-  TempDir dir{"weir-itest-network-faults"};
-  struct Keep {
-    TempDir& d;
-    ~Keep() {
-      if (current_test_failing()) d.keep();
-    }
-  } keep{dir};
-
-  Toxiproxy toxiproxy{dir / "toxiproxy.log"};
-  const uint16_t proxy_port = free_ports(1)[0];
-  OwnBroker kafka{proxy_port};
-  toxiproxy.create("kafka", proxy_port, kafka.proxied_port());
+  ProxiedBroker net{"weir-itest-network-faults"};
+  auto& dir = net.dir;
+  auto& toxiproxy = net.toxiproxy;
 
   auto topic = unique_name("weir-itest-net");
   create_topic(topic, partitions);
@@ -57,7 +75,7 @@ BOOST_AUTO_TEST_CASE(latency_then_a_60_s_cut_between_weir_and_the_broker_lose_no
   auto jdbc = unique_name("net-jdbc"), sink = unique_name("net-file");
   const std::string table = "net_rows";
   auto worker = worker_config(state);
-  worker["bootstrap.servers"] = "127.0.0.1:" + std::to_string(proxy_port);
+  worker["bootstrap.servers"] = net.address();
   write_properties(dir / "worker.properties", worker);
   write_properties(dir / "jdbc.properties", sqlite_sink_config(jdbc, topic, db, table, 2));
   write_properties(dir / "file.properties", {{"name", sink},
@@ -164,6 +182,69 @@ BOOST_AUTO_TEST_CASE(latency_then_a_60_s_cut_between_weir_and_the_broker_lose_no
   BOOST_TEST(in_table.foreign == 0u);
   BOOST_TEST(in_file.missing() == 0u);
   BOOST_TEST(in_file.foreign == 0u);
+}
+
+// Between cluster nodes: node c reaches the broker only through the proxy (a and b
+// directly), and the proxy is cut for 30 s while a JDBC sink (insert mode, no keys:
+// a record written twice would be a second row) runs two tasks on each node. c must
+// abandon its tasks, a and b take them, no task runs on two nodes for longer than
+// cluster.unreachable.timeout.ms (from the nodes' logs), and once the path is back c
+// gets its share again; every record is in the table exactly once.
+BOOST_AUTO_TEST_CASE(a_node_cut_from_the_broker_stops_its_tasks_and_the_others_take_them) {
+  namespace nodes = weir::testing::nodes;
+  const size_t batch = 5000;
+  const auto cut = 30s;
+  ProxiedBroker net{"weir-itest-network-cluster"};
+
+  nodes::Cluster c(3, {{"scheduled.rebalance.max.delay.ms", "0"}});
+  c.insert_only = true;
+  {
+    std::ofstream out(c[2].config, std::ios::app); // a later key wins
+    out << "bootstrap.servers=" << net.address() << '\n';
+    BOOST_REQUIRE(out.good());
+  }
+  c.deploy("netcut", batch, 0);
+  c.wait_for_rows(static_cast<int64_t>(batch));
+
+  auto since = nodes::log_sizes(c);
+  net.toxiproxy.set_enabled("kafka", false);
+  auto cut_at = Clock::now();
+  bool abandoned = wait_until(60s, 100ms, [&] {
+    return nodes::count_events(nodes::task_events(c[2].output_since(since[2]), c.name), -1, "abandoned") >= 2;
+  });
+  auto abandoned_after = seconds_since(cut_at);
+  BOOST_REQUIRE_MESSAGE(abandoned, "c did not abandon its two tasks within 60 s of the cut:\n"
+                                     << tail_lines(c[2].output_since(since[2])));
+  BOOST_TEST_MESSAGE("c abandoned its tasks " << abandoned_after << " s into the cut");
+  const std::vector<const nodes::Node*> ab{&c[0], &c[1]};
+  c.wait_agreed(ab, 60s, [&](const std::optional<nodes::Statuses>& s) {
+    return s && s->size() == static_cast<size_t>(nodes::tasks)
+           && nodes::running_on(*s, c[0].worker_id).size() + nodes::running_on(*s, c[1].worker_id).size()
+                == static_cast<size_t>(nodes::tasks);
+  }, "every task RUNNING on a and b");
+  produce(c.topic, batch, [&](size_t i) { return nodes::user_record(batch + i); });
+  c.wait_for_rows(static_cast<int64_t>(2 * batch));
+  std::this_thread::sleep_until(cut_at + cut);
+  net.toxiproxy.set_enabled("kafka", true);
+  auto back = Clock::now();
+  c.wait_spread(c.all_of(), 90s);
+  BOOST_TEST_MESSAGE("path back -> spread over the three nodes after " << seconds_since(back) << " s");
+  produce(c.topic, batch, [&](size_t i) { return nodes::user_record(2 * batch + i); });
+  c.wait_for_rows(static_cast<int64_t>(3 * batch));
+  c.check_exactly_once(static_cast<int64_t>(3 * batch));
+
+  auto now = nodes::wall_ms();
+  auto events = nodes::events_of(c, c.name);
+  int64_t longest = 0;
+  for (int task = 0; task < nodes::tasks; ++task) {
+    auto twice = nodes::longest_double_run(events, task, {now, now, now}, {});
+    BOOST_TEST_MESSAGE("task " << task << ": on two nodes at once for " << twice << " ms at most");
+    longest = std::max(longest, twice);
+  }
+  BOOST_TEST(longest <= nodes::unreachable_ms, "a task ran on two nodes for " << longest
+                                                 << " ms, longer than cluster.unreachable.timeout.ms="
+                                                 << nodes::unreachable_ms);
+  c.stop_all();
 }
 
 BOOST_AUTO_TEST_SUITE_END()
