@@ -5,7 +5,8 @@
 //    busy timeout is 30 s) or fails with "database is locked" and the task restarts;
 //  - a FileStreamSink on a small tmpfs that the test mounts and fills (a ballast file)
 //    while records flow, then frees: with errors.retry.timeout=-1 the writer retries
-//    "No space left on device" until there is room.
+//    "No space left on device" until there is room; with the defaults the task fails
+//    with that reason and restarts on its own (task.restart.*) once there is room.
 // In both, nothing is lost (the table exactly once, the file at least once with no
 // torn or fused line), every task is RUNNING in the end, and weir's RSS sampled
 // during the stall stays below the memory bound the credit settings give (below).
@@ -32,11 +33,13 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -193,6 +196,87 @@ size_t fill(const std::string& path, size_t bytes) {
   return written;
 }
 
+
+/// How the file sink meets the full disk: retrying the write (errors.retry.timeout=-1)
+/// for 20 s, or (the defaults) failing its task, which restarts on its own.
+enum class OnFull { Wait, Fail };
+
+/// A FileStreamSink on a 64 MiB tmpfs holding 56 MiB of ballast: it fills the rest,
+/// stalls (`how`), the ballast goes, and every record must arrive, no line torn.
+void full_disk_case(OnFull how) {
+  const size_t before = 2000, during = 40000, n = before + during;
+  const bool wait = how == OnFull::Wait;
+  TempDir dir{"weir-itest-disk-full"};
+  Keep keep{dir};
+  Tmpfs disk{dir / "disk", "64m"};
+  auto topic = unique_name("weir-itest-full");
+  auto name = unique_name("full-file");
+  auto file = dir / "disk/out.txt", ballast = dir / "disk/ballast", state = dir / "state.db";
+  // 56 MiB of 64 leaves room for ~8,000 records: the sink fills the rest.
+  BOOST_REQUIRE_EQUAL(fill(ballast, size_t{56} << 20), size_t{56} << 20);
+  create_topic(topic, partitions);
+  produce_padded(topic, 0, before);
+
+  write_properties(dir / "worker.properties", worker_config(state));
+  std::map<std::string, std::string> connector{
+    {"name", name}, {"connector.class", "FileStreamSink"}, {"tasks.max", "1"}, {"topics", topic}, {"file", file}};
+  if (wait) {
+    connector["errors.retry.timeout"] = "-1";
+    connector["errors.retry.delay.max.ms"] = "2000";
+  }
+  write_properties(dir / "file.properties", connector);
+  auto weir = start_standalone(dir / "worker.properties", {dir / "file.properties"}, dir / "weir.log");
+  bool first = wait_until(120s, 500ms, [&] { return !weir->running() || file_tally(file, n, pad_bytes).distinct() >= before; });
+  BOOST_REQUIRE_MESSAGE(first && weir->running(), "the first records did not arrive:\n" << tail_lines(weir->output()));
+  RssSampler rss(*weir);
+  std::this_thread::sleep_for(2s);
+  const long before_kib = rss.take_phase_peak();
+  const long bound_kib = stall_bound_kib(before_kib, padded_json(0).size() + 40);
+
+  StatusWatch statuses{state, name};
+  produce_padded(topic, before, during);
+  const std::string reason = "No space left on device";
+  auto failed = [&] {
+    auto seen = statuses.seen();
+    return std::any_of(seen.begin(), seen.end(), [&](const std::string& s) {
+      return s.starts_with("FAILED") && s.find(reason) != std::string::npos;
+    });
+  };
+  // Waiting: the write is retried (its warnings name the reason) and the task stays
+  // RUNNING. Failing: the task shows FAILED with the reason, then restarts (1 s, 2 s,
+  // 4 s later: task.restart.*), so space comes back right after it is seen.
+  bool full = wait_until(60s, 100ms, [&] {
+    return !weir->running() || (wait ? weir->output().find(reason) != std::string::npos : failed());
+  });
+  BOOST_REQUIRE_MESSAGE(full && weir->running(), "the sink never " << (wait ? "retried" : "failed") << " on the full disk:\n"
+                                                                   << tail_lines(weir->output()));
+  auto t_full = Clock::now();
+  auto lines_full = file_tally(file, n, pad_bytes).distinct();
+  while (wait && Clock::now() - t_full < 20s) {
+    BOOST_REQUIRE_MESSAGE(weir->running(), "weir ended on a full disk:\n" << tail_lines(weir->output()));
+    std::this_thread::sleep_for(500ms);
+  }
+  auto lines_after = file_tally(file, n, pad_bytes).distinct();
+  auto stall_peak = rss.take_phase_peak();
+  BOOST_TEST_MESSAGE("disk full for " << seconds_since(t_full) << " s with " << lines_full << " then " << lines_after
+                                      << " records in the file; RSS before " << before_kib / 1024
+                                      << " MiB, peak during " << stall_peak / 1024 << " MiB, bound "
+                                      << bound_kib / 1024 << " MiB");
+  BOOST_TEST(lines_after < n, "every record fit: the disk was never full");
+  BOOST_TEST(stall_peak < bound_kib, "RSS " << stall_peak / 1024 << " MiB during the stall, bound "
+                                            << bound_kib / 1024 << " MiB");
+
+  BOOST_REQUIRE_MESSAGE(::unlink(ballast.c_str()) == 0, "rm " << ballast << ": " << std::strerror(errno));
+  recover(*weir, state, name, statuses, reason, [&] { return file_tally(file, n, pad_bytes).missing() == 0; },
+          [&] { return "the file has " + file_tally(file, n, pad_bytes).describe(); });
+  if (wait)
+    BOOST_TEST(!failed(), "the task failed although errors.retry.timeout=-1");
+  auto tally = file_tally(file, n, pad_bytes);
+  BOOST_TEST_MESSAGE("file: " << tally.describe());
+  BOOST_TEST(tally.missing() == 0u);
+  BOOST_TEST(tally.foreign == 0u, "torn or fused lines in the file");
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(destination_faults)
@@ -256,64 +340,11 @@ BOOST_AUTO_TEST_CASE(sqlite_locked_30_s_by_another_process_loses_nothing_and_mem
 }
 
 BOOST_AUTO_TEST_CASE(file_sink_on_a_full_disk_waits_until_space_is_freed_and_loses_nothing) {
-  const size_t before = 2000, during = 40000, n = before + during;
-  TempDir dir{"weir-itest-disk-full"};
-  Keep keep{dir};
-  Tmpfs disk{dir / "disk", "64m"};
-  auto topic = unique_name("weir-itest-full");
-  auto name = unique_name("full-file");
-  auto file = dir / "disk/out.txt", ballast = dir / "disk/ballast", state = dir / "state.db";
-  // 56 MiB of 64 leaves room for ~8,000 records: the sink fills the rest.
-  BOOST_REQUIRE_EQUAL(fill(ballast, size_t{56} << 20), size_t{56} << 20);
-  create_topic(topic, partitions);
-  produce_padded(topic, 0, before);
+  full_disk_case(OnFull::Wait);
+}
 
-  write_properties(dir / "worker.properties", worker_config(state));
-  write_properties(dir / "file.properties", {{"name", name},
-                                             {"connector.class", "FileStreamSink"},
-                                             {"tasks.max", "1"},
-                                             {"topics", topic},
-                                             {"file", file},
-                                             {"errors.retry.timeout", "-1"},
-                                             {"errors.retry.delay.max.ms", "2000"}});
-  auto weir = start_standalone(dir / "worker.properties", {dir / "file.properties"}, dir / "weir.log");
-  bool first = wait_until(120s, 500ms, [&] { return !weir->running() || file_tally(file, n, pad_bytes).distinct() >= before; });
-  BOOST_REQUIRE_MESSAGE(first && weir->running(), "the first records did not arrive:\n" << tail_lines(weir->output()));
-  RssSampler rss(*weir);
-  std::this_thread::sleep_for(2s);
-  const long before_kib = rss.take_phase_peak();
-  const long bound_kib = stall_bound_kib(before_kib, padded_json(0).size() + 40);
-
-  StatusWatch statuses{state, name};
-  produce_padded(topic, before, during);
-  bool full = wait_until(60s, 250ms, [&] {
-    return !weir->running() || weir->output().find("No space left on device") != std::string::npos;
-  });
-  BOOST_REQUIRE_MESSAGE(full && weir->running(), "the sink never hit the full disk:\n" << tail_lines(weir->output()));
-  // Stay full for 20 s: the writer must wait, the consumer pause.
-  auto t_full = Clock::now();
-  auto lines_full = file_tally(file, n, pad_bytes).distinct();
-  while (Clock::now() - t_full < 20s) {
-    BOOST_REQUIRE_MESSAGE(weir->running(), "weir ended on a full disk:\n" << tail_lines(weir->output()));
-    std::this_thread::sleep_for(500ms);
-  }
-  auto lines_after = file_tally(file, n, pad_bytes).distinct();
-  auto stall_peak = rss.take_phase_peak();
-  BOOST_TEST_MESSAGE("disk full for 20 s with " << lines_full << " then " << lines_after << " records in the file; RSS "
-                                                << "before " << before_kib / 1024 << " MiB, peak during "
-                                                << stall_peak / 1024 << " MiB, bound " << bound_kib / 1024 << " MiB");
-  BOOST_TEST(lines_after < n, "every record fit: the disk was never full");
-  BOOST_TEST(stall_peak < bound_kib, "RSS " << stall_peak / 1024 << " MiB during the stall, bound "
-                                            << bound_kib / 1024 << " MiB");
-
-  BOOST_REQUIRE_MESSAGE(::unlink(ballast.c_str()) == 0, "rm " << ballast << ": " << std::strerror(errno));
-  recover(*weir, state, name, statuses, "No space left on device",
-          [&] { return file_tally(file, n, pad_bytes).missing() == 0; },
-          [&] { return "the file has " + file_tally(file, n, pad_bytes).describe(); });
-  auto tally = file_tally(file, n, pad_bytes);
-  BOOST_TEST_MESSAGE("file: " << tally.describe());
-  BOOST_TEST(tally.missing() == 0u);
-  BOOST_TEST(tally.foreign == 0u, "torn or fused lines in the file");
+BOOST_AUTO_TEST_CASE(file_sink_on_a_full_disk_fails_restarts_once_space_is_freed_and_loses_nothing) {
+  full_disk_case(OnFull::Fail);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
