@@ -7,6 +7,7 @@
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/process.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <map>
