@@ -21,6 +21,13 @@
 #   WEIR_KAFKA_PORT             broker (PLAINTEXT) port, default 9092
 #   WEIR_KAFKA_CONTROLLER_PORT  controller port, default WEIR_KAFKA_PORT + 1
 #   WEIR_KAFKA_DIR              state directory, default <repo>/.cache/kafka
+#   WEIR_KAFKA_PROXY_PORT       when set, a second listener (PROXIED, on
+#                               WEIR_KAFKA_PROXIED_PORT, default WEIR_KAFKA_PORT + 2)
+#                               advertises 127.0.0.1:WEIR_KAFKA_PROXY_PORT, where a TCP
+#                               proxy (Toxiproxy) forwards to it: a client bootstrapping
+#                               there keeps every connection on the proxy, while the
+#                               PLAINTEXT listener (and the broker's own traffic) stays
+#                               direct. Fault tests cut or slow the proxy.
 #   WEIR_KAFKA_HEAP_OPTS        broker heap, default "-Xms256m -Xmx512m"
 #   WEIR_KAFKA_START_TIMEOUT    seconds to wait for the broker to answer, default 60
 #   WEIR_KAFKA_STOP_TIMEOUT     seconds to wait after SIGTERM before SIGKILL, default 30
@@ -38,6 +45,8 @@ KAFKA_JAR="kafka_2.13-$KAFKA_VERSION.jar"
 
 PORT="${WEIR_KAFKA_PORT:-9092}"
 CONTROLLER_PORT="${WEIR_KAFKA_CONTROLLER_PORT:-$((PORT + 1))}"
+PROXY_PORT="${WEIR_KAFKA_PROXY_PORT:-}"
+PROXIED_PORT="${WEIR_KAFKA_PROXIED_PORT:-$((PORT + 2))}"
 STATE_DIR="${WEIR_KAFKA_DIR:-$WEIR_REPO/.cache/kafka}"
 HEAP_OPTS="${WEIR_KAFKA_HEAP_OPTS:--Xms256m -Xmx512m}"
 START_TIMEOUT="${WEIR_KAFKA_START_TIMEOUT:-60}"
@@ -145,9 +154,27 @@ print_broker_logs() {
   done
 }
 
+# The listeners line of server.properties for the current ports (restart compares it).
+listeners_line() {
+  local line="listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT"
+  [[ -z "$PROXY_PORT" ]] || line+=",PROXIED://127.0.0.1:$PROXIED_PORT"
+  printf '%s\n' "$line"
+}
+
 write_config() {
+  local listeners advertised protocols
+  listeners="$(listeners_line)"
+  advertised="PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT"
+  protocols="PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+  if [[ -n "$PROXY_PORT" ]]; then
+    advertised+=",PROXIED://127.0.0.1:$PROXY_PORT"
+    protocols+=",PROXIED:PLAINTEXT"
+  fi
   sed -e "s|@PORT@|$PORT|g" -e "s|@CONTROLLER_PORT@|$CONTROLLER_PORT|g" \
-    -e "s|@LOG_DIR@|$DATA_DIR|g" "$KAFKA_TOOLS_DIR/server.properties.in" >"$CONFIG_FILE"
+    -e "s|@LOG_DIR@|$DATA_DIR|g" -e "s|^listeners=.*|$listeners|" \
+    -e "s|^advertised.listeners=.*|advertised.listeners=$advertised|" \
+    -e "s|^listener.security.protocol.map=.*|listener.security.protocol.map=$protocols|" \
+    "$KAFKA_TOOLS_DIR/server.properties.in" >"$CONFIG_FILE"
 }
 
 format_storage() {
@@ -194,7 +221,7 @@ wait_until_ready() {
 # obscurely, or a client would talk to the wrong server).
 require_free_ports() {
   local p
-  for p in "$PORT" "$CONTROLLER_PORT"; do
+  for p in "$PORT" "$CONTROLLER_PORT" ${PROXY_PORT:+"$PROXIED_PORT"}; do
     ! port_open "$p" ||
       weir::die "port $p on 127.0.0.1 is taken by another process (set WEIR_KAFKA_PORT)"
   done
@@ -259,8 +286,8 @@ cmd_restart() {
   fi
   [[ -f "$DATA_DIR/meta.properties" && -f "$CONFIG_FILE" ]] ||
     weir::die "kafka: no broker data in $DATA_DIR to restart on (run start first)"
-  grep -qxF "listeners=PLAINTEXT://127.0.0.1:$PORT,CONTROLLER://127.0.0.1:$CONTROLLER_PORT" "$CONFIG_FILE" ||
-    weir::die "kafka: $CONFIG_FILE was written for other ports than $PORT/$CONTROLLER_PORT (set WEIR_KAFKA_PORT as at start)"
+  grep -qxF "$(listeners_line)" "$CONFIG_FILE" ||
+    weir::die "kafka: $CONFIG_FILE was written for other ports than $(listeners_line) (set WEIR_KAFKA_PORT and WEIR_KAFKA_PROXY_PORT as at start)"
   rm -f "$PID_FILE" "$ADDRESS_FILE"
   require_free_ports
   ensure_jars quiet

@@ -98,6 +98,48 @@ weir::ensure_packages() {
   fi
 }
 
+# Toxiproxy (github.com/Shopify/toxiproxy/v2), the TCP proxy the network fault suites
+# put between weir and the broker. v2.12.0 needs Go 1.23 (its go.mod), newer than
+# Debian 12's golang-go (1.19): the Go on PATH, else /usr/local/go, is used.
+WEIR_TOXIPROXY_VERSION=v2.12.0
+
+# weir::ensure_toxiproxy — print the path of toxiproxy-server, building it first with
+# `go install` (from the Go module proxy) into .cache/toxiproxy/VERSION/ when it is
+# not there yet. Idempotent and safe to run concurrently (a lock, then a second look).
+weir::ensure_toxiproxy() {
+  local dir="$WEIR_REPO/.cache/toxiproxy/$WEIR_TOXIPROXY_VERSION" go have need
+  local bin="$dir/toxiproxy-server"
+  if [[ -x "$bin" ]]; then
+    printf '%s\n' "$bin"
+    return 0
+  fi
+  mkdir -p "$dir"
+  (
+    flock -w 600 9 || weir::die "could not lock $dir/lock within 600 s"
+    [[ -x "$bin" ]] && exit 0
+    go="$(command -v go || true)"
+    [[ -n "$go" || ! -x /usr/local/go/bin/go ]] || go=/usr/local/go/bin/go
+    [[ -n "$go" ]] ||
+      weir::die "no Go toolchain to build Toxiproxy: install Go 1.23 or newer (Debian 12's golang-go is 1.19, too old)"
+    # Go keeps its caches under $HOME; without one (a bare CI environment), in .cache.
+    if [[ -z "${HOME:-}" ]]; then
+      export GOPATH="${GOPATH:-$WEIR_REPO/.cache/go}" GOCACHE="${GOCACHE:-$WEIR_REPO/.cache/go/build}"
+    fi
+    have="$("$go" env GOVERSION)"
+    need=go1.23
+    [[ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1)" == "$need" ]] ||
+      weir::die "Toxiproxy $WEIR_TOXIPROXY_VERSION needs Go 1.23 or newer; $go is $have"
+    weir::log "toxiproxy: go install github.com/Shopify/toxiproxy/v2/cmd/server@$WEIR_TOXIPROXY_VERSION ($have)"
+    # The module cache stays writable (-modcacherw) so that `rm -rf` can clear it.
+    GOBIN="$dir/tmp.$$" GOFLAGS="${GOFLAGS:-} -modcacherw" GOTOOLCHAIN=local \
+      "$go" install "github.com/Shopify/toxiproxy/v2/cmd/server@$WEIR_TOXIPROXY_VERSION" >&2 ||
+      weir::die "go install of Toxiproxy $WEIR_TOXIPROXY_VERSION failed (output above)"
+    mv "$dir/tmp.$$/server" "$bin"
+    rmdir "$dir/tmp.$$"
+  ) 9>"$dir/lock" || return 1
+  printf '%s\n' "$bin"
+}
+
 # weir::_options_differ BUILDDIR OPTION... — true unless every -Dname=value OPTION
 # already has that value in BUILDDIR (`meson configure` always regenerates, so it
 # is skipped when nothing would change).

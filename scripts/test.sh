@@ -5,7 +5,8 @@
 # --smoke: a few seconds each, from the committed seeds; a crash fails the run), then
 # a small smoke run of the benchmark harness (bench/run.sh, 10,000 records, failover
 # and PostgreSQL included, on its own broker and PostgreSQL server), then stop both
-# brokers and both PostgreSQL servers (always, even on failure).
+# brokers and both PostgreSQL servers (always, even on failure). Toxiproxy, the TCP
+# proxy of the network fault suites, is built once with `go install` into .cache/.
 #
 #   scripts/test.sh                    build into build/ with -Dwerror=true, run the tests
 #   scripts/test.sh --sanitize         the same with AddressSanitizer and UBSan, in build-asan/
@@ -62,6 +63,8 @@ bench_env=(env -u WEIR_KAFKA_CONTROLLER_PORT WEIR_KAFKA_PORT="${WEIR_BENCH_KAFKA
 weir::log "test: step 1/6: system packages"
 weir::ensure_packages build java
 ((!fuzz)) || weir::ensure_packages fuzz
+# The network fault suites' TCP proxy; they find it again with weir::ensure_toxiproxy.
+weir::log "test: toxiproxy-server at $(weir::ensure_toxiproxy)"
 
 weir::log "test: step 2/6: build ($builddir/, ${build_opts[*]})"
 weir::build "$builddir" "${build_opts[@]}"

@@ -116,16 +116,27 @@ void FileStreamSinkWriter::write(runtime::data::DecodedBatch& batch) {
 }
 
 void FileStreamSinkWriter::append(std::string_view text) {
-  // A regular file takes the whole buffer in one write; the loop covers pipes and
-  // terminals (standard output), where short writes are possible.
+  // A regular file takes the whole buffer in one write unless it runs out of room;
+  // the loop covers that and pipes and terminals (standard output), where short
+  // writes are possible.
   FileLock lock{fd_};
+  struct stat st {};
+  // Under the lock no other task appends, so the file's size is where this write
+  // begins: a write that fails is cut back to it.
+  const off_t start = fd_ > STDERR_FILENO && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
   while (!text.empty()) {
     auto n = ::write(fd_, text.data(), text.size());
     if (n < 0) {
       if (errno == EINTR)
         continue;
+      const int error = errno;
+      // A retry (errors.retry.timeout) writes the whole buffer again: a torn line
+      // left here would be fused with its first line.
+      if (start >= 0 && ::ftruncate(fd_, start) != 0)
+        spdlog::warn("FileStreamSink: cannot cut {} back to {} bytes after a failed write: {}", path_, start,
+                     std::strerror(errno));
       throw std::runtime_error("cannot write to " + (path_.empty() ? "standard output" : path_)
-                               + ": " + std::strerror(errno));
+                               + ": " + std::strerror(error));
     }
     text.remove_prefix(static_cast<std::size_t>(n));
   }

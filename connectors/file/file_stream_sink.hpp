@@ -6,11 +6,13 @@
 // of whole lines and handed to the kernel with O_APPEND writes under an exclusive
 // flock, so lines from different tasks never interleave mid-line.
 //
-// A write that failed part way (a full disk) leaves a torn last line, whose record
-// is delivered again since its offset was not committed. Opening a regular file
-// that does not end with a newline therefore truncates it to its last whole line, so
-// the torn tail is not fused with the next record (Kafka Connect's sink would fuse
-// them). The lock keeps this from cutting a line another task is writing.
+// A write that fails part way (a full disk) is cut back, under the lock, to the size
+// the file had before it, so a retry of the batch (errors.retry.timeout) does not
+// fuse a torn line with its first line. A crash in the middle of a write still
+// leaves a torn last line, whose record is delivered again since its offset was not
+// committed: opening a regular file that does not end with a newline therefore
+// truncates it to its last whole line (Kafka Connect's sink would fuse them). The
+// lock keeps this from cutting a line another task is writing.
 #pragma once
 
 #include <string>

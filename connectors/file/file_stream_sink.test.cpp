@@ -5,7 +5,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/resource.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include "connectors/registry.hpp"
 #include "runtime/convert/converter.hpp"
@@ -82,6 +85,34 @@ BOOST_AUTO_TEST_CASE(a_torn_line_after_a_long_line_is_cut_at_the_newline) {
   f.write(whole + std::string(5000, 'z'));
   writer_for(f.path);
   BOOST_TEST(f.read() == whole);
+}
+
+// Issue 20: a full disk under errors.retry.timeout. The file size limit stands in
+// for the full disk (a write past it fails with EFBIG after a short write).
+BOOST_AUTO_TEST_CASE(a_write_that_fails_part_way_leaves_no_torn_line_for_the_retry) {
+  TempFile f;
+  f.write("record-1\n");
+  auto writer = writer_for(f.path);
+  struct Limit {
+    rlimit old{};
+    void (*old_handler)(int) = std::signal(SIGXFSZ, SIG_IGN);
+    Limit() {
+      ::getrlimit(RLIMIT_FSIZE, &old);
+      rlimit small{20, old.rlim_max};
+      ::setrlimit(RLIMIT_FSIZE, &small);
+    }
+    ~Limit() {
+      ::setrlimit(RLIMIT_FSIZE, &old);
+      std::signal(SIGXFSZ, old_handler);
+    }
+  };
+  {
+    Limit limit;
+    BOOST_CHECK_THROW(write_lines(*writer, {"record-2", "record-3"}), std::runtime_error);
+    BOOST_TEST(f.read() == "record-1\n");
+  }
+  write_lines(*writer, {"record-2", "record-3"}); // the retry
+  BOOST_TEST(f.read() == "record-1\nrecord-2\nrecord-3\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

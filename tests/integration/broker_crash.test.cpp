@@ -11,7 +11,7 @@
 // The suite crashes a broker, so it runs its own (free ports, a temporary state
 // directory) through scripts/kafka.sh, never the shared one of scripts/test.sh.
 #include "tests/support/kafka_tools.hpp"
-#include "tests/support/ports.hpp"
+#include "tests/support/own_broker.hpp"
 #include "tests/support/postgres.hpp"
 #include "tests/support/process.hpp"
 
@@ -28,41 +28,6 @@ using namespace weir::testing;
 using namespace std::chrono_literals;
 
 namespace {
-
-/// A broker of this test's own, run by scripts/kafka.sh ($WEIR_KAFKA_SCRIPT) on free
-/// ports with its state in a temporary directory; WEIR_KAFKA_BOOTSTRAP points the
-/// test's helpers at it. Stopped (and its data removed) when the scope ends.
-class OwnBroker {
-public:
-  OwnBroker() {
-    const char* script = std::getenv("WEIR_KAFKA_SCRIPT");
-    BOOST_REQUIRE_MESSAGE(script && *script, "WEIR_KAFKA_SCRIPT is not set (meson test sets it)");
-    auto ports = free_ports(2);
-    command_ = "WEIR_KAFKA_PORT=" + std::to_string(ports[0]) + " WEIR_KAFKA_CONTROLLER_PORT="
-               + std::to_string(ports[1]) + " WEIR_KAFKA_DIR=" + dir_.path() + " " + script + " ";
-    address_ = "127.0.0.1:" + std::to_string(ports[0]);
-    run("start");
-    ::setenv("WEIR_KAFKA_BOOTSTRAP", address_.c_str(), 1);
-  }
-  ~OwnBroker() {
-    std::system((command_ + "stop >&2").c_str());
-    if (current_test_failing()) dir_.keep();
-  }
-  OwnBroker(const OwnBroker&) = delete;
-  OwnBroker& operator=(const OwnBroker&) = delete;
-
-  /// Runs `scripts/kafka.sh COMMAND` on this broker; fails the test when it fails.
-  void run(const std::string& command) {
-    auto t0 = Clock::now();
-    int rc = std::system((command_ + command + " >&2").c_str());
-    BOOST_REQUIRE_MESSAGE(rc == 0, "scripts/kafka.sh " << command << " failed (logs in " << dir_.path() << ")");
-    BOOST_TEST_MESSAGE("kafka.sh " << command << " took " << seconds_since(t0) << " s");
-  }
-
-private:
-  TempDir dir_{"weir-itest-broker"};
-  std::string command_, address_;
-};
 
 std::string user_json(size_t id) {
   return R"({"user_id":)" + std::to_string(id) + R"(,"name":"user-)" + std::to_string(id) + R"("})";
@@ -94,13 +59,6 @@ int64_t end_offset(const std::string& topic) {
   if (rd_kafka_query_watermark_offsets(rk.get(), topic.c_str(), 0, &low, &high, 5000) != RD_KAFKA_RESP_ERR_NO_ERROR)
     return -1;
   return high;
-}
-
-std::string describe(const std::vector<TaskStatus>& status) {
-  std::string out;
-  for (const auto& t : status)
-    out += "\n  task " + std::to_string(t.task) + " " + t.state + (t.trace.empty() ? "" : ": " + t.trace);
-  return out.empty() ? " (none)" : out;
 }
 
 } // namespace

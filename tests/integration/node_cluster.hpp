@@ -258,6 +258,9 @@ struct Cluster {
   std::string db = dir / "sink.db";
   std::string topic, name; ///< the source topic and the connector, set by deploy()
   std::vector<Node> nodes;
+  /// The sink inserts without keys instead of upserting by id: a record written twice
+  /// shows as a second row (the offsets stored with the rows keep it exactly-once).
+  bool insert_only = false;
 
   explicit Cluster(size_t n, const std::map<std::string, std::string>& extra = {}) {
     auto ports = free_ports(2 * n);
@@ -377,13 +380,16 @@ struct Cluster {
     return wait_spread(all_of(), 90s);
   }
 
-  /// The JDBC sink connector of the issue: upsert keyed by the value's id, 6 tasks.
+  /// The JDBC sink connector of the issue: upsert keyed by the value's id (or plain
+  /// inserts, insert_only), 6 tasks.
   std::string jdbc_sink() const {
     return R"({"name":")" + name + R"(","config":{)"
            R"("connector.class":"io.confluent.connect.jdbc.JdbcSinkConnector",)"
            R"("tasks.max":")" + std::to_string(tasks) + R"(","topics":")" + topic + R"(",)"
            R"("connection.url":"jdbc:sqlite:)" + db + R"(","table.name.format":")" + table + R"(",)"
-           R"("insert.mode":"upsert","pk.mode":"record_value","pk.fields":"id","auto.create":"true"}})";
+           + (insert_only ? R"("insert.mode":"insert","pk.mode":"none",)"
+                          : R"("insert.mode":"upsert","pk.mode":"record_value","pk.fields":"id",)")
+           + R"("auto.create":"true"}})";
   }
 
   /// POST /connectors through `via` (any node may take it).

@@ -326,6 +326,14 @@ inline std::vector<TaskStatus> task_statuses(const std::string& state_db, const 
   return out;
 }
 
+/// The tasks as lines "task N STATE: trace", for messages.
+inline std::string describe(const std::vector<TaskStatus>& status) {
+  std::string out;
+  for (const auto& t : status)
+    out += "\n  task " + std::to_string(t.task) + " " + t.state + (t.trace.empty() ? "" : ": " + t.trace);
+  return out.empty() ? " (none)" : out;
+}
+
 /// Waits up to `timeout` until `total` tasks of `connector` are reported, `idle` of
 /// them with the idle note; returns what the state file says (and logs it).
 inline std::vector<TaskStatus> wait_for_idle_tasks(const std::string& state_db, const std::string& connector,
