@@ -103,6 +103,52 @@ weir::ensure_packages() {
 # Debian 12's golang-go (1.19): the Go on PATH, else /usr/local/go, is used.
 WEIR_TOXIPROXY_VERSION=v2.12.0
 
+# weir::go_toolchain — print the path of a Go $WEIR_GO_TOOLCHAIN toolchain's `go`,
+# fetched once into .cache/go-toolchain/ from the Go module proxy, which serves Go's
+# own releases as modules (golang.org/toolchain, what GOTOOLCHAIN downloads).
+WEIR_GO_TOOLCHAIN="${WEIR_GO_TOOLCHAIN:-1.23.12}"
+weir::go_toolchain() {
+  local arch dir version zip
+  case "$(uname -m)" in
+    x86_64) arch=amd64 ;;
+    aarch64) arch=arm64 ;;
+    *) weir::die "no Go toolchain for $(uname -m) on the Go module proxy that weir knows of" ;;
+  esac
+  version="v0.0.1-go$WEIR_GO_TOOLCHAIN.linux-$arch"
+  dir="$WEIR_REPO/.cache/go-toolchain/$version"
+  if [[ ! -x "$dir/bin/go" ]]; then
+    zip="$WEIR_REPO/.cache/go-toolchain/$version.zip"
+    mkdir -p "$WEIR_REPO/.cache/go-toolchain"
+    weir::log "go: fetching Go $WEIR_GO_TOOLCHAIN from the Go module proxy (golang.org/toolchain@$version)"
+    curl -fsSL --retry 3 -o "$zip.part" "https://proxy.golang.org/golang.org/toolchain/@v/$version.zip" ||
+      weir::die "could not fetch golang.org/toolchain@$version from proxy.golang.org"
+    mv "$zip.part" "$zip"
+    # A module zip holds golang.org/toolchain@VERSION/... and no file modes.
+    python3 - "$zip" "$dir" <<'PY' || weir::die "could not unpack $zip"
+import os, shutil, sys, zipfile
+zip_path, target = sys.argv[1], sys.argv[2]
+tmp = target + ".tmp"
+shutil.rmtree(tmp, ignore_errors=True)
+with zipfile.ZipFile(zip_path) as z:
+    first = z.namelist()[0]
+    prefix = first[: first.index("/", first.index("@")) + 1]
+    for name in z.namelist():
+        if name.endswith("/") or not name.startswith(prefix):
+            continue
+        out = os.path.join(tmp, name[len(prefix):])
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        with z.open(name) as src, open(out, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        if "/bin/" in "/" + name[len(prefix):] or "/pkg/tool/" in "/" + name[len(prefix):]:
+            os.chmod(out, 0o755)
+shutil.rmtree(target, ignore_errors=True)
+os.rename(tmp, target)
+PY
+    rm -f "$zip"
+  fi
+  printf '%s\n' "$dir/bin/go"
+}
+
 # weir::ensure_toxiproxy — print the path of toxiproxy-server, building it first with
 # `go install` (from the Go module proxy) into .cache/toxiproxy/VERSION/ when it is
 # not there yet. Idempotent and safe to run concurrently (a lock, then a second look).
@@ -119,16 +165,16 @@ weir::ensure_toxiproxy() {
     [[ -x "$bin" ]] && exit 0
     go="$(command -v go || true)"
     [[ -n "$go" || ! -x /usr/local/go/bin/go ]] || go=/usr/local/go/bin/go
-    [[ -n "$go" ]] ||
-      weir::die "no Go toolchain to build Toxiproxy: install Go 1.23 or newer (Debian 12's golang-go is 1.19, too old)"
     # Go keeps its caches under $HOME; without one (a bare CI environment), in .cache.
     if [[ -z "${HOME:-}" ]]; then
       export GOPATH="${GOPATH:-$WEIR_REPO/.cache/go}" GOCACHE="${GOCACHE:-$WEIR_REPO/.cache/go/build}"
     fi
-    have="$("$go" env GOVERSION)"
+    have="$([[ -z "$go" ]] || "$go" env GOVERSION)"
     need=go1.23
-    [[ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1)" == "$need" ]] ||
-      weir::die "Toxiproxy $WEIR_TOXIPROXY_VERSION needs Go 1.23 or newer; $go is $have"
+    if [[ -z "$have" || "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -n 1)" != "$need" ]]; then
+      go="$(weir::go_toolchain)" || exit 1 # none, or Debian 12's 1.19: too old for Toxiproxy
+      have="$("$go" env GOVERSION)"
+    fi
     weir::log "toxiproxy: go install github.com/Shopify/toxiproxy/v2/cmd/server@$WEIR_TOXIPROXY_VERSION ($have)"
     # The module cache stays writable (-modcacherw) so that `rm -rf` can clear it.
     GOBIN="$dir/tmp.$$" GOFLAGS="${GOFLAGS:-} -modcacherw" GOTOOLCHAIN=local \
