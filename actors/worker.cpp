@@ -93,14 +93,16 @@ TaskFigures task_figures(const Task& task, int id, const std::vector<StageSnapsh
 }
 
 /// Why a running sink task has no partition, as far as is known: what its consumer
-/// says (no such topic, not assigned yet), else more tasks than partitions.
+/// says (no such topic, not assigned yet), else more tasks than partitions or a
+/// rebalance under way (partitions lost to a session timeout, say).
 std::string idle_trace(int tasks_max, int32_t partitions, const TaskFigures& f) {
   if (!f.idle_reason.empty())
     return "idle: no partition assigned (" + f.idle_reason + ")";
   if (partitions >= 0 && tasks_max > partitions)
     return "idle: no partition assigned (tasks.max=" + std::to_string(tasks_max) + " but the topics have "
            + std::to_string(partitions) + " partition(s))";
-  return "idle: no partition assigned (the group gave this task none: more tasks than partitions)";
+  return "idle: no partition assigned (the group gave this task none: more tasks than partitions, or a "
+         "rebalance under way)";
 }
 
 std::string role_name(StageRole role) {
