@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -13,9 +14,8 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
-#include <climits>
-#include <functional>
-#include <list>
+#include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <optional>
 #include <system_error>
@@ -24,6 +24,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "runtime/rest/http_exchange.hpp"
 #include "weir/config.hpp"
 
 namespace weir::runtime::rest {
@@ -32,11 +33,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-
-int ms_until(Clock::time_point deadline) {
-  auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
-  return static_cast<int>(std::clamp<int64_t>(left, 0, INT_MAX));
-}
 
 [[noreturn]] void throw_errno(const std::string& what) {
   throw std::system_error(errno, std::generic_category(), what);
@@ -103,300 +99,84 @@ Listener parse_listener(std::string_view value) {
   return listener;
 }
 
+
 namespace {
 
-// What connection sessions share with the server.
-struct Shared {
+using detail::Connection;
+
+// A connection answered with an error: read and dropped until the peer closes (or
+// `until`), so that closing it does not reset the answer away before it is read.
+struct Lingering {
+  int fd;
+  Clock::time_point until;
+};
+
+// A complete request and the connection it came on, waiting for a handler thread.
+struct Exchange {
+  std::unique_ptr<Connection> connection;
+  RequestHead head;
+};
+
+// Sends what fits now, without waiting: the event loop never blocks on a client.
+bool send_now(int fd, std::string_view data) {
+  ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  return n == static_cast<ssize_t>(data.size());
+}
+
+void wake(int event_fd) {
+  uint64_t one = 1;
+  if (::write(event_fd, &one, sizeof one) < 0) {
+    // An eventfd only fails to count past 2^64 - 2: the loop is awake already.
+  }
+}
+
+} // namespace
+
+struct HttpServer::Impl {
+  enum class Next { wait, gone }; // what became of a connection after advance()
+
   HttpServerOptions options;
   HttpHandler handler;
-  int wake_read = -1; // readable once stop() was called: every poll watches it
-  std::atomic<bool> stopping{false};
-};
-
-} // namespace
-
-struct HttpServer::Impl : Shared {
-  // One accepted connection, served by its own thread, which closes `fd` itself.
-  struct Connection {
-    int fd = -1;
-    std::thread thread;
-    std::atomic<bool> finished{false};
-  };
-  // A refused connection whose 503 is on its way: read and dropped until the peer
-  // closes (or `until`), so that closing it does not reset the 503 away.
-  struct Lingering {
-    int fd;
-    Clock::time_point until;
-  };
-
   int listen_fd = -1;
-  int wake_write = -1;
+  int stop_read = -1, stop_write = -1; // a pipe, readable once stop() was called
+  int returned_event = -1; // eventfd: a handler thread gave a connection back
+  int spare_fd = -1; // kept open to refuse a client with when out of descriptors
   uint16_t port = 0;
+  std::atomic<bool> stopping{false};
   std::once_flag stop_once;
-  std::thread acceptor;
-  // Touched only by the acceptor thread, and by stop() after joining it.
-  std::list<std::unique_ptr<Connection>> connections;
+  std::thread loop_thread;
+
+  // The event loop's own: connections whose next request is arriving.
+  std::vector<std::unique_ptr<Connection>> waiting;
   std::vector<Lingering> lingering;
 
+  // Shared between the loop and the handler threads.
+  std::mutex mutex;
+  std::condition_variable ready_changed;
+  std::deque<Exchange> ready; // complete requests, in arrival order
+  std::vector<std::unique_ptr<Connection>> returned; // answered, kept alive
+  std::vector<std::thread> handlers;
+  size_t idle_handlers = 0;
+  std::atomic<size_t> answering{0}; // connections in `ready`, a handler or `returned`
+
+  detail::WriteContext write_context() const { return {stop_read, options.read_timeout, stopping}; }
+
   void listen();
-  void accept_loop();
-  void accept_one();
-  void refuse(int fd);
-  void drain_lingering(const std::vector<pollfd>& fds);
-  void reap();
+  void loop();
+  void take_returned();
+  void read_from(std::unique_ptr<Connection>& slot, size_t& buffered);
+  Next advance(std::unique_ptr<Connection>& slot);
+  Next reject(std::unique_ptr<Connection>& slot, const HttpResponse& response);
+  void dispatch(std::unique_ptr<Connection>& slot);
+  void expire(Clock::time_point now);
+  void accept_ready();
+  bool evict_one(bool keep_reading);
+  void refuse(int fd, bool keep_reading);
+  void linger(int fd);
+  void drain_lingering(const std::vector<pollfd>& fds, size_t first);
+  void handler_thread();
   void stop();
 };
-
-namespace {
-
-// Runs `call`; what it throws becomes the answer a client gets (RestError: its
-// status; anything else: 500).
-template <class F>
-std::optional<HttpResponse> error_of(F&& call) {
-  try {
-    call();
-    return std::nullopt;
-  } catch (const RestError& e) {
-    return error_response(e.status(), e.what());
-  } catch (const std::exception& e) {
-    return error_response(500, e.what());
-  } catch (...) {
-    return error_response(500, "Unexpected error");
-  }
-}
-
-// Reads, frames and answers the requests of one connection, in order.
-class Session {
-public:
-  Session(Shared& server, int fd) : server_(server), fd_(fd) {}
-  void run();
-
-private:
-  enum class Read { ok, eof, timeout, stopped, error };
-  Read read_some(Clock::time_point deadline);
-  bool write_all(std::string_view data);
-  // Answers and closes, reading what the client still sends for a moment so the
-  // answer is not lost to a reset.
-  void fail(const HttpResponse& response);
-  void fail(int status, std::string_view message) { fail(error_response(status, message)); }
-  bool serve_one();
-  // Sends a response whose body is streamed (HttpResponse::stream); false when the
-  // connection must close.
-  bool stream(HttpResponse& response, bool keep, bool chunked);
-  bool read_body(RequestHead& head, size_t body_start, Clock::time_point deadline, size_t& consumed);
-
-  Shared& server_;
-  int fd_;
-  std::string buffer_;
-};
-
-Session::Read Session::read_some(Clock::time_point deadline) {
-  pollfd fds[2] = {{fd_, POLLIN, 0}, {server_.wake_read, POLLIN, 0}};
-  for (;;) {
-    int rc = ::poll(fds, 2, ms_until(deadline));
-    if (rc < 0 && errno == EINTR) continue;
-    if (rc < 0) return Read::error;
-    if (fds[1].revents != 0) return Read::stopped;
-    if (rc == 0) return Read::timeout;
-    char chunk[64 * 1024];
-    ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
-    if (n > 0) {
-      buffer_.append(chunk, static_cast<size_t>(n));
-      return Read::ok;
-    }
-    if (n == 0) return Read::eof;
-    if (errno != EINTR && errno != EAGAIN) return Read::error;
-  }
-}
-
-bool Session::write_all(std::string_view data) {
-  auto deadline = Clock::now() + server_.options.read_timeout;
-  while (!data.empty()) {
-    ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (n > 0) {
-      data.remove_prefix(static_cast<size_t>(n));
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return false;
-    pollfd fds[2] = {{fd_, POLLOUT, 0}, {server_.wake_read, POLLIN, 0}};
-    int rc = ::poll(fds, 2, ms_until(deadline));
-    if ((rc < 0 && errno != EINTR) || rc == 0 || fds[1].revents != 0) return false;
-  }
-  return true;
-}
-
-void Session::fail(const HttpResponse& response) {
-  if (!write_all(format_response(response, false))) return;
-  ::shutdown(fd_, SHUT_WR);
-  auto until = Clock::now() + milliseconds(1000);
-  size_t drained = 0;
-  while (drained < 8 * 1024 * 1024 && read_some(until) == Read::ok) {
-    drained += buffer_.size();
-    buffer_.clear();
-  }
-}
-
-bool Session::read_body(RequestHead& head, size_t body_start, Clock::time_point deadline,
-                        size_t& consumed) {
-  const auto& options = server_.options;
-  for (;;) {
-    std::string_view pending = std::string_view{buffer_}.substr(body_start);
-    if (head.chunked) {
-      ChunkedResult result = decode_chunked(pending, options.max_body_bytes, head.request.body);
-      if (result.state == ChunkedResult::State::done) {
-        consumed = body_start + result.consumed;
-        return true;
-      }
-      if (result.state == ChunkedResult::State::error) {
-        fail(result.error.status, result.error.message);
-        return false;
-      }
-    } else if (pending.size() >= *head.content_length) {
-      head.request.body = pending.substr(0, *head.content_length);
-      consumed = body_start + *head.content_length;
-      return true;
-    }
-    Read r = read_some(deadline);
-    if (r == Read::timeout) fail(408, "The request body did not arrive in time");
-    if (r != Read::ok) return false;
-  }
-}
-
-// Serves one request; false when the connection must close.
-bool Session::serve_one() {
-  const auto& options = server_.options;
-  auto deadline = Clock::now() + (buffer_.empty() ? options.idle_timeout : options.read_timeout);
-  bool started = !buffer_.empty();
-  size_t head_end;
-  while ((head_end = buffer_.find("\r\n\r\n")) == std::string::npos) {
-    if (buffer_.size() > options.max_header_bytes) {
-      fail(431, "Request header is larger than " + std::to_string(options.max_header_bytes) + " bytes");
-      return false;
-    }
-    Read r = read_some(deadline);
-    if (r == Read::timeout && started) fail(408, "The request did not arrive in time");
-    if (r != Read::ok) return false;
-    if (!started) deadline = Clock::now() + options.read_timeout;
-    started = true;
-  }
-  if (head_end > options.max_header_bytes) {
-    fail(431, "Request header is larger than " + std::to_string(options.max_header_bytes) + " bytes");
-    return false;
-  }
-  auto parsed = parse_request_head(std::string_view{buffer_}.substr(0, head_end));
-  if (auto* error = std::get_if<HttpError>(&parsed)) {
-    fail(error->status, error->message);
-    return false;
-  }
-  RequestHead& head = std::get<RequestHead>(parsed);
-  size_t body_start = head_end + 4;
-  bool has_body = head.chunked || head.content_length.value_or(0) > 0;
-  if (!head.chunked && !head.content_length) head.content_length = 0;
-
-  if (!options.bearer_token.empty()) {
-    if (auto denied = check_bearer(head.request, options.bearer_token)) {
-      // Answered without reading the body: with a body on the way, close.
-      if (has_body || !head.keep_alive || server_.stopping) {
-        fail(*denied);
-        return false;
-      }
-      buffer_.erase(0, body_start);
-      return write_all(format_response(*denied, true));
-    }
-  }
-  if (head.content_length && *head.content_length > options.max_body_bytes) {
-    fail(413, "Request body is larger than " + std::to_string(options.max_body_bytes) + " bytes");
-    return false;
-  }
-  if (head.expect_continue && has_body && buffer_.size() == body_start &&
-      !write_all("HTTP/1.1 100 Continue\r\n\r\n"))
-    return false;
-  size_t consumed = 0;
-  if (!read_body(head, body_start, deadline, consumed)) return false;
-  buffer_.erase(0, consumed);
-
-  HttpResponse response;
-  auto handling = Clock::now();
-  if (auto error = error_of([&] { response = server_.handler(head.request); })) response = std::move(*error);
-  // Kafka Connect's request log, at DEBUG (PUT /admin/loggers/root turns it on).
-  spdlog::debug("REST {} {} -> {} in {} ms", head.request.method, head.request.target, response.status,
-                std::chrono::duration_cast<milliseconds>(Clock::now() - handling).count());
-  bool keep = head.keep_alive && !server_.stopping;
-  // HTTP/1.0 closes by default, so keeping it open must be said.
-  if (keep && head.request.minor_version == 0) response.headers.emplace_back("Connection", "keep-alive");
-  if (response.stream) return stream(response, keep, head.request.minor_version > 0);
-  return write_all(format_response(response, keep)) && keep;
-}
-
-// The ResponseStream of one response on this session's connection.
-class SessionStream final : public ResponseStream {
-public:
-  SessionStream(int fd, const HttpResponse& response, bool keep, bool chunked, const std::atomic<bool>& stopping,
-                std::function<bool(std::string_view)> write_all)
-      : fd_(fd), response_(response), keep_(keep), chunked_(chunked), stopping_(stopping),
-        write_all_(std::move(write_all)) {}
-
-  bool write(std::string_view data) override {
-    // A send to a client that closed its end still succeeds once: ask first.
-    if (gone()) return false;
-    if (data.empty()) return true;
-    if (!chunked_) { // HTTP/1.0: no chunks; the whole body goes at the end
-      buffered_ += data;
-      return !gone();
-    }
-    std::string bytes = started_ ? std::string{} : format_stream_head(response_, keep_);
-    started_ = true;
-    bytes += format_chunk(data);
-    failed_ = !write_all_(bytes);
-    return !failed_;
-  }
-
-  bool gone() override {
-    if (failed_ || stopping_) return true;
-    pollfd p{fd_, POLLIN | POLLRDHUP, 0};
-    if (::poll(&p, 1, 0) <= 0) return false;
-    if (p.revents & (POLLHUP | POLLERR | POLLRDHUP)) return true;
-    // Readable: the client's next request (pipelined), or its end of the stream.
-    char byte;
-    return ::recv(fd_, &byte, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
-  }
-
-  bool started() const { return started_; }
-  bool failed() const { return failed_; }
-  const std::string& buffered() const { return buffered_; }
-
-private:
-  int fd_;
-  const HttpResponse& response_;
-  bool keep_, chunked_;
-  const std::atomic<bool>& stopping_;
-  std::function<bool(std::string_view)> write_all_;
-  bool started_ = false;
-  std::atomic<bool> failed_{false}; // gone() may be asked from another thread (a forwarded tap's watcher)
-  std::string buffered_;
-};
-
-bool Session::stream(HttpResponse& response, bool keep, bool chunked) {
-  SessionStream out{fd_, response, keep, chunked, server_.stopping,
-                    [this](std::string_view bytes) { return write_all(bytes); }};
-  auto error = error_of([&] { response.stream(out); });
-  if (error && out.started()) return false; // cut short: the client sees no last chunk
-  if (error) return write_all(format_response(*error, keep)) && keep;
-  if (out.failed()) return false;
-  if (!out.started()) { // nothing streamed, or HTTP/1.0: one whole answer
-    response.body = out.buffered();
-    return write_all(format_response(response, keep)) && keep;
-  }
-  return write_all("0\r\n\r\n") && keep;
-}
-
-void Session::run() {
-  while (!server_.stopping && serve_one()) {
-  }
-}
-
-} // namespace
 
 void HttpServer::Impl::listen() {
   Listener where = parse_listener(options.listener);
@@ -413,11 +193,12 @@ void HttpServer::Impl::listen() {
                               + ": " + gai_strerror(rc));
   int error = 0;
   for (addrinfo* a = found; a && listen_fd < 0; a = a->ai_next) {
-    int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
     if (fd < 0) continue;
     int one = 1;
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 128) == 0) {
+    // A long backlog: a burst of clients waits for accept() instead of SYN retries.
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, SOMAXCONN) == 0) {
       listen_fd = fd;
     } else {
       error = errno;
@@ -436,24 +217,28 @@ void HttpServer::Impl::listen() {
                                            : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
 }
 
-void HttpServer::Impl::refuse(int fd) {
-  ::fcntl(fd, F_SETFL, O_NONBLOCK);
+void HttpServer::Impl::linger(int fd) {
+  ::shutdown(fd, SHUT_WR);
+  if (lingering.size() < 256) lingering.push_back({fd, Clock::now() + milliseconds(1000)});
+  else ::close(fd);
+}
+
+void HttpServer::Impl::refuse(int fd, bool keep_reading) {
   std::string reply = format_response(
       error_response(503, "Too many connections: this server serves at most " +
                               std::to_string(options.max_connections) + " at once; retry later"),
       false);
-  (void)::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-  ::shutdown(fd, SHUT_WR);
-  if (lingering.size() < 64) lingering.push_back({fd, Clock::now() + milliseconds(2000)});
+  (void)send_now(fd, reply);
+  if (keep_reading) linger(fd);
   else ::close(fd);
 }
 
-void HttpServer::Impl::drain_lingering(const std::vector<pollfd>& fds) {
+void HttpServer::Impl::drain_lingering(const std::vector<pollfd>& fds, size_t first) {
   auto now = Clock::now();
   for (size_t i = 0; i < lingering.size();) {
     bool done = now >= lingering[i].until;
-    if (!done && fds[i + 2].revents != 0) {
-      char sink[4096];
+    if (!done && fds[first + i].revents != 0) {
+      char sink[16 * 1024];
       ssize_t n = ::recv(lingering[i].fd, sink, sizeof sink, MSG_DONTWAIT);
       done = n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
     }
@@ -461,84 +246,274 @@ void HttpServer::Impl::drain_lingering(const std::vector<pollfd>& fds) {
       ::close(lingering[i].fd);
       lingering[i] = lingering.back();
       lingering.pop_back();
+      // fds[first + i] now belongs to the one moved here; it is looked at next round.
+      if (i < lingering.size()) ++i;
     } else {
       ++i;
     }
   }
 }
 
-void HttpServer::Impl::reap() {
-  for (auto it = connections.begin(); it != connections.end();) {
-    if ((*it)->finished) {
-      (*it)->thread.join();
-      it = connections.erase(it);
-    } else {
-      ++it;
+HttpServer::Impl::Next HttpServer::Impl::reject(std::unique_ptr<Connection>& slot, const HttpResponse& response) {
+  int fd = slot->release();
+  slot.reset();
+  (void)send_now(fd, format_response(response, false));
+  linger(fd);
+  return Next::gone;
+}
+
+void HttpServer::Impl::dispatch(std::unique_ptr<Connection>& slot) {
+  RequestHead head = std::move(*slot->head);
+  slot->head.reset();
+  Exchange exchange{std::move(slot), std::move(head)};
+  ++answering;
+  std::lock_guard lock{mutex};
+  ready.push_back(std::move(exchange));
+  if (idle_handlers == 0 && handlers.size() < options.max_handler_threads) {
+    try {
+      handlers.emplace_back([this] { handler_thread(); });
+    } catch (const std::system_error& e) {
+      // No thread to spare: the request waits for a running handler thread.
+      if (handlers.empty()) spdlog::error("REST server: cannot start a handler thread: {}", e.what());
     }
   }
+  ready_changed.notify_one();
 }
 
-void HttpServer::Impl::accept_one() {
-  int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC);
-  if (fd < 0) {
-    // Out of descriptors: back off instead of spinning on a listener that stays readable.
-    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
-      std::this_thread::sleep_for(milliseconds(50));
-    return;
+// Frames the next request from the connection's buffer: answers what is wrong with
+// it at once, hands it to a handler once whole, else waits for more bytes.
+HttpServer::Impl::Next HttpServer::Impl::advance(std::unique_ptr<Connection>& slot) {
+  Connection& c = *slot;
+  for (;;) {
+    if (!c.head) {
+      size_t head_end = c.buffer.find("\r\n\r\n");
+      if (head_end == std::string::npos && c.buffer.size() <= options.max_header_bytes) return Next::wait;
+      if (head_end == std::string::npos || head_end > options.max_header_bytes)
+        return reject(slot, error_response(431, "Request header is larger than " +
+                                                    std::to_string(options.max_header_bytes) + " bytes"));
+      auto parsed = parse_request_head(std::string_view{c.buffer}.substr(0, head_end));
+      if (auto* error = std::get_if<HttpError>(&parsed)) return reject(slot, error_response(error->status, error->message));
+      RequestHead& head = std::get<RequestHead>(parsed);
+      c.body_start = head_end + 4;
+      bool has_body = head.chunked || head.content_length.value_or(0) > 0;
+      if (!head.chunked && !head.content_length) head.content_length = 0;
+      if (!options.bearer_token.empty()) {
+        if (auto denied = check_bearer(head.request, options.bearer_token)) {
+          // Answered without reading the body: with a body on the way, close.
+          if (has_body || !head.keep_alive || stopping) return reject(slot, *denied);
+          c.buffer.erase(0, c.body_start);
+          if (!send_now(c.fd, format_response(*denied, true))) {
+            slot.reset();
+            return Next::gone;
+          }
+          c.started = !c.buffer.empty();
+          c.deadline = Clock::now() + (c.started ? options.read_timeout : options.idle_timeout);
+          continue; // a pipelined request may follow
+        }
+      }
+      if (head.content_length && *head.content_length > options.max_body_bytes)
+        return reject(slot, error_response(413, "Request body is larger than " +
+                                                    std::to_string(options.max_body_bytes) + " bytes"));
+      if (head.expect_continue && has_body && c.buffer.size() == c.body_start &&
+          !send_now(c.fd, "HTTP/1.1 100 Continue\r\n\r\n")) {
+        slot.reset();
+        return Next::gone;
+      }
+      c.head = std::move(head);
+    }
+    std::string_view pending = std::string_view{c.buffer}.substr(c.body_start);
+    RequestHead& head = *c.head;
+    size_t consumed = 0;
+    if (head.chunked) {
+      ChunkedResult result = decode_chunked(pending, options.max_body_bytes, head.request.body);
+      if (result.state == ChunkedResult::State::need_more) return Next::wait;
+      if (result.state == ChunkedResult::State::error)
+        return reject(slot, error_response(result.error.status, result.error.message));
+      consumed = c.body_start + result.consumed;
+    } else {
+      if (pending.size() < *head.content_length) return Next::wait;
+      head.request.body = pending.substr(0, *head.content_length);
+      consumed = c.body_start + *head.content_length;
+    }
+    c.buffer.erase(0, consumed);
+    // A large body's buffer is not kept for an idle connection's sake.
+    if (c.buffer.capacity() > 64 * 1024) c.buffer.shrink_to_fit();
+    dispatch(slot);
+    return Next::gone;
   }
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  reap();
-  if (connections.size() >= options.max_connections) {
-    refuse(fd);
-    return;
-  }
-  auto connection = std::make_unique<Connection>();
-  Connection* c = connection.get();
-  c->fd = fd;
-  try {
-    c->thread = std::thread([this, c] {
-      Session(*this, c->fd).run();
-      ::close(c->fd);
-      c->finished = true;
-    });
-  } catch (const std::system_error&) {
-    refuse(fd); // no thread to spare: answer as if over the cap
-    return;
-  }
-  connections.push_back(std::move(connection));
 }
 
-void HttpServer::Impl::accept_loop() {
+void HttpServer::Impl::read_from(std::unique_ptr<Connection>& slot, size_t& buffered) {
+  Connection& c = *slot;
+  char chunk[64 * 1024];
+  ssize_t n = ::recv(c.fd, chunk, sizeof chunk, MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+  if (n <= 0) { // closed or reset: nothing to answer
+    slot.reset();
+    return;
+  }
+  if (buffered + static_cast<size_t>(n) > options.max_buffered_bytes) {
+    reject(slot, error_response(503, "The server is receiving too many requests at once; retry later"));
+    return;
+  }
+  buffered += static_cast<size_t>(n);
+  c.buffer.append(chunk, static_cast<size_t>(n));
+  if (!c.started) {
+    c.started = true;
+    c.deadline = Clock::now() + options.read_timeout;
+  }
+  advance(slot);
+}
+
+void HttpServer::Impl::expire(Clock::time_point now) {
+  for (auto& slot : waiting) {
+    if (!slot || now < slot->deadline) continue;
+    if (slot->started) reject(slot, error_response(408, "The request did not arrive in time"));
+    else slot.reset(); // idle too long: closed without a word, as HTTP allows
+  }
+}
+
+// Makes room for a new connection: closes the one that has waited longest
+// without a complete request, an idle one before one half sent (answered 503,
+// lingering for it to be read if `keep_reading`).
+bool HttpServer::Impl::evict_one(bool keep_reading) {
+  auto victim = waiting.end();
+  for (auto it = waiting.begin(); it != waiting.end(); ++it) {
+    const auto& c = *it;
+    if (!c) continue;
+    if (victim == waiting.end()) {
+      victim = it;
+      continue;
+    }
+    const auto& v = *victim;
+    if ((!c->started && v->started) || (c->started == v->started && c->since < v->since)) victim = it;
+  }
+  if (victim == waiting.end()) return false;
+  if ((*victim)->started) refuse((*victim)->release(), keep_reading);
+  waiting.erase(victim);
+  return true;
+}
+
+void HttpServer::Impl::accept_ready() {
+  for (int i = 0; i < 64; ++i) {
+    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) {
+      if (errno != EMFILE && errno != ENFILE) return;
+      // Out of descriptors: free one by eviction, else answer with the spare one.
+      if (evict_one(false)) continue; // no descriptor to spare for lingering
+      ::close(spare_fd);
+      fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+      if (fd >= 0) refuse(fd, false);
+      spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+      return;
+    }
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (waiting.size() + answering >= options.max_connections && !evict_one(true)) {
+      refuse(fd, true);
+      continue;
+    }
+    auto c = std::make_unique<Connection>(fd);
+    c->since = Clock::now();
+    c->deadline = c->since + options.idle_timeout;
+    waiting.push_back(std::move(c));
+  }
+}
+
+void HttpServer::Impl::take_returned() {
+  std::vector<std::unique_ptr<Connection>> back;
+  {
+    std::lock_guard lock{mutex};
+    back.swap(returned);
+  }
+  auto now = Clock::now();
+  for (auto& c : back) {
+    --answering;
+    c->started = !c->buffer.empty();
+    c->since = now;
+    c->deadline = now + (c->started ? options.read_timeout : options.idle_timeout);
+    waiting.push_back(std::move(c));
+    advance(waiting.back()); // a pipelined request may be there already
+  }
+}
+
+void HttpServer::Impl::loop() {
   std::vector<pollfd> fds;
   for (;;) {
-    fds.assign({{listen_fd, POLLIN, 0}, {wake_read, POLLIN, 0}});
-    for (const auto& l : lingering) fds.push_back({l.fd, POLLIN, 0});
-    // Wake up now and then to join finished connection threads.
-    int rc = ::poll(fds.data(), fds.size(), lingering.empty() ? 1000 : 100);
+    take_returned();
+    std::erase(waiting, nullptr);
+    accept_ready();
+    std::erase(waiting, nullptr);
+    fds.assign({{listen_fd, POLLIN, 0}, {stop_read, POLLIN, 0}, {returned_event, POLLIN, 0}});
+    auto next = Clock::now() + milliseconds(1000);
+    for (const auto& l : lingering) {
+      fds.push_back({l.fd, POLLIN, 0});
+      next = std::min(next, l.until);
+    }
+    size_t first_waiting = fds.size();
+    for (const auto& c : waiting) {
+      fds.push_back({c->fd, POLLIN, 0});
+      next = std::min(next, c->deadline);
+    }
+    auto timeout = std::chrono::duration_cast<milliseconds>(next - Clock::now()).count();
+    int rc = ::poll(fds.data(), fds.size(), static_cast<int>(std::clamp<int64_t>(timeout + 1, 0, 1000)));
     if (rc < 0 && errno != EINTR) std::this_thread::sleep_for(milliseconds(50));
     if (fds[1].revents != 0) break;
-    drain_lingering(fds);
-    if (rc > 0 && fds[0].revents != 0) accept_one();
-    else reap();
+    if (fds[2].revents != 0) {
+      uint64_t count;
+      (void)::read(returned_event, &count, sizeof count);
+    }
+    drain_lingering(fds, 3);
+    size_t buffered = 0;
+    for (const auto& c : waiting) buffered += c->buffer.size();
+    for (size_t i = 0; i < waiting.size(); ++i)
+      if (fds[first_waiting + i].revents != 0) read_from(waiting[i], buffered);
+    expire(Clock::now());
   }
+  waiting.clear();
   for (const auto& l : lingering) ::close(l.fd);
   lingering.clear();
+}
+
+void HttpServer::Impl::handler_thread() {
+  std::unique_lock lock{mutex};
+  for (;;) {
+    ++idle_handlers;
+    ready_changed.wait(lock, [this] { return stopping || !ready.empty(); });
+    --idle_handlers;
+    if (stopping) return;
+    Exchange exchange = std::move(ready.front());
+    ready.pop_front();
+    lock.unlock();
+    bool keep = detail::answer(handler, exchange.head, exchange.connection->fd, write_context());
+    lock.lock();
+    if (keep && !stopping) {
+      returned.push_back(std::move(exchange.connection));
+      wake(returned_event);
+    } else {
+      exchange.connection.reset();
+      --answering;
+    }
+  }
 }
 
 void HttpServer::Impl::stop() {
   std::call_once(stop_once, [this] {
     stopping = true;
-    char wake = 1;
-    if (::write(wake_write, &wake, 1) < 0) {
+    char byte = 1;
+    if (::write(stop_write, &byte, 1) < 0) {
       // The pipe is empty and open, so this cannot fail; nothing else to do if it did.
     }
-    if (acceptor.joinable()) acceptor.join();
-    for (auto& c : connections) c->thread.join();
-    connections.clear();
-    ::close(listen_fd);
-    ::close(wake_read);
-    ::close(wake_write);
+    if (loop_thread.joinable()) loop_thread.join();
+    {
+      std::lock_guard lock{mutex};
+      ready_changed.notify_all();
+    }
+    for (auto& t : handlers) t.join();
+    ready.clear();
+    returned.clear();
+    for (int fd : {listen_fd, stop_read, stop_write, returned_event, spare_fd})
+      if (fd >= 0) ::close(fd);
   });
 }
 
@@ -551,9 +526,17 @@ HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler) : impl_(s
     ::close(impl_->listen_fd);
     throw_errno("pipe2");
   }
-  impl_->wake_read = pipe_fds[0];
-  impl_->wake_write = pipe_fds[1];
-  impl_->acceptor = std::thread([impl = impl_.get()] { impl->accept_loop(); });
+  impl_->stop_read = pipe_fds[0];
+  impl_->stop_write = pipe_fds[1];
+  impl_->returned_event = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  impl_->spare_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (impl_->returned_event < 0 || impl_->spare_fd < 0) {
+    int error = errno;
+    impl_->stop();
+    errno = error;
+    throw_errno("REST server: eventfd or /dev/null");
+  }
+  impl_->loop_thread = std::thread([impl = impl_.get()] { impl->loop(); });
 }
 
 HttpServer::~HttpServer() { stop(); }

@@ -1,8 +1,11 @@
-// A small HTTP/1.1 server on POSIX sockets for the REST API: one thread per
-// connection up to a cap (REST traffic is light; a blocking handler then never
-// holds up other clients), keep-alive, Content-Length and chunked bodies, limits,
-// timeouts and optional bearer-token authentication. Malformed input is answered
-// with a 4xx and Kafka Connect's JSON error body, never a crash.
+// A small HTTP/1.1 server on POSIX sockets for the REST API. One event-loop thread
+// accepts connections and reads requests without blocking: a connection holds no
+// thread until its request (head and body) has arrived whole and passed the
+// bearer-token check, so idle, slow (slowloris) and unauthenticated clients cannot
+// starve the others. Complete requests go to a pool of handler threads (a handler
+// may block on a slow connector, or stream a tap for minutes). Keep-alive,
+// pipelining, Content-Length and chunked bodies, limits and timeouts; malformed
+// input is answered with a 4xx and Kafka Connect's JSON error body, never a crash.
 #pragma once
 
 #include <chrono>
@@ -32,25 +35,35 @@ struct HttpServerOptions {
   /// weir listens on loopback only unless told otherwise (Kafka Connect: every interface).
   std::string listener = "http://127.0.0.1:8083";
   size_t max_header_bytes = 16 * 1024; // request line + headers; more → 431
-  size_t max_body_bytes = 4 * 1024 * 1024; // more → 413
-  size_t max_connections = 64; // open connections; more → 503
+  size_t max_body_bytes = 4 * 1024 * 1024; // more → 413, answered from Content-Length before any is read
+  /// Open connections. At the cap a new one takes the place of the connection that
+  /// has waited longest without a complete request (an idle one first); only when
+  /// every open connection is being answered is the newcomer refused with 503.
+  size_t max_connections = 2048;
+  /// Handler threads, started as requests need them; requests beyond wait in turn.
+  size_t max_handler_threads = 64;
+  /// Request bytes buffered across all connections still receiving; a connection
+  /// that would pass it is answered 503 (memory stays bounded under many uploads).
+  size_t max_buffered_bytes = 64 * 1024 * 1024;
   /// A kept-alive connection with no request for this long is closed.
   std::chrono::milliseconds idle_timeout{30'000};
-  /// A request must arrive whole within this time of its first byte (else 408), and
-  /// a response must be taken by the client within it.
+  /// A request must arrive whole (head and body) within this time of its first
+  /// byte (else 408), however slowly it trickles; a response must be taken by the
+  /// client within it.
   std::chrono::milliseconds read_timeout{30'000};
   /// Non-empty: every request needs `Authorization: Bearer <token>` (else 401).
   std::string bearer_token;
 };
 
-/// Answers one request. Called concurrently from connection threads, so it must be
+/// Answers one request. Called concurrently from handler threads, so it must be
 /// thread-safe; an exception it throws becomes a 500 (RestError: its own status).
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 
 /// Listens from construction (bind errors throw std::system_error) until stop() or
 /// destruction, which close the listener and every connection and join every
 /// thread. A request already inside the handler is finished first, so stopping
-/// takes as long as the slowest handler call in flight.
+/// takes as long as the slowest handler call in flight; complete requests still
+/// waiting for a handler thread are closed unanswered.
 class HttpServer {
 public:
   HttpServer(HttpServerOptions options, HttpHandler handler);

@@ -224,21 +224,86 @@ BOOST_AUTO_TEST_CASE(no_token_means_no_authentication) {
   BOOST_TEST(client.request("GET", "/x", "", "Authorization: Bearer anything\r\n").status == 200);
 }
 
-BOOST_AUTO_TEST_CASE(too_many_connections_get_503) {
+BOOST_AUTO_TEST_CASE(at_the_cap_a_new_connection_takes_an_idle_ones_place) {
   HttpServerOptions options = local();
   options.max_connections = 2;
   HttpServer server(options, echo);
   TestClient a(server.port());
-  TestClient b(server.port());
-  // Both are being served (a request each proves their threads exist).
   BOOST_TEST(a.request("GET", "/a").status == 200);
-  BOOST_TEST(b.request("GET", "/b").status == 200);
+  TestClient b(server.port());
+  b.send_raw("GET /b HTTP/1.1\r\n"); // half sent
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  TestClient c(server.port());
+  BOOST_TEST(c.request("GET", "/c").status == 200); // in the idle one's place
+  BOOST_TEST(a.closed_by_server());
+  TestClient d(server.port());
+  BOOST_TEST(d.request("GET", "/d").status == 200); // in the half-sent one's place
+  auto evicted = b.read_response();
+  BOOST_TEST(evicted.status == 503);
+}
+
+BOOST_AUTO_TEST_CASE(when_every_connection_is_being_answered_a_new_one_gets_503) {
+  std::promise<void> release;
+  auto released = release.get_future().share();
+  std::atomic<int> entered{0};
+  HttpServerOptions options = local();
+  options.max_connections = 2;
+  HttpServer server(options, [&](const HttpRequest&) {
+    ++entered;
+    released.wait();
+    return json_response(200, "done");
+  });
+  TestClient a(server.port());
+  TestClient b(server.port());
+  a.send_raw("GET /a HTTP/1.1\r\n\r\n");
+  b.send_raw("GET /b HTTP/1.1\r\n\r\n");
+  while (entered < 2) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   TestClient c(server.port());
   auto refused = c.request("GET", "/c");
   BOOST_TEST(refused.status == 503);
   BOOST_TEST(refused.body ==
              R"({"error_code":503,"message":"Too many connections: this server serves at most 2 at once; retry later"})");
   BOOST_TEST(c.closed_by_server());
+  release.set_value();
+  BOOST_TEST(a.read_response().status == 200);
+  BOOST_TEST(b.read_response().status == 200);
+}
+
+BOOST_AUTO_TEST_CASE(slow_and_idle_connections_hold_no_handler_thread) {
+  // One handler thread and many clients trickling half a request: a complete
+  // request from another client is still answered at once.
+  HttpServerOptions options = local();
+  options.max_handler_threads = 1;
+  HttpServer server(options, echo);
+  std::vector<std::unique_ptr<TestClient>> slow;
+  for (int i = 0; i < 100; ++i) {
+    slow.push_back(std::make_unique<TestClient>(server.port()));
+    if (i % 2 == 0) slow.back()->send_raw("GET /slow HTTP/1.1\r\nX-A: ");
+  }
+  for (int round = 0; round < 3; ++round) {
+    for (auto& c : slow) c->send_raw("a");
+    TestClient client(server.port());
+    BOOST_TEST(client.request("GET", "/health").body == "GET /health []");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(unauthenticated_clients_are_answered_without_a_handler) {
+  std::promise<void> release;
+  auto released = release.get_future().share();
+  HttpServerOptions options = local();
+  options.bearer_token = "t";
+  options.max_handler_threads = 1;
+  HttpServer server(options, [&](const HttpRequest& request) {
+    if (request.target == "/block") released.wait();
+    return json_response(200, "ok");
+  });
+  TestClient busy(server.port());
+  busy.send_raw("GET /block HTTP/1.1\r\nAuthorization: Bearer t\r\n\r\n");
+  // The only handler thread is busy, yet a request without the token is refused now.
+  TestClient stranger(server.port());
+  BOOST_TEST(stranger.request("GET", "/x").status == 401);
+  release.set_value();
+  BOOST_TEST(busy.read_response().status == 200);
 }
 
 BOOST_AUTO_TEST_CASE(idle_and_slow_connections_time_out) {
