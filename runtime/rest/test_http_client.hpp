@@ -1,6 +1,7 @@
 // Test support: a tiny blocking HTTP/1.1 client over a real socket to 127.0.0.1,
 // enough to check the server's bytes (status, headers, exact body), keep-alive and
-// closes. Every read times out (10 s) so a broken server fails a test, not hangs it.
+// closes. Every read times out (10 s unless told) so a broken server fails a test,
+// not hangs it.
 #pragma once
 
 #include <arpa/inet.h>
@@ -9,6 +10,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -32,17 +34,18 @@ struct ClientResponse {
 
 class TestClient {
 public:
-  explicit TestClient(uint16_t port) {
+  explicit TestClient(uint16_t port, std::chrono::milliseconds timeout_after = std::chrono::seconds{10}) {
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    timeval timeout{10, 0};
+    timeval timeout{static_cast<time_t>(timeout_after.count() / 1000),
+                    static_cast<suseconds_t>(timeout_after.count() % 1000 * 1000)};
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
     ::setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-      ::close(fd_);
+    if (fd_ < 0 || ::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+      if (fd_ >= 0) ::close(fd_);
       throw std::runtime_error("cannot connect to 127.0.0.1:" + std::to_string(port));
     }
   }
