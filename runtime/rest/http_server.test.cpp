@@ -80,6 +80,28 @@ BOOST_AUTO_TEST_CASE(pipelined_requests_are_answered_in_order) {
   BOOST_TEST(client.closed_by_server());
 }
 
+BOOST_AUTO_TEST_CASE(requests_split_anywhere_are_framed_the_same) {
+  HttpServer server(local(), echo);
+  const std::string requests = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n"
+                               "PUT /b HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc"
+                               "POST /c HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nde\r\n1\r\nf\r\n0\r\n\r\n"
+                               "GET /d HTTP/1.1\r\n\r\n";
+  std::mt19937 random(7);
+  for (int round = 0; round < 20; ++round) {
+    TestClient client(server.port());
+    for (size_t at = 0; at < requests.size();) {
+      size_t n = 1 + random() % 9;
+      client.send_raw(std::string_view{requests}.substr(at, n));
+      at += n;
+      if (random() % 4 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    BOOST_TEST(client.read_response().body == "GET /a []");
+    BOOST_TEST(client.read_response().body == "PUT /b [abc]");
+    BOOST_TEST(client.read_response().body == "POST /c [def]");
+    BOOST_TEST(client.read_response().body == "GET /d []");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(http_1_0_closes_unless_asked_to_keep_alive) {
   HttpServer server(local(), echo);
   TestClient kept(server.port());
@@ -228,18 +250,35 @@ BOOST_AUTO_TEST_CASE(at_the_cap_a_new_connection_takes_an_idle_ones_place) {
   HttpServerOptions options = local();
   options.max_connections = 2;
   HttpServer server(options, echo);
-  TestClient a(server.port());
-  BOOST_TEST(a.request("GET", "/a").status == 200);
-  TestClient b(server.port());
-  b.send_raw("GET /b HTTP/1.1\r\n"); // half sent
+  TestClient half(server.port());
+  half.send_raw("GET /half HTTP/1.1\r\n");
+  TestClient idle(server.port());
+  BOOST_TEST(idle.request("GET", "/idle").status == 200);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100)); // back to waiting for a request
+  TestClient fresh(server.port());
+  BOOST_TEST(fresh.request("GET", "/fresh").status == 200);
+  BOOST_TEST(idle.closed_by_server()); // the idle one made way, though it is newer
+  half.send_raw("\r\n");
+  BOOST_TEST(half.read_response().body == "GET /half []");
+}
+
+BOOST_AUTO_TEST_CASE(at_the_cap_the_oldest_half_sent_connection_makes_way_with_503) {
+  HttpServerOptions options = local();
+  options.max_connections = 2;
+  HttpServer server(options, echo);
+  TestClient older(server.port());
+  older.send_raw("GET /older HTTP/1.1\r\n");
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  TestClient c(server.port());
-  BOOST_TEST(c.request("GET", "/c").status == 200); // in the idle one's place
-  BOOST_TEST(a.closed_by_server());
-  TestClient d(server.port());
-  BOOST_TEST(d.request("GET", "/d").status == 200); // in the half-sent one's place
-  auto evicted = b.read_response();
+  TestClient newer(server.port());
+  newer.send_raw("GET /newer HTTP/1.1\r\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  TestClient fresh(server.port());
+  BOOST_TEST(fresh.request("GET", "/fresh").status == 200);
+  auto evicted = older.read_response();
   BOOST_TEST(evicted.status == 503);
+  BOOST_TEST(older.closed_by_server());
+  newer.send_raw("\r\n");
+  BOOST_TEST(newer.read_response().body == "GET /newer []");
 }
 
 BOOST_AUTO_TEST_CASE(when_every_connection_is_being_answered_a_new_one_gets_503) {
