@@ -1,5 +1,7 @@
 #include "cli/worker_config.hpp"
 
+#include <fstream>
+#include <sstream>
 #include <system_error>
 
 #include <spdlog/spdlog.h>
@@ -11,6 +13,73 @@
 #include "runtime/worker/log_redaction.hpp"
 
 namespace weir::cli {
+
+namespace {
+
+constexpr std::string_view https_prefix = "listeners.https.";
+
+// Kafka Connect's `listeners.https.` keys, PEM keystores and truststores only.
+void define_https_listener_keys(ConfigDef& d) {
+  auto pem_only = validators::one_of({"PEM"}, true);
+  d.define("listeners.https.ssl.keystore.type", ConfigType::String, "PEM", Importance::Medium,
+           "The https listener's keystore format: weir reads PEM only (convert a JKS or "
+           "PKCS12 keystore with keytool or openssl).", pem_only);
+  d.define("listeners.https.ssl.keystore.location", ConfigType::String, "", Importance::High,
+           "A PEM file with the https listener's private key and certificate chain (or "
+           "give them as text in ssl.keystore.key and ssl.keystore.certificate.chain).");
+  d.define("listeners.https.ssl.keystore.certificate.chain", ConfigType::Password, "", Importance::High,
+           "The https listener's certificate chain, PEM text: its own certificate first.");
+  d.define("listeners.https.ssl.keystore.key", ConfigType::Password, "", Importance::High,
+           "The https listener's private key, PEM text.");
+  d.define("listeners.https.ssl.key.password", ConfigType::Password, "", Importance::High,
+           "The password of an encrypted private key.");
+  d.define("listeners.https.ssl.truststore.type", ConfigType::String, "PEM", Importance::Medium,
+           "The truststore's format for client certificates: PEM only.", pem_only);
+  d.define("listeners.https.ssl.truststore.location", ConfigType::String, "", Importance::High,
+           "A PEM file of the CA certificates client certificates must chain to.");
+  d.define("listeners.https.ssl.truststore.certificates", ConfigType::Password, "", Importance::High,
+           "The CA certificates client certificates must chain to, PEM text.");
+  d.define("listeners.https.ssl.client.auth", ConfigType::String, "none", Importance::Medium,
+           "Client certificates on the https listener: required (a client without one is "
+           "refused at the handshake), requested (checked when sent) or none.",
+           validators::one_of({"none", "requested", "required"}, true));
+}
+
+// The text of a `…location` file, or ConfigError naming the key.
+std::string read_pem_file(const std::string& key, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError(key, "Invalid value " + path + " for configuration " + key + ": cannot read the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The https listener's PEM material, from text keys or `…location` files.
+runtime::rest::TlsOptions https_options(const Config& parsed) {
+  auto key = [](std::string_view name) { return std::string{https_prefix} + std::string{name}; };
+  runtime::rest::TlsOptions tls;
+  tls.certificate_chain = parsed.get_password(key("ssl.keystore.certificate.chain")).value();
+  tls.private_key = parsed.get_password(key("ssl.keystore.key")).value();
+  if (auto location = parsed.get_string(key("ssl.keystore.location")); !location.empty()) {
+    // A PEM keystore file holds both, as Kafka's PEM keystore.location does.
+    std::string pem = read_pem_file(key("ssl.keystore.location"), location);
+    if (tls.certificate_chain.empty()) tls.certificate_chain = pem;
+    if (tls.private_key.empty()) tls.private_key = pem;
+  }
+  tls.key_password = parsed.get_password(key("ssl.key.password")).value();
+  tls.trusted_certificates = parsed.get_password(key("ssl.truststore.certificates")).value();
+  if (auto location = parsed.get_string(key("ssl.truststore.location")); !location.empty())
+    tls.trusted_certificates += read_pem_file(key("ssl.truststore.location"), location);
+  std::string auth = parsed.get_string(key("ssl.client.auth"));
+  using runtime::rest::iequals;
+  tls.client_auth = iequals(auth, "required")    ? runtime::rest::ClientAuth::required
+                    : iequals(auth, "requested") ? runtime::rest::ClientAuth::requested
+                                                 : runtime::rest::ClientAuth::none;
+  runtime::rest::TlsContext check{tls}; // bad PEM material fails here, naming its key
+  return tls;
+}
+
+} // namespace
 
 const ConfigDef& worker_def(bool node) {
   static const auto make = [](bool node) {
@@ -60,8 +129,9 @@ const ConfigDef& worker_def(bool node) {
     d.define("plugin.path", ConfigType::List, "", Importance::Low,
              "Directories with plugin shared libraries.");
     d.define("listeners", ConfigType::List, "http://127.0.0.1:8083", Importance::Low,
-             "REST API listener, http://HOST:PORT (weir listens on loopback unless told "
-             "otherwise; port 0 picks a free port, printed at start).");
+             "REST API listener, http://HOST:PORT or https://HOST:PORT (weir listens on "
+             "loopback unless told otherwise; port 0 picks a free port, printed at start).");
+    define_https_listener_keys(d);
     d.define("rest.auth.token", ConfigType::Password, "", Importance::Medium,
              "weir: a bearer token every REST request must carry (Authorization: Bearer "
              "TOKEN); take it from a file or the environment with a config provider, e.g. "
@@ -142,7 +212,8 @@ WorkerSetup setup_worker(std::map<std::string, std::string> worker, bool node) {
   if (listeners.size() != 1)
     throw ConfigError("listeners", "Invalid value for configuration listeners: weir serves one "
                                    "REST listener (got " + std::to_string(listeners.size()) + ")");
-  runtime::rest::parse_listener(listeners.front()); // names `listeners` when wrong
+  // names `listeners` when wrong
+  if (runtime::rest::parse_listener(listeners.front()).tls) setup.http.tls = https_options(parsed);
   setup.http.listener = listeners.front();
   setup.http.bearer_token = parsed.get_password("rest.auth.token").value();
 
@@ -184,7 +255,7 @@ std::unique_ptr<runtime::rest::ConnectRestServer> serve_rest(runtime::rest::Conn
     // The server's message already names the listener and the reason.
     throw ConfigError("listeners", e.what());
   }
-  spdlog::info("REST API on http://{}", rest_address(http, rest->port()));
+  spdlog::info("REST API on {}://{}", http.tls ? "https" : "http", rest_address(http, rest->port()));
   return rest;
 }
 

@@ -1,5 +1,7 @@
 #include "runtime/rest/http_exchange.hpp"
 
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -41,8 +43,9 @@ std::optional<HttpResponse> error_of(F&& call) {
 // The ResponseStream of one response on a connection.
 class SocketStream final : public ResponseStream {
 public:
-  SocketStream(int fd, const HttpResponse& response, bool keep, bool chunked, const WriteContext& context)
-      : fd_(fd), response_(response), keep_(keep), chunked_(chunked), context_(context) {}
+  SocketStream(Connection& connection, const HttpResponse& response, bool keep, bool chunked,
+               const WriteContext& context)
+      : connection_(connection), fd_(connection.fd), response_(response), keep_(keep), chunked_(chunked), context_(context) {}
 
   bool write(std::string_view data) override {
     // A send to a client that closed its end still succeeds once: ask first.
@@ -55,7 +58,7 @@ public:
     std::string bytes = started_ ? std::string{} : format_stream_head(response_, keep_);
     started_ = true;
     bytes += format_chunk(data);
-    failed_ = !write_all(fd_, bytes, context_);
+    failed_ = !write_all(connection_, bytes, context_);
     return !failed_;
   }
 
@@ -74,7 +77,8 @@ public:
   const std::string& buffered() const { return buffered_; }
 
 private:
-  int fd_;
+  Connection& connection_;
+  int fd_; // asked by gone() from any thread: the raw socket, never the TLS session
   const HttpResponse& response_;
   bool keep_, chunked_;
   const WriteContext& context_;
@@ -83,45 +87,87 @@ private:
   std::string buffered_;
 };
 
-bool stream(HttpResponse& response, bool keep, bool chunked, int fd, const WriteContext& context) {
-  SocketStream out{fd, response, keep, chunked, context};
+bool stream(HttpResponse& response, bool keep, bool chunked, Connection& c, const WriteContext& context) {
+  SocketStream out{c, response, keep, chunked, context};
   auto error = error_of([&] { response.stream(out); });
   if (error && out.started()) return false; // cut short: the client sees no last chunk
-  if (error) return write_all(fd, format_response(*error, keep), context) && keep;
+  if (error) return write_all(c, format_response(*error, keep), context) && keep;
   if (out.failed()) return false;
   if (!out.started()) { // nothing streamed, or HTTP/1.0: one whole answer
     response.body = out.buffered();
-    return write_all(fd, format_response(response, keep), context) && keep;
+    return write_all(c, format_response(response, keep), context) && keep;
   }
-  return write_all(fd, "0\r\n\r\n", context) && keep;
+  return write_all(c, "0\r\n\r\n", context) && keep;
+}
+
+// What a TLS call's failure means for a non-blocking socket: -1 wait, 0 closed, -2 error.
+long tls_outcome(Connection& c, int result) {
+  switch (SSL_get_error(c.tls, result)) {
+    case SSL_ERROR_WANT_READ: c.wants_write = false; return -1;
+    case SSL_ERROR_WANT_WRITE: c.wants_write = true; return -1;
+    case SSL_ERROR_ZERO_RETURN: return 0;
+    default: ERR_clear_error(); return -2; // a failed handshake, or the peer reset
+  }
 }
 
 } // namespace
 
 Connection::~Connection() {
+  if (tls) SSL_free(tls);
   if (fd >= 0) ::close(fd);
 }
 
-int Connection::release() noexcept { return std::exchange(fd, -1); }
+int Connection::release() noexcept {
+  if (tls) {
+    SSL_shutdown(tls); // close_notify, if it fits; the socket is drained raw after
+    SSL_free(std::exchange(tls, nullptr));
+  }
+  return std::exchange(fd, -1);
+}
 
-bool write_all(int fd, std::string_view data, const WriteContext& context) {
+long Connection::receive(char* into, size_t size) {
+  if (tls) {
+    int n = SSL_read(tls, into, static_cast<int>(std::min<size_t>(size, INT_MAX)));
+    return n > 0 ? n : tls_outcome(*this, n);
+  }
+  ssize_t n = ::recv(fd, into, size, MSG_DONTWAIT);
+  wants_write = false;
+  if (n >= 0) return n;
+  return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? -1 : -2;
+}
+
+long Connection::transmit(std::string_view data) {
+  if (data.empty()) return 0;
+  if (tls) {
+    int n = SSL_write(tls, data.data(), static_cast<int>(std::min<size_t>(data.size(), INT_MAX)));
+    if (n > 0) return n;
+    long outcome = tls_outcome(*this, n);
+    return outcome == 0 ? -2 : outcome;
+  }
+  ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  wants_write = true;
+  if (n >= 0) return n;
+  return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? -1 : -2;
+}
+
+bool write_all(Connection& c, std::string_view data, const WriteContext& context) {
   auto deadline = Clock::now() + context.timeout;
   while (!data.empty()) {
-    ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    long n = c.transmit(data);
     if (n > 0) {
       data.remove_prefix(static_cast<size_t>(n));
       continue;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return false;
-    pollfd fds[2] = {{fd, POLLOUT, 0}, {context.stop_fd, POLLIN, 0}};
+    if (n < -1) return false;
+    short wait_for = c.wants_write ? POLLOUT : POLLIN;
+    pollfd fds[2] = {{c.fd, wait_for, 0}, {context.stop_fd, POLLIN, 0}};
     int rc = ::poll(fds, 2, ms_until(deadline));
     if ((rc < 0 && errno != EINTR) || rc == 0 || fds[1].revents != 0) return false;
   }
   return true;
 }
 
-bool answer(const HttpHandler& handler, RequestHead& head, int fd, const WriteContext& context) {
+bool answer(const HttpHandler& handler, RequestHead& head, Connection& c, const WriteContext& context) {
   HttpResponse response;
   auto handling = Clock::now();
   if (auto error = error_of([&] { response = handler(head.request); })) response = std::move(*error);
@@ -131,8 +177,8 @@ bool answer(const HttpHandler& handler, RequestHead& head, int fd, const WriteCo
   bool keep = head.keep_alive && !context.stopping;
   // HTTP/1.0 closes by default, so keeping it open must be said.
   if (keep && head.request.minor_version == 0) response.headers.emplace_back("Connection", "keep-alive");
-  if (response.stream) return stream(response, keep, head.request.minor_version > 0, fd, context);
-  return write_all(fd, format_response(response, keep), context) && keep;
+  if (response.stream) return stream(response, keep, head.request.minor_version > 0, c, context);
+  return write_all(c, format_response(response, keep), context) && keep;
 }
 
 } // namespace weir::runtime::rest::detail

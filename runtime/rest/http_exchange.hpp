@@ -12,22 +12,37 @@
 #include "runtime/rest/http_message.hpp"
 #include "runtime/rest/http_server.hpp"
 
+struct ssl_st;
+
 namespace weir::runtime::rest::detail {
 
 using Clock = std::chrono::steady_clock;
 
-/// One accepted connection (non-blocking socket) and what has arrived of its next
-/// request. Owned by the event loop while a request is arriving, by a handler
-/// thread while one is answered; closes its socket when destroyed.
+/// One accepted connection (non-blocking socket, TLS on an https listener) and
+/// what has arrived of its next request. Owned by the event loop while a request is
+/// arriving, by a handler thread while one is answered (never both: the TLS
+/// session is not shared); closes its socket when destroyed.
 struct Connection {
-  explicit Connection(int socket) : fd(socket) {}
+  /// `tls`: a TLS session on `socket` to own, or nullptr for plain HTTP.
+  Connection(int socket, ssl_st* tls) : fd(socket), tls(tls) {}
   ~Connection();
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
-  /// Hands the socket over (to the lingering list): the destructor won't close it.
+  /// Hands the socket over (to the lingering list) after a TLS close_notify: the
+  /// destructor won't close it.
   int release() noexcept;
 
+  /// Reads what has arrived without waiting (the TLS handshake too): the bytes
+  /// read, 0 when the peer closed, -1 when nothing is there yet (wait for
+  /// `wants_write` ? writable : readable), -2 on an error (a failed handshake).
+  long receive(char* into, size_t size);
+  /// Sends what fits now: the bytes sent, -1 when nothing fits (wait as above),
+  /// -2 on an error.
+  long transmit(std::string_view data);
+
   int fd;
+  ssl_st* tls;
+  bool wants_write = false; // the last -1 waits for the socket to be writable
   std::string buffer; // received and not yet consumed (a pipelined request's bytes too)
   bool started = false; // a byte of the next request has arrived
   Clock::time_point deadline; // idle: closed silently; started: answered 408
@@ -45,10 +60,10 @@ struct WriteContext {
 
 /// Sends `data` whole, waiting for the socket as needed; false when the peer has
 /// gone, the time ran out or the server is stopping.
-bool write_all(int fd, std::string_view data, const WriteContext& context);
+bool write_all(Connection& connection, std::string_view data, const WriteContext& context);
 
 /// Runs `handler` on a complete request and writes its answer (streamed if the
 /// response says so); true when the connection may serve another request.
-bool answer(const HttpHandler& handler, RequestHead& head, int fd, const WriteContext& context);
+bool answer(const HttpHandler& handler, RequestHead& head, Connection& connection, const WriteContext& context);
 
 } // namespace weir::runtime::rest::detail

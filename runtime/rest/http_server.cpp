@@ -4,7 +4,9 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/ssl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <charconv>
 #include <chrono>
 #include <condition_variable>
@@ -73,11 +76,11 @@ Listener parse_listener(std::string_view value) {
   };
   if (value.find(',') != std::string_view::npos)
     throw fail("weir listens on one address; give a single http://HOST:PORT");
-  if (value.size() >= 8 && iequals(value.substr(0, 8), "https://"))
-    throw fail("https listeners are not supported yet; use http://HOST:PORT");
-  if (value.size() < 7 || !iequals(value.substr(0, 7), "http://")) throw fail("expected http://HOST:PORT");
-  std::string_view rest = value.substr(7);
   Listener listener;
+  listener.tls = value.size() >= 8 && iequals(value.substr(0, 8), "https://");
+  if (!listener.tls && (value.size() < 7 || !iequals(value.substr(0, 7), "http://")))
+    throw fail("expected http://HOST:PORT or https://HOST:PORT");
+  std::string_view rest = value.substr(listener.tls ? 8 : 7);
   if (!rest.empty() && rest.front() == '[') {
     size_t close = rest.find(']');
     if (close == std::string_view::npos) throw fail("unterminated IPv6 address");
@@ -122,6 +125,19 @@ bool send_now(int fd, std::string_view data) {
   ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
   return n == static_cast<ssize_t>(data.size());
 }
+bool send_now(Connection& c, std::string_view data) {
+  return c.transmit(data) == static_cast<long>(data.size());
+}
+
+// A write to a socket the peer has closed raises SIGPIPE, and OpenSSL writes with
+// write(2), not send(MSG_NOSIGNAL): the server's threads block it, so such a write
+// only fails with EPIPE.
+void block_sigpipe() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
 
 void wake(int event_fd) {
   uint64_t one = 1;
@@ -137,6 +153,7 @@ struct HttpServer::Impl {
 
   HttpServerOptions options;
   HttpHandler handler;
+  std::unique_ptr<TlsContext> tls; // an https listener's
   int listen_fd = -1;
   int stop_read = -1, stop_write = -1; // a pipe, readable once stop() was called
   int returned_event = -1; // eventfd: a handler thread gave a connection back
@@ -172,6 +189,8 @@ struct HttpServer::Impl {
   void accept_ready();
   bool evict_one(bool keep_reading);
   void refuse(int fd, bool keep_reading);
+  void refuse(Connection& c, bool keep_reading);
+  std::string too_many() const;
   void linger(int fd);
   void drain_lingering(const std::vector<pollfd>& fds, size_t first);
   void handler_thread();
@@ -223,12 +242,28 @@ void HttpServer::Impl::linger(int fd) {
   else ::close(fd);
 }
 
+std::string HttpServer::Impl::too_many() const {
+  return format_response(error_response(503, "Too many connections: this server serves at most " +
+                                                 std::to_string(options.max_connections) +
+                                                 " at once; retry later"),
+                         false);
+}
+
+// A connection just accepted (no TLS session yet: on an https listener it is only
+// closed, since nothing can be said before the handshake).
 void HttpServer::Impl::refuse(int fd, bool keep_reading) {
-  std::string reply = format_response(
-      error_response(503, "Too many connections: this server serves at most " +
-                              std::to_string(options.max_connections) + " at once; retry later"),
-      false);
-  (void)send_now(fd, reply);
+  if (tls) {
+    ::close(fd);
+    return;
+  }
+  (void)send_now(fd, too_many());
+  if (keep_reading) linger(fd);
+  else ::close(fd);
+}
+
+void HttpServer::Impl::refuse(Connection& c, bool keep_reading) {
+  (void)send_now(c, too_many());
+  int fd = c.release();
   if (keep_reading) linger(fd);
   else ::close(fd);
 }
@@ -255,9 +290,9 @@ void HttpServer::Impl::drain_lingering(const std::vector<pollfd>& fds, size_t fi
 }
 
 HttpServer::Impl::Next HttpServer::Impl::reject(std::unique_ptr<Connection>& slot, const HttpResponse& response) {
+  (void)send_now(*slot, format_response(response, false));
   int fd = slot->release();
   slot.reset();
-  (void)send_now(fd, format_response(response, false));
   linger(fd);
   return Next::gone;
 }
@@ -302,7 +337,7 @@ HttpServer::Impl::Next HttpServer::Impl::advance(std::unique_ptr<Connection>& sl
           // Answered without reading the body: with a body on the way, close.
           if (has_body || !head.keep_alive || stopping) return reject(slot, *denied);
           c.buffer.erase(0, c.body_start);
-          if (!send_now(c.fd, format_response(*denied, true))) {
+          if (!send_now(c, format_response(*denied, true))) {
             slot.reset();
             return Next::gone;
           }
@@ -315,7 +350,7 @@ HttpServer::Impl::Next HttpServer::Impl::advance(std::unique_ptr<Connection>& sl
         return reject(slot, error_response(413, "Request body is larger than " +
                                                     std::to_string(options.max_body_bytes) + " bytes"));
       if (head.expect_continue && has_body && c.buffer.size() == c.body_start &&
-          !send_now(c.fd, "HTTP/1.1 100 Continue\r\n\r\n")) {
+          !send_now(c, "HTTP/1.1 100 Continue\r\n\r\n")) {
         slot.reset();
         return Next::gone;
       }
@@ -346,23 +381,27 @@ HttpServer::Impl::Next HttpServer::Impl::advance(std::unique_ptr<Connection>& sl
 void HttpServer::Impl::read_from(std::unique_ptr<Connection>& slot, size_t& buffered) {
   Connection& c = *slot;
   char chunk[64 * 1024];
-  ssize_t n = ::recv(c.fd, chunk, sizeof chunk, MSG_DONTWAIT);
-  if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
-  if (n <= 0) { // closed or reset: nothing to answer
-    slot.reset();
-    return;
+  // TLS may hold decrypted bytes that poll() cannot see: read them all now.
+  for (int reads = 0; reads < 16; ++reads) {
+    long n = c.receive(chunk, sizeof chunk);
+    if (n == -1) break;
+    if (n <= 0) { // closed, reset or a failed handshake: nothing to answer
+      slot.reset();
+      return;
+    }
+    if (buffered + static_cast<size_t>(n) > options.max_buffered_bytes) {
+      reject(slot, error_response(503, "The server is receiving too many requests at once; retry later"));
+      return;
+    }
+    buffered += static_cast<size_t>(n);
+    c.buffer.append(chunk, static_cast<size_t>(n));
+    if (!c.started) {
+      c.started = true;
+      c.deadline = Clock::now() + options.read_timeout;
+    }
+    if (!c.tls || SSL_pending(c.tls) == 0) break;
   }
-  if (buffered + static_cast<size_t>(n) > options.max_buffered_bytes) {
-    reject(slot, error_response(503, "The server is receiving too many requests at once; retry later"));
-    return;
-  }
-  buffered += static_cast<size_t>(n);
-  c.buffer.append(chunk, static_cast<size_t>(n));
-  if (!c.started) {
-    c.started = true;
-    c.deadline = Clock::now() + options.read_timeout;
-  }
-  advance(slot);
+  if (c.started) advance(slot);
 }
 
 void HttpServer::Impl::expire(Clock::time_point now) {
@@ -389,7 +428,7 @@ bool HttpServer::Impl::evict_one(bool keep_reading) {
     if ((!c->started && v->started) || (c->started == v->started && c->since < v->since)) victim = it;
   }
   if (victim == waiting.end()) return false;
-  if ((*victim)->started) refuse((*victim)->release(), keep_reading);
+  if ((*victim)->started) refuse(**victim, keep_reading);
   waiting.erase(victim);
   return true;
 }
@@ -413,7 +452,12 @@ void HttpServer::Impl::accept_ready() {
       refuse(fd, true);
       continue;
     }
-    auto c = std::make_unique<Connection>(fd);
+    SSL* session = tls ? tls->session(fd) : nullptr;
+    if (tls && !session) {
+      ::close(fd);
+      continue;
+    }
+    auto c = std::make_unique<Connection>(fd, session);
     c->since = Clock::now();
     c->deadline = c->since + options.idle_timeout;
     waiting.push_back(std::move(c));
@@ -438,6 +482,7 @@ void HttpServer::Impl::take_returned() {
 }
 
 void HttpServer::Impl::loop() {
+  block_sigpipe();
   std::vector<pollfd> fds;
   for (;;) {
     take_returned();
@@ -452,7 +497,7 @@ void HttpServer::Impl::loop() {
     }
     size_t first_waiting = fds.size();
     for (const auto& c : waiting) {
-      fds.push_back({c->fd, POLLIN, 0});
+      fds.push_back({c->fd, static_cast<short>(c->wants_write ? POLLOUT : POLLIN), 0});
       next = std::min(next, c->deadline);
     }
     auto timeout = std::chrono::duration_cast<milliseconds>(next - Clock::now()).count();
@@ -476,6 +521,7 @@ void HttpServer::Impl::loop() {
 }
 
 void HttpServer::Impl::handler_thread() {
+  block_sigpipe();
   std::unique_lock lock{mutex};
   for (;;) {
     ++idle_handlers;
@@ -485,7 +531,7 @@ void HttpServer::Impl::handler_thread() {
     Exchange exchange = std::move(ready.front());
     ready.pop_front();
     lock.unlock();
-    bool keep = detail::answer(handler, exchange.head, exchange.connection->fd, write_context());
+    bool keep = detail::answer(handler, exchange.head, *exchange.connection, write_context());
     lock.lock();
     if (keep && !stopping) {
       returned.push_back(std::move(exchange.connection));
@@ -520,6 +566,12 @@ void HttpServer::Impl::stop() {
 HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
   impl_->handler = std::move(handler);
+  if (parse_listener(impl_->options.listener).tls) {
+    if (!impl_->options.tls)
+      throw ConfigError(tls_key_chain, "An https listener needs " + std::string{tls_key_chain} + " and "
+                                           + tls_key_key + " (or a PEM keystore file)");
+    impl_->tls = std::make_unique<TlsContext>(*impl_->options.tls);
+  }
   impl_->listen();
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {

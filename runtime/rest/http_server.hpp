@@ -13,22 +13,26 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "runtime/rest/http_message.hpp"
+#include "runtime/rest/tls.hpp"
 
 namespace weir::runtime::rest {
 
-/// Where to listen, from Kafka Connect's `listeners` form `http://HOST:PORT`.
+/// Where to listen, from Kafka Connect's `listeners` form `http[s]://HOST:PORT`.
 struct Listener {
   std::string host; // empty: every interface
   uint16_t port = 0; // 0: an ephemeral port
+  bool tls = false; // https
 };
 
-/// Parses one `listeners` entry: `http://HOST:PORT`, `http://[::1]:PORT`, or
-/// `http://:PORT` (every interface, as in Kafka Connect). Throws weir::ConfigError
-/// naming `listeners` for https (not supported yet), a list, or a bad port.
+/// Parses one `listeners` entry: `http://HOST:PORT`, `https://HOST:PORT`,
+/// `http://[::1]:PORT`, or `http://:PORT` (every interface, as in Kafka Connect).
+/// Throws weir::ConfigError naming `listeners` for another scheme, a list, or a bad
+/// port.
 Listener parse_listener(std::string_view value);
 
 struct HttpServerOptions {
@@ -53,6 +57,9 @@ struct HttpServerOptions {
   std::chrono::milliseconds read_timeout{30'000};
   /// Non-empty: every request needs `Authorization: Bearer <token>` (else 401).
   std::string bearer_token;
+  /// An https listener's certificate, key and client-certificate policy (required
+  /// with https; a ConfigError naming the key when missing or wrong).
+  std::optional<TlsOptions> tls;
 };
 
 /// Answers one request. Called concurrently from handler threads, so it must be

@@ -38,17 +38,33 @@ BOOST_AUTO_TEST_CASE(listener_values) {
   BOOST_TEST(parse_listener("http://[::1]:0").host == "::1");
   BOOST_TEST(parse_listener("HTTP://:9000").host == "");
   BOOST_TEST(parse_listener("http://localhost:65535").port == 65535);
-  BOOST_CHECK_THROW(parse_listener("https://127.0.0.1:8443"), weir::ConfigError);
+  BOOST_TEST(parse_listener("https://127.0.0.1:8443").tls);
+  BOOST_TEST(!parse_listener("http://127.0.0.1:8443").tls);
+  BOOST_CHECK_THROW(parse_listener("ftp://127.0.0.1:8443"), weir::ConfigError);
   BOOST_CHECK_THROW(parse_listener("http://127.0.0.1"), weir::ConfigError);
   BOOST_CHECK_THROW(parse_listener("http://127.0.0.1:70000"), weir::ConfigError);
   BOOST_CHECK_THROW(parse_listener("http://a:1,http://b:2"), weir::ConfigError);
   BOOST_CHECK_THROW(parse_listener("127.0.0.1:8083"), weir::ConfigError);
-  try {
-    parse_listener("https://h:1");
-  } catch (const weir::ConfigError& e) {
-    BOOST_TEST(e.key() == "listeners");
-    BOOST_TEST(std::string{e.what()}.find("https listeners are not supported") != std::string::npos);
-  }
+}
+
+BOOST_AUTO_TEST_CASE(an_https_listener_without_good_pem_material_names_the_key) {
+  auto key_of = [](HttpServerOptions options) {
+    options.listener = "https://127.0.0.1:0";
+    try {
+      HttpServer server(options, echo);
+    } catch (const weir::ConfigError& e) {
+      return std::string{e.key()} + ": " + e.what();
+    }
+    return std::string{"no error"};
+  };
+  BOOST_TEST(key_of({}).rfind("listeners.https.ssl.keystore.certificate.chain: ", 0) == 0);
+  HttpServerOptions garbage;
+  garbage.tls = TlsOptions{};
+  garbage.tls->certificate_chain = "not a certificate";
+  garbage.tls->private_key = "not a key";
+  auto message = key_of(garbage);
+  BOOST_TEST(message.rfind("listeners.https.ssl.keystore.certificate.chain: ", 0) == 0, message);
+  BOOST_TEST(message.find("no PEM certificate") != std::string::npos, message);
 }
 
 BOOST_AUTO_TEST_CASE(ephemeral_port_and_keep_alive) {

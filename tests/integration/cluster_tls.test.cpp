@@ -2,6 +2,7 @@
 // certificates one CA signed form a cluster; a node with a certificate from another
 // CA, or with no TLS at all, cannot join, and says why it cannot. Certificates are
 // made by the openssl command for each run.
+#include "tests/support/certificates.hpp"
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/ports.hpp"
 #include "tests/support/process.hpp"
@@ -16,24 +17,6 @@ using namespace weir::testing;
 using namespace std::chrono_literals;
 
 namespace {
-
-void run(const std::string& command) {
-  BOOST_REQUIRE_MESSAGE(std::system((command + " >/dev/null 2>&1").c_str()) == 0, "failed: " << command);
-}
-
-/// A CA (`ca`), and `name`.pem/.key signed by it, in `dir`.
-void make_ca(const std::string& dir, const std::string& ca) {
-  run("openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=" + ca + " -keyout " + dir + "/"
-      + ca + ".key -out " + dir + "/" + ca + ".pem");
-}
-
-void make_cert(const std::string& dir, const std::string& name, const std::string& ca) {
-  auto base = dir + "/" + name;
-  run("openssl req -newkey rsa:2048 -nodes -subj /CN=" + name + " -keyout " + base + ".key -out "
-      + base + ".csr");
-  run("openssl x509 -req -days 2 -in " + base + ".csr -CA " + dir + "/" + ca + ".pem -CAkey " + dir
-      + "/" + ca + ".key -CAcreateserial -out " + base + ".pem");
-}
 
 struct Nodes {
   TempDir dir{"weir-tls"};
