@@ -373,6 +373,34 @@ BOOST_AUTO_TEST_CASE(idle_and_slow_connections_time_out) {
   auto response = slow.read_response();
   BOOST_TEST(response.status == 408);
   BOOST_TEST(response.body == R"({"error_code":408,"message":"The request did not arrive in time"})");
+  // A body trickling in: the whole request is due within read_timeout of its first byte.
+  TestClient trickle(server.port());
+  trickle.send_raw("PUT /slow HTTP/1.1\r\nContent-Length: 10\r\n\r\n");
+  for (int i = 0; i < 3; ++i) {
+    trickle.send_raw("x");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  BOOST_TEST(trickle.read_response().status == 408);
+}
+
+BOOST_AUTO_TEST_CASE(request_bytes_held_across_connections_are_bounded) {
+  HttpServerOptions options = local();
+  options.max_buffered_bytes = 10'000;
+  HttpServer server(options, echo);
+  TestClient first(server.port());
+  first.send_raw("PUT /a HTTP/1.1\r\nContent-Length: 20000\r\n\r\n" + std::string(6000, 'a'));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  TestClient second(server.port());
+  second.send_raw("PUT /b HTTP/1.1\r\nContent-Length: 20000\r\n\r\n" + std::string(6000, 'b'));
+  auto refused = second.read_response();
+  BOOST_TEST(refused.status == 503);
+  BOOST_TEST(refused.body ==
+             R"({"error_code":503,"message":"The server is receiving too many requests at once; retry later"})");
+  // The first was within the bound so far; once its own bytes pass it, it is refused too.
+  first.send_raw(std::string(14000, 'a'));
+  BOOST_TEST(first.read_response().status == 503);
+  TestClient small(server.port());
+  BOOST_TEST(small.request("PUT", "/c", "fits").body == "PUT /c [fits]");
 }
 
 BOOST_AUTO_TEST_CASE(stop_closes_open_connections_and_joins_every_thread) {
