@@ -2,7 +2,8 @@
 // malformed request lines, a 1 MB header, a 100 MB body (refused from its
 // Content-Length before any of it is sent), chunked and pipelined requests, 1,000
 // concurrent connections, idle and slowloris connections (a byte a second) while
-// other clients must still be answered, JSON nested 100,000 deep, path traversal.
+// other clients must still be answered, JSON nested 100,000 deep, path traversal;
+// and idle connections past the descriptor limit of a second weir (prlimit).
 // After each, a well-formed request is answered; at the end GET / is answered within
 // a 5 s client timeout and the process's RSS grew by less than kRssGrowthBound.
 //
@@ -241,6 +242,30 @@ BOOST_AUTO_TEST_CASE(idle_and_slowloris_connections_starve_no_one) {
   done = true;
   trickle.join();
   BOOST_TEST(answered == 8);
+}
+
+BOOST_AUTO_TEST_CASE(idle_connections_past_the_descriptor_limit_starve_no_one) {
+  // A second weir with only 256 descriptors (prlimit), and 400 idle connections at
+  // it: it makes room by closing the oldest idle ones, never stops accepting.
+  TempDir dir{"weir-rest-abuse-fds"};
+  write_properties(dir / "worker.properties", worker_config(dir / "state.db"));
+  RestWorker small;
+  small.process = std::make_unique<ChildProcess>(
+      std::vector<std::string>{"/usr/bin/prlimit", "--nofile=256:256", weir_binary(), "standalone",
+                               dir / "worker.properties"},
+      dir / "weir.log");
+  small.port = rest_port_of(*small.process);
+  BOOST_REQUIRE_MESSAGE(small.port != 0, "weir did not start under prlimit:\n" << small.process->output());
+  std::vector<std::unique_ptr<TestClient>> idle;
+  for (int i = 0; i < 400; ++i) idle.push_back(std::make_unique<TestClient>(small.port));
+  for (int round = 0; round < 3; ++round) {
+    TestClient client{small.port, kAnswerTimeout};
+    BOOST_TEST(client.request("GET", "/health").status == 200);
+  }
+  BOOST_TEST(idle.front()->closed_by_server()); // the oldest idle one made room
+  idle.clear();
+  BOOST_TEST(small.call("GET", "/").status == 200);
+  stop_cleanly(*small.process);
 }
 
 BOOST_AUTO_TEST_CASE(json_nested_100000_deep_is_a_clear_400) {
