@@ -217,15 +217,17 @@ std::variant<RequestHead, HttpError> parse_request_head(std::string_view head) {
 
 ChunkedResult decode_chunked(std::string_view buffer, size_t max_body, std::string& body) {
   using State = ChunkedResult::State;
+  // A chunk-size line is short, a trailer section small: longer is garbage, refused
+  // the same whether it arrived whole or cut anywhere (its '\r' without the '\n').
+  constexpr size_t max_line = 1024, max_trailer = 8192;
   body.clear();
   size_t pos = 0;
   for (;;) {
     size_t eol = buffer.find("\r\n", pos);
-    if (eol == std::string_view::npos) {
-      // A chunk-size line is short; a long one without CRLF is garbage.
-      if (buffer.size() - pos > 1024) return {State::error, 0, bad("Malformed chunked body")};
-      return {};
-    }
+    if ((eol == std::string_view::npos && buffer.size() - pos > max_line + 1) ||
+        (eol != std::string_view::npos && eol - pos > max_line))
+      return {State::error, 0, bad("Malformed chunked body")};
+    if (eol == std::string_view::npos) return {};
     auto size = chunk_size(buffer.substr(pos, eol - pos));
     if (!size) return {State::error, 0, bad("Malformed chunk size in chunked body")};
     pos = eol + 2;
@@ -238,12 +240,12 @@ ChunkedResult decode_chunked(std::string_view buffer, size_t max_body, std::stri
     pos += 2;
   }
   // Trailer fields, up to the empty line that ends the body.
+  const size_t trailer_start = pos;
   for (;;) {
     size_t eol = buffer.find("\r\n", pos);
-    if (eol == std::string_view::npos) {
-      if (buffer.size() - pos > 8192) return {State::error, 0, bad("Chunked trailer is too large")};
-      return {};
-    }
+    size_t trailer_bytes = (eol == std::string_view::npos ? buffer.size() : eol + 2) - trailer_start;
+    if (trailer_bytes > max_trailer) return {State::error, 0, bad("Chunked trailer is too large")};
+    if (eol == std::string_view::npos) return {};
     bool last = eol == pos;
     pos = eol + 2;
     if (last) return {State::done, pos, {0, ""}};

@@ -68,6 +68,17 @@ BOOST_AUTO_TEST_CASE(chunked_decoding) {
   BOOST_TEST((big.state == ChunkedResult::State::error));
   BOOST_TEST(big.error.status == 400); // beyond size_t: malformed
   BOOST_TEST(decode_chunked("65\r\n", 100, body).error.status == 413);
+  // Too long a size line or trailer is refused however TCP cut it.
+  std::string long_line = "1;" + std::string(1100, 'e') + "\r\nx\r\n0\r\n\r\n";
+  BOOST_TEST(decode_chunked(long_line, 100, body).error.message == "Malformed chunked body");
+  BOOST_TEST(decode_chunked(long_line.substr(0, 1050), 100, body).error.message == "Malformed chunked body");
+  std::string long_trailer = "0\r\n" + std::string(5000, 't') + "\r\n" + std::string(5000, 't') + "\r\n\r\n";
+  BOOST_TEST(decode_chunked(long_trailer, 100, body).error.message == "Chunked trailer is too large");
+  BOOST_TEST(decode_chunked(long_trailer.substr(0, 9000), 100, body).error.message == "Chunked trailer is too large");
+  std::string fits = "1;" + std::string(1000, 'e') + "\r\nx\r\n0\r\n" + std::string(8000, 't') + "\r\n\r\n";
+  BOOST_TEST((decode_chunked(fits, 100, body).state == ChunkedResult::State::done));
+  for (size_t cut : {size_t{1}, size_t{1003}, size_t{1004}, fits.size() / 2, fits.size() - 1})
+    BOOST_TEST((decode_chunked(fits.substr(0, cut), 100, body).state == ChunkedResult::State::need_more), cut);
 }
 
 BOOST_AUTO_TEST_CASE(responses) {
