@@ -1,9 +1,10 @@
 // weir's REST server (runtime/rest/http_server) beside cpp-httplib's server (the
 // version weir links, default settings), answering the same trivial route, so the
 // choice between them (docs/rest.md#the-server) rests on figures: requests/s over
-// kept-alive and fresh connections, memory with N idle connections, and whether a
+// kept-alive and fresh connections, memory with N idle connections, whether a
 // fresh client is answered within 5 s while N connections sit idle or trickle a
-// request a byte a second (slowloris). Results: bench/results/rest_server.md.
+// request a byte a second (slowloris), and the time a body of one-byte chunks
+// costs. Results: bench/results/rest_server.md.
 //
 //   build/bench/rest_server_bench [--seconds S] [--server weir|httplib|httplib-1024]...
 //
@@ -22,6 +23,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "runtime/rest/http_server.hpp"
@@ -180,6 +182,34 @@ UnderLoad with_connections(uint16_t port, int n, bool trickle, double seconds) {
   return result;
 }
 
+// A 24 MB chunked body of one-byte chunks (4 MB decoded, the default limit) sent
+// as fast as the server takes it, while a fresh client probes: seconds until it is
+// answered, and the slowest probe meanwhile (ms).
+std::pair<double, double> tiny_chunks(uint16_t port) {
+  std::string body;
+  body.reserve(24'000'010);
+  for (int i = 0; i < 4'000'000; ++i) body += "1\r\nx\r\n";
+  body += "0\r\n\r\n";
+  std::atomic<bool> done{false};
+  double worst = 0;
+  std::thread prober([&] {
+    while (!done) {
+      double ms = probe_ms(port);
+      worst = ms < 0 ? 5000 : std::max(worst, ms);
+      std::this_thread::sleep_for(50ms);
+    }
+  });
+  auto t0 = Clock::now();
+  TestClient client{port, 60s};
+  client.send_raw("PUT /connectors/x/config HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n");
+  for (size_t at = 0; at < body.size(); at += 65536) client.send_raw(std::string_view{body}.substr(at, 65536));
+  client.read_response();
+  double seconds = seconds_since(t0);
+  done = true;
+  prober.join();
+  return {seconds, worst};
+}
+
 std::unique_ptr<Subject> make(const std::string& name) {
   if (name == "weir") return std::make_unique<WeirSubject>();
   if (name == "httplib") return std::make_unique<HttplibSubject>(0);
@@ -230,6 +260,9 @@ int main(int argc, char** argv) {
       print_load(what.c_str(), with_connections(subject->port(), n, true, seconds * 2));
       std::fflush(stdout);
     }
+    auto [chunked_s, chunked_worst] = tiny_chunks(subject->port());
+    std::printf("\nA 24 MB body of one-byte chunks: answered after %.2f s, slowest fresh client meanwhile %.0f ms\n",
+                chunked_s, chunked_worst);
     std::printf("\nProcess RSS at the end: %ld KiB\n", rss_kib());
   }
 }

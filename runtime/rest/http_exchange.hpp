@@ -49,6 +49,7 @@ struct Connection {
   Clock::time_point since; // when it began waiting: eviction picks the oldest
   std::optional<RequestHead> head; // parsed; the body is still arriving
   size_t body_start = 0; // where the body begins in `buffer` (with `head`)
+  size_t chunks_decoded = 0; // bytes after body_start already decoded into the body
 };
 
 /// What a handler thread needs of the server to write an answer.

@@ -222,22 +222,26 @@ ChunkedResult decode_chunked(std::string_view buffer, size_t max_body, std::stri
   constexpr size_t max_line = 1024, max_trailer = 8192;
   body.clear();
   size_t pos = 0;
+  // need_more says where the complete data chunks end (`body` holds them).
+  auto need_more = [&](size_t boundary) { return ChunkedResult{State::need_more, boundary, {0, ""}}; };
+  size_t boundary = 0;
   for (;;) {
     size_t eol = buffer.find("\r\n", pos);
     if ((eol == std::string_view::npos && buffer.size() - pos > max_line + 1) ||
         (eol != std::string_view::npos && eol - pos > max_line))
       return {State::error, 0, bad("Malformed chunked body")};
-    if (eol == std::string_view::npos) return {};
+    if (eol == std::string_view::npos) return need_more(boundary);
     auto size = chunk_size(buffer.substr(pos, eol - pos));
     if (!size) return {State::error, 0, bad("Malformed chunk size in chunked body")};
     pos = eol + 2;
     if (*size == 0) break;
     if (*size > max_body - body.size()) return {State::error, 0, {413, "Request body is too large"}};
-    if (buffer.size() - pos < *size + 2) return {};
+    if (buffer.size() - pos < *size + 2) return need_more(boundary);
     body.append(buffer.substr(pos, *size));
     pos += *size;
     if (buffer.substr(pos, 2) != "\r\n") return {State::error, 0, bad("Missing CRLF after a chunk")};
     pos += 2;
+    boundary = pos;
   }
   // Trailer fields, up to the empty line that ends the body.
   const size_t trailer_start = pos;
@@ -245,7 +249,7 @@ ChunkedResult decode_chunked(std::string_view buffer, size_t max_body, std::stri
     size_t eol = buffer.find("\r\n", pos);
     size_t trailer_bytes = (eol == std::string_view::npos ? buffer.size() : eol + 2) - trailer_start;
     if (trailer_bytes > max_trailer) return {State::error, 0, bad("Chunked trailer is too large")};
-    if (eol == std::string_view::npos) return {};
+    if (eol == std::string_view::npos) return need_more(boundary);
     bool last = eol == pos;
     pos = eol + 2;
     if (last) return {State::done, pos, {0, ""}};

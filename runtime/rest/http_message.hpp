@@ -110,14 +110,17 @@ std::variant<RequestHead, HttpError> parse_request_head(std::string_view head);
 /// Progress of decoding a chunked body held in a buffer.
 struct ChunkedResult {
   enum class State { need_more, done, error } state = State::need_more;
-  size_t consumed = 0; // bytes of the buffer the whole body used (when done)
+  /// done: the bytes of the buffer the whole body used; need_more: where its
+  /// complete data chunks end (decoding may go on from there, keeping `body`).
+  size_t consumed = 0;
   HttpError error{0, ""};
 };
 
 /// Decodes a complete chunked body at the start of `buffer` into `body`
 /// (overwritten), ignoring chunk extensions and trailers. need_more until the
-/// last chunk and trailer section are all in the buffer; 413 once the decoded size
-/// passes `max_body`; 400 for malformed framing.
+/// last chunk and trailer section are all in the buffer (with the complete chunks
+/// so far in `body`, so a caller reading as bytes arrive decodes each byte once);
+/// 413 once the decoded size passes `max_body`; 400 for malformed framing.
 ChunkedResult decode_chunked(std::string_view buffer, size_t max_body, std::string& body);
 
 /// The bytes of a response: status line, Date, Content-Type and Content-Length

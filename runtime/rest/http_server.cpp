@@ -355,16 +355,22 @@ HttpServer::Impl::Next HttpServer::Impl::advance(std::unique_ptr<Connection>& sl
         return Next::gone;
       }
       c.head = std::move(head);
+      c.chunks_decoded = 0;
     }
     std::string_view pending = std::string_view{c.buffer}.substr(c.body_start);
     RequestHead& head = *c.head;
     size_t consumed = 0;
     if (head.chunked) {
-      ChunkedResult result = decode_chunked(pending, options.max_body_bytes, head.request.body);
-      if (result.state == ChunkedResult::State::need_more) return Next::wait;
+      // From where the last read's complete chunks ended: each byte is decoded once.
+      std::string decoded;
+      ChunkedResult result = decode_chunked(pending.substr(c.chunks_decoded),
+                                            options.max_body_bytes - head.request.body.size(), decoded);
       if (result.state == ChunkedResult::State::error)
         return reject(slot, error_response(result.error.status, result.error.message));
-      consumed = c.body_start + result.consumed;
+      head.request.body += decoded;
+      c.chunks_decoded += result.consumed;
+      if (result.state == ChunkedResult::State::need_more) return Next::wait;
+      consumed = c.body_start + c.chunks_decoded;
     } else {
       if (pending.size() < *head.content_length) return Next::wait;
       head.request.body = pending.substr(0, *head.content_length);

@@ -7,7 +7,9 @@
 // - decode_chunked (for a chunked head): done, need_more or a 400/413 error; done
 //   consumed no more than it was given and decoded no more than max_body; and the
 //   server reads a body as it arrives, so every shorter prefix of a body that
-//   decodes whole must answer need_more (else the outcome depends on how TCP cut it).
+//   decodes whole must answer need_more (else the outcome depends on how TCP cut it),
+//   and decoding resumed from where the prefix's complete chunks end (as the server
+//   does) must give the same body as decoding it whole.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -44,9 +46,19 @@ void check_body(std::string_view body, std::string_view input) {
     if (cut >= whole.consumed)
       continue;
     ChunkedResult r = decode_chunked(body.substr(0, cut), max_body, partial);
-    if (r.state != ChunkedResult::State::need_more)
+    if (r.state != ChunkedResult::State::need_more) {
       weir::fuzz::finding(harness, "decode_chunked: a prefix of a complete body does not ask for more", input,
            "prefix of " + std::to_string(cut) + " bytes: " + (r.state == ChunkedResult::State::done ? "done" : r.error.message));
+      continue;
+    }
+    // The server goes on from where the prefix's complete chunks ended (each byte
+    // decoded once): that must give the same body, ending at the same byte.
+    std::string rest;
+    ChunkedResult resumed = decode_chunked(body.substr(r.consumed), max_body - partial.size(), rest);
+    if (r.consumed > cut || resumed.state != ChunkedResult::State::done || partial + rest != decoded
+        || r.consumed + resumed.consumed != whole.consumed)
+      weir::fuzz::finding(harness, "decode_chunked: decoding resumed after a prefix differs from decoding whole", input,
+           "prefix of " + std::to_string(cut) + " bytes");
   }
 }
 
