@@ -175,6 +175,7 @@ struct HttpServer::Impl {
   std::vector<std::thread> handlers;
   size_t idle_handlers = 0;
   std::atomic<size_t> answering{0}; // connections in `ready`, a handler or `returned`
+  std::atomic<size_t> queued_bytes{0}; // request bytes in `ready`: max_buffered_bytes counts them
 
   detail::WriteContext write_context() const { return {stop_read, options.read_timeout, stopping}; }
 
@@ -302,6 +303,7 @@ void HttpServer::Impl::dispatch(std::unique_ptr<Connection>& slot) {
   slot->head.reset();
   Exchange exchange{std::move(slot), std::move(head)};
   ++answering;
+  queued_bytes += exchange.head.request.body.size();
   std::lock_guard lock{mutex};
   ready.push_back(std::move(exchange));
   if (idle_handlers == 0 && handlers.size() < options.max_handler_threads) {
@@ -515,7 +517,7 @@ void HttpServer::Impl::loop() {
       (void)::read(returned_event, &count, sizeof count);
     }
     drain_lingering(fds, 3);
-    size_t buffered = 0;
+    size_t buffered = queued_bytes;
     for (const auto& c : waiting) buffered += c->buffer.size();
     for (size_t i = 0; i < waiting.size(); ++i)
       if (fds[first_waiting + i].revents != 0) read_from(waiting[i], buffered);
@@ -536,6 +538,7 @@ void HttpServer::Impl::handler_thread() {
     if (stopping) return;
     Exchange exchange = std::move(ready.front());
     ready.pop_front();
+    queued_bytes -= exchange.head.request.body.size();
     lock.unlock();
     bool keep = detail::answer(handler, exchange.head, *exchange.connection, write_context());
     lock.lock();

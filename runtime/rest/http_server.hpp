@@ -46,8 +46,9 @@ struct HttpServerOptions {
   size_t max_connections = 2048;
   /// Handler threads, started as requests need them; requests beyond wait in turn.
   size_t max_handler_threads = 64;
-  /// Request bytes buffered across all connections still receiving; a connection
-  /// that would pass it is answered 503 (memory stays bounded under many uploads).
+  /// Request bytes held across all connections still receiving and complete
+  /// requests waiting for a handler thread; a connection that would pass it is
+  /// answered 503 (memory stays bounded under many uploads).
   size_t max_buffered_bytes = 64 * 1024 * 1024;
   /// A kept-alive connection with no request for this long is closed.
   std::chrono::milliseconds idle_timeout{30'000};

@@ -22,6 +22,22 @@ HttpResponse echo(const HttpRequest& request) {
   return json_response(200, request.method + " " + request.target + " [" + request.body + "]");
 }
 
+// Holds handler calls until opened, counting the calls that are waiting.
+struct Gate {
+  std::promise<void> opened;
+  std::shared_future<void> open_future = opened.get_future().share();
+  std::atomic<int> entered{0};
+
+  void pass() {
+    ++entered;
+    open_future.wait();
+  }
+  void wait_for(int calls) const {
+    while (entered < calls) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  void open() { opened.set_value(); }
+};
+
 HttpServerOptions local(HttpServerOptions options = {}) {
   options.listener = "http://127.0.0.1:0";
   return options;
@@ -219,6 +235,29 @@ BOOST_AUTO_TEST_CASE(size_limits) {
   BOOST_TEST(client.request("POST", "/fits", std::string(100, 'x')).status == 200);
 }
 
+BOOST_AUTO_TEST_CASE(requests_waiting_for_a_handler_count_against_the_buffered_bytes) {
+  Gate gate;
+  HttpServerOptions options = local();
+  options.max_handler_threads = 1;
+  options.max_buffered_bytes = 10'000;
+  HttpServer server(options, [&](const HttpRequest& request) {
+    gate.pass();
+    return json_response(200, std::to_string(request.body.size()));
+  });
+  TestClient busy(server.port());
+  busy.send_raw("PUT /a HTTP/1.1\r\nContent-Length: 1\r\n\r\nx");
+  gate.wait_for(1);
+  TestClient queued(server.port()); // complete, waits for the only handler thread
+  queued.send_raw("PUT /b HTTP/1.1\r\nContent-Length: 6000\r\n\r\n" + std::string(6000, 'b'));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  TestClient over(server.port());
+  over.send_raw("PUT /c HTTP/1.1\r\nContent-Length: 6000\r\n\r\n" + std::string(6000, 'c'));
+  BOOST_TEST(over.read_response().status == 503);
+  gate.open();
+  BOOST_TEST(busy.read_response().body == "1");
+  BOOST_TEST(queued.read_response().body == "6000");
+}
+
 BOOST_AUTO_TEST_CASE(handler_exceptions_become_error_bodies) {
   HttpServer server(local(), echo);
   TestClient client(server.port());
@@ -298,28 +337,25 @@ BOOST_AUTO_TEST_CASE(at_the_cap_the_oldest_half_sent_connection_makes_way_with_5
 }
 
 BOOST_AUTO_TEST_CASE(when_every_connection_is_being_answered_a_new_one_gets_503) {
-  std::promise<void> release;
-  auto released = release.get_future().share();
-  std::atomic<int> entered{0};
+  Gate gate;
   HttpServerOptions options = local();
   options.max_connections = 2;
   HttpServer server(options, [&](const HttpRequest&) {
-    ++entered;
-    released.wait();
+    gate.pass();
     return json_response(200, "done");
   });
   TestClient a(server.port());
   TestClient b(server.port());
   a.send_raw("GET /a HTTP/1.1\r\n\r\n");
   b.send_raw("GET /b HTTP/1.1\r\n\r\n");
-  while (entered < 2) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  gate.wait_for(2);
   TestClient c(server.port());
   auto refused = c.request("GET", "/c");
   BOOST_TEST(refused.status == 503);
   BOOST_TEST(refused.body ==
              R"({"error_code":503,"message":"Too many connections: this server serves at most 2 at once; retry later"})");
   BOOST_TEST(c.closed_by_server());
-  release.set_value();
+  gate.open();
   BOOST_TEST(a.read_response().status == 200);
   BOOST_TEST(b.read_response().status == 200);
 }
@@ -343,13 +379,12 @@ BOOST_AUTO_TEST_CASE(slow_and_idle_connections_hold_no_handler_thread) {
 }
 
 BOOST_AUTO_TEST_CASE(unauthenticated_clients_are_answered_without_a_handler) {
-  std::promise<void> release;
-  auto released = release.get_future().share();
+  Gate gate;
   HttpServerOptions options = local();
   options.bearer_token = "t";
   options.max_handler_threads = 1;
   HttpServer server(options, [&](const HttpRequest& request) {
-    if (request.target == "/block") released.wait();
+    if (request.target == "/block") gate.pass();
     return json_response(200, "ok");
   });
   TestClient busy(server.port());
@@ -357,7 +392,7 @@ BOOST_AUTO_TEST_CASE(unauthenticated_clients_are_answered_without_a_handler) {
   // The only handler thread is busy, yet a request without the token is refused now.
   TestClient stranger(server.port());
   BOOST_TEST(stranger.request("GET", "/x").status == 401);
-  release.set_value();
+  gate.open();
   BOOST_TEST(busy.read_response().status == 200);
 }
 
