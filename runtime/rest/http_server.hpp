@@ -4,8 +4,9 @@
 // bearer-token check, so idle, slow (slowloris) and unauthenticated clients cannot
 // starve the others. Complete requests go to a pool of handler threads (a handler
 // may block on a slow connector, or stream a tap for minutes). Keep-alive,
-// pipelining, Content-Length and chunked bodies, limits and timeouts; malformed
-// input is answered with a 4xx and Kafka Connect's JSON error body, never a crash.
+// pipelining, Content-Length and chunked bodies, limits and timeouts, TLS on an
+// https listener (tls.hpp); malformed input is answered with a 4xx and Kafka
+// Connect's JSON error body, never a crash. Its threads block SIGPIPE.
 #pragma once
 
 #include <chrono>
