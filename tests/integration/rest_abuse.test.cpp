@@ -33,7 +33,7 @@ namespace {
 // What the abuse may add to weir's resident memory, in KiB: up to 64 handler
 // threads' stacks and malloc arenas, and the buffers of the event loop; every
 // request body and header is bounded by the server's limits, and none is kept.
-// Measured: see docs/rest.md#the-server (growth ~10-25 MiB on this suite).
+// What this suite measures against it is in docs/rest.md#the-server.
 constexpr long kRssGrowthBound = 64 * 1024;
 
 // The client timeout the issue sets for "still answered".
