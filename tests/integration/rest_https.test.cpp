@@ -175,4 +175,24 @@ BOOST_AUTO_TEST_CASE(an_https_listener_without_its_keystore_is_refused_naming_th
              wrong.weir->output());
 }
 
+BOOST_AUTO_TEST_CASE(a_cluster_node_refuses_an_https_listener) {
+  Https h;
+  auto config = worker_config(h.dir / "state.db");
+  config["listeners"] = "https://127.0.0.1:0";
+  config["listeners.https.ssl.keystore.location"] = h.dir / "keystore.pem";
+  // Every key a node needs, so that the listener is what it refuses.
+  config["group.id"] = unique_name("https-node");
+  config["cluster.listen"] = "127.0.0.1:0";
+  config["cluster.seeds"] = "127.0.0.1:1";
+  config["cluster.secret"] = "secret";
+  for (std::string topic : {"config", "status", "offset"})
+    config[topic + ".storage.topic"] = config["group.id"] + "-" + topic;
+  write_properties(h.dir / "node.properties", config);
+  ChildProcess node{{weir_binary(), "node", "--config", h.dir / "node.properties"}, h.dir / "node.log"};
+  auto status = node.wait(30s);
+  BOOST_REQUIRE(status.has_value());
+  BOOST_TEST(!status->clean());
+  BOOST_TEST(node.output().find("https is served by weir standalone only") != std::string::npos, node.output());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
