@@ -356,7 +356,7 @@ void Worker::start_tasks(Connector& c, const std::vector<size_t>& ids) {
       failure = plan.scrub(e.what());
     }
   }
-  auto join_gate = std::make_shared<runtime::pipeline::JoinGate>();
+  auto join_gate = std::make_shared<runtime::pipeline::JoinGate>(c.partitions);
   for (auto t : ids) {
     done_->forget(task_name(plan.name, t) + (plan.sink ? "/sink" : "/producer"));
     if (failure.empty())
