@@ -422,6 +422,8 @@ std::vector<PartitionLag> Consumer::lag() const {
       }
     int64_t lo = -1, hi = -1;
     rd_kafka_get_watermark_offsets(rk_.get(), e.topic, e.partition, &lo, &hi);
+    if (paused_)
+      hi = std::max(hi, end_offset({e.topic, e.partition}));
     int64_t lag = -1;
     if (hi >= 0 && pos >= 0)
       lag = std::max<int64_t>(0, hi - pos);
@@ -434,6 +436,29 @@ std::vector<PartitionLag> Consumer::lag() const {
   if (!unknown.empty())
     ask_lag(out, unknown);
   return out;
+}
+
+// librdkafka learns a partition's end from its fetch responses, and a paused consumer
+// fetches nothing: its cached end stays where the pause began while records keep
+// coming (a stalled sink showed a lag of 10,524 when it was ~280,000). So while paused
+// the ends are asked of the broker, at most once a second.
+int64_t Consumer::end_offset(const TopicPartition& tp) const {
+  auto now = std::chrono::steady_clock::now();
+  if (now - ends_at_ >= std::chrono::seconds{1}) {
+    ends_at_ = now;
+    ends_.clear();
+    auto list = to_list(assignment_);
+    for (int i = 0; i < list->cnt; ++i)
+      list->elems[i].offset = RD_KAFKA_OFFSET_END;
+    if (!rd_kafka_offsets_for_times(rk_.get(), list.get(), 500))
+      for (int i = 0; i < list->cnt; ++i)
+        if (!list->elems[i].err)
+          ends_.push_back({list->elems[i].topic, list->elems[i].partition, list->elems[i].offset});
+  }
+  for (const auto& e : ends_)
+    if (same_partition(e, tp))
+      return e.offset;
+  return -1;
 }
 
 // A partition the consumer has not fetched from has no watermark in librdkafka, and

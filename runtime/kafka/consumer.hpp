@@ -99,8 +99,9 @@ public:
   const std::set<std::string>& missing_topics() const noexcept { return missing_topics_; }
 
   /// Lag per assigned partition from librdkafka's cached watermarks and positions;
-  /// for partitions not fetched from or taken from yet, from the broker's latest and
-  /// committed offsets (requests, at most once a second).
+  /// while paused, against the broker's end offsets; for partitions not fetched from
+  /// or taken from yet, from the broker's latest and committed offsets (requests, at
+  /// most once a second).
   std::vector<PartitionLag> lag() const;
 
   /// Records fetched but not yet handed out (carried over).
@@ -169,6 +170,11 @@ private:
   uint64_t commit_ns_ = 0;
   void commit_answered(std::chrono::steady_clock::time_point sent);
   void ask_lag(std::vector<PartitionLag>& lags, const std::vector<size_t>& unknown) const;
+  /// The broker's end offset of an assigned partition (-1: unknown), asked at most
+  /// once a second: while paused, librdkafka's own goes stale.
+  int64_t end_offset(const TopicPartition& tp) const;
+  mutable std::chrono::steady_clock::time_point ends_at_;
+  mutable std::vector<TopicPartitionOffset> ends_;
   mutable std::chrono::steady_clock::time_point asked_at_; ///< ask_lag()'s last request
   mutable std::vector<PartitionLag> asked_;                 ///< and its answers
   bool assigned_once_ = false; ///< a rebalance assigned partitions (or none) at least once
