@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -113,6 +114,14 @@ public:
   uint64_t commits_done() const noexcept { return commits_done_; }
   uint64_t commit_ns() const noexcept { return commit_ns_; }
 
+  /// Since when no broker has been reachable (a connection failed or all brokers are
+  /// down), until a fetch, a commit or a metadata request succeeds again; none while
+  /// one is. poll() asks for metadata at once, then at most once a second, since
+  /// librdkafka says nothing when a broker comes back.
+  std::optional<std::chrono::system_clock::time_point> broker_down_since() const noexcept {
+    return broker_down_since_;
+  }
+
   /// "COOPERATIVE", "EAGER" or "NONE" (before the first assignment).
   std::string rebalance_protocol() const;
 
@@ -124,6 +133,7 @@ private:
   void leave_group(std::chrono::steady_clock::time_point deadline);
   static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                            rd_kafka_topic_partition_list_t* partitions, void* opaque);
+  static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   static void on_commit(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                         rd_kafka_topic_partition_list_t* offsets, void* opaque);
   void rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
@@ -177,6 +187,9 @@ private:
   mutable std::vector<TopicPartitionOffset> ends_;
   mutable std::chrono::steady_clock::time_point asked_at_; ///< ask_lag()'s last request
   mutable std::vector<PartitionLag> asked_;                 ///< and its answers
+  void probe_broker();
+  std::optional<std::chrono::system_clock::time_point> broker_down_since_;
+  std::chrono::steady_clock::time_point probed_at_; ///< probe_broker()'s last request
   bool assigned_once_ = false; ///< a rebalance assigned partitions (or none) at least once
   std::set<std::string> missing_topics_;
   uint64_t errors_ = 0;

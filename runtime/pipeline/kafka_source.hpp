@@ -53,6 +53,8 @@ public:
     return static_cast<int32_t>(consumer_.assignment().size());
   }
   std::string idle_reason() const override;
+  /// "waiting for the broker since <UTC time>" while no broker answers.
+  std::string waiting_reason() const override;
   uint64_t commits() const override { return consumer_.commits_done(); }
   uint64_t commit_ns() const override { return consumer_.commit_ns(); }
 

@@ -59,6 +59,7 @@ public:
   int64_t lag() const override { return kafka_->lag(); }
   int32_t assigned_partitions() const override { return kafka_->assigned_partitions(); }
   std::string idle_reason() const override { return kafka_->idle_reason(); }
+  std::string waiting_reason() const override { return kafka_->waiting_reason(); }
 
 private:
   std::shared_ptr<KafkaSource> kafka_;
