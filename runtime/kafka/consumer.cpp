@@ -660,8 +660,13 @@ void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_
       report_err("assign", rd_kafka_assign(rk, partitions));
       assignment_ = listed;
     }
+    // librdkafka keeps a partition's pause through its unassignment: one paused while
+    // held before (the JoinGate pauses every member until its group settles) would
+    // stay paused when it comes back.
     if (paused_ && partitions->cnt > 0)
       rd_kafka_pause_partitions(rk, partitions);
+    else if (partitions->cnt > 0)
+      rd_kafka_resume_partitions(rk, partitions);
     if (listener_)
       listener_(RebalanceEvent{listed, {}, false});
     return;
