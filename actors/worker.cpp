@@ -60,7 +60,7 @@ struct TaskFigures {
   int64_t lag = -1;
   int32_t partitions = -1;
   std::string idle_reason; ///< the consumer's, when it has no partition
-  std::string waiting;     ///< the consumer's, while it cannot read ("waiting for the broker since ...")
+  std::string waiting;     ///< its Kafka client's, while it cannot work ("waiting for the broker since ...")
 };
 
 TaskFigures task_figures(const Task& task, int id, const std::vector<StageSnapshot>& stages) {
@@ -82,6 +82,8 @@ TaskFigures task_figures(const Task& task, int id, const std::vector<StageSnapsh
     }
     if (s.role == StageRole::sink_writer || s.role == StageRole::source_writer)
       f.written = s.stats.records_out;
+    if (s.role == StageRole::source_writer)
+      f.waiting = s.stats.waiting;
     if (s.role == StageRole::sink_reader) {
       f.lag = s.stats.lag;
       f.partitions = s.stats.partitions;

@@ -174,8 +174,7 @@ size_t Consumer::poll(weir::Batch& out, size_t max_records, size_t max_bytes,
     size_t got = fetch(timeout, paused_fetch_chunk);
     for (size_t i = 0; i < got; ++i)
       pending_.push_back(fetched_[i]);
-    if (broker_down_since_)
-      probe_broker();
+    brokers_.probe(rk_.get());
     rethrow_callback_error();
     return 0;
   }
@@ -209,24 +208,9 @@ size_t Consumer::poll(weir::Batch& out, size_t max_records, size_t max_bytes,
     }
   }
   watch_prefetch(out.size() - start_records, out.byte_size() - start_bytes);
-  if (broker_down_since_)
-    probe_broker();
+  brokers_.probe(rk_.get());
   rethrow_callback_error(); // the records stay in `out`: nothing is lost
   return n;
-}
-
-void Consumer::probe_broker() {
-  auto now = std::chrono::steady_clock::now();
-  if (now - probed_at_ < std::chrono::seconds{1})
-    return;
-  probed_at_ = now;
-  const rd_kafka_metadata_t* metadata = nullptr;
-  if (rd_kafka_metadata(rk_.get(), 0, nullptr, &metadata, 500) == RD_KAFKA_RESP_ERR_NO_ERROR) {
-    spdlog::info("kafka consumer {}: the broker answers again", rd_kafka_name(rk_.get()));
-    broker_down_since_.reset();
-  }
-  if (metadata)
-    rd_kafka_metadata_destroy(metadata);
 }
 
 // librdkafka (before 2.1, whose fetch.queue.backoff.ms fixes it) stops fetching once
@@ -308,8 +292,6 @@ size_t Consumer::fetch(std::chrono::milliseconds timeout, size_t max) {
     }
     fetched_[kept++] = msg;
   }
-  if (kept > 0)
-    broker_down_since_.reset(); // records came: a broker answers
   return kept;
 }
 
@@ -754,21 +736,10 @@ void Consumer::drop_pending_of(const std::vector<TopicPartition>& revoked) {
   pending_.erase(keep, pending_.end());
 }
 
-// Client-wide errors, served by poll() on the owner's thread. A lost connection may be
-// a broker that died or one that closed an idle connection, and librdkafka reports
-// "all brokers are down" only when it sees every one go (not always, with a bootstrap
-// entry and the broker it names): so any of them starts the wait, and the next poll asks
-// for metadata at once, which ends it if a broker answers. librdkafka logs the
+// Client-wide errors, served by poll() on the owner's thread. librdkafka logs the
 // connection failures itself; without this callback it also logged these as errors.
 void Consumer::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
-  auto* self = static_cast<Consumer*>(opaque);
-  bool unreachable = err == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN || err == RD_KAFKA_RESP_ERR__TRANSPORT
-                     || err == RD_KAFKA_RESP_ERR__RESOLVE;
-  if (unreachable && !self->broker_down_since_) {
-    self->broker_down_since_ = std::chrono::system_clock::now();
-    self->probed_at_ = {};
-  }
-  if (err == RD_KAFKA_RESP_ERR__TRANSPORT || err == RD_KAFKA_RESP_ERR__RESOLVE)
+  if (static_cast<Consumer*>(opaque)->brokers_.on_error(err))
     spdlog::debug("kafka consumer {}: {}", rd_kafka_name(rk), reason);
   else
     spdlog::error("kafka consumer {}: {}", rd_kafka_name(rk), reason);
@@ -790,7 +761,7 @@ void Consumer::on_commit(rd_kafka_t*, rd_kafka_resp_err_t err,
   if (err == RD_KAFKA_RESP_ERR__NO_OFFSET)
     return;
   if (!err)
-    self->broker_down_since_.reset(); // the coordinator answered
+    self->brokers_.answered(); // the coordinator answered
   bool failed = err != RD_KAFKA_RESP_ERR_NO_ERROR;
   for (int i = 0; offsets && i < offsets->cnt; ++i)
     failed = failed || offsets->elems[i].err;

@@ -12,6 +12,7 @@
 // stay carried over inside the consumer and come out after resume().
 #pragma once
 
+#include "runtime/kafka/broker_watch.hpp"
 #include "runtime/kafka/client_config.hpp"
 #include "runtime/kafka/topic_partition.hpp"
 #include "weir/batch.hpp"
@@ -21,7 +22,6 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -114,13 +114,10 @@ public:
   uint64_t commits_done() const noexcept { return commits_done_; }
   uint64_t commit_ns() const noexcept { return commit_ns_; }
 
-  /// Since when no broker has been reachable (a connection failed or all brokers are
-  /// down), until a fetch, a commit or a metadata request succeeds again; none while
-  /// one is. poll() asks for metadata at once, then at most once a second, since
-  /// librdkafka says nothing when a broker comes back.
-  std::optional<std::chrono::system_clock::time_point> broker_down_since() const noexcept {
-    return broker_down_since_;
-  }
+  /// Whether the brokers are reachable: from a failed connection until a commit or a
+  /// metadata request (poll() asks, see BrokerWatch) succeeds again. Records do not
+  /// count: they may come from the local prefetch queue long after the broker died.
+  const BrokerWatch& brokers() const noexcept { return brokers_; }
 
   /// "COOPERATIVE", "EAGER" or "NONE" (before the first assignment).
   std::string rebalance_protocol() const;
@@ -187,9 +184,7 @@ private:
   mutable std::vector<TopicPartitionOffset> ends_;
   mutable std::chrono::steady_clock::time_point asked_at_; ///< ask_lag()'s last request
   mutable std::vector<PartitionLag> asked_;                 ///< and its answers
-  void probe_broker();
-  std::optional<std::chrono::system_clock::time_point> broker_down_since_;
-  std::chrono::steady_clock::time_point probed_at_; ///< probe_broker()'s last request
+  BrokerWatch brokers_;
   bool assigned_once_ = false; ///< a rebalance assigned partitions (or none) at least once
   std::set<std::string> missing_topics_;
   uint64_t errors_ = 0;

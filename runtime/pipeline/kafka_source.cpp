@@ -1,7 +1,6 @@
 #include "runtime/pipeline/kafka_source.hpp"
 
 #include <algorithm>
-#include <ctime>
 
 #include <spdlog/spdlog.h>
 
@@ -168,17 +167,7 @@ std::string KafkaSource::idle_reason() const {
   return {}; // the group gave it none: more tasks than partitions
 }
 
-std::string KafkaSource::waiting_reason() const {
-  auto since = consumer_.broker_down_since();
-  if (!since)
-    return {};
-  std::time_t t = std::chrono::system_clock::to_time_t(*since);
-  std::tm utc{};
-  gmtime_r(&t, &utc);
-  char at[32];
-  std::strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return std::string{"waiting for the broker since "} + at;
-}
+std::string KafkaSource::waiting_reason() const { return consumer_.brokers().describe(); }
 
 void KafkaSource::on_durable(const std::vector<kafka::TopicPartitionOffset>& offsets) {
   const auto& assigned = consumer_.assignment();

@@ -187,6 +187,8 @@ BOOST_AUTO_TEST_CASE(broker_sigkill_and_restart_mid_stream_jdbc_sink_and_exactly
     });
   });
   BOOST_TEST(told, "the sink tasks do not say they wait for the broker:" << describe(waiting));
+  // The exactly-once source task's producer may sit in a transaction commit for the
+  // whole outage, publishing nothing: its status is shown, not checked (see docs/rest.md).
   std::this_thread::sleep_until(down_at + 5s);
   BOOST_REQUIRE_MESSAGE(weir->running(), "weir ended while the broker was down: "
                                            << (weir->status() ? weir->status()->describe() : "") << "\n"
