@@ -55,6 +55,7 @@ using producer_actor = caf::stateful_actor<ProducerState>;
 /// Publishes the current figures to the stage's metrics cell, if any.
 void publish(producer_actor* self) {
   auto& st = self->state;
+  st.stats.waiting = st.producer ? st.producer->brokers().describe() : std::string{};
   if (!st.spec.cell)
     return;
   st.stats.held = {st.ledger.held_batches(), st.ledger.held_bytes()};
@@ -234,6 +235,8 @@ caf::behavior producer_behavior(producer_actor* self, ProducerSpec spec) {
       } catch (const std::exception& e) {
         fail(self, e.what());
       }
+      if (st.producer->brokers().describe() != st.stats.waiting)
+        publish(self); // the broker went away or came back: the task status says so
       const auto& txn = st.spec.transactions;
       if (st.in_transaction && !st.failed && txn.interval.count() > 0
           && Clock::now() - st.transaction_start >= txn.interval)

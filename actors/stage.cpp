@@ -320,6 +320,7 @@ StageStats& observe(source_actor<Payload>* self, bool now = false) {
     st.stats.idle_reason = st.spec.source->idle_reason();
   else
     st.stats.idle_reason.clear();
+  st.stats.waiting = st.spec.source->waiting_reason();
   st.stats.commits = st.spec.source->commits();
   st.stats.commit_ns = st.spec.source->commit_ns();
   if (st.spec.cell)

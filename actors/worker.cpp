@@ -60,6 +60,7 @@ struct TaskFigures {
   int64_t lag = -1;
   int32_t partitions = -1;
   std::string idle_reason; ///< the consumer's, when it has no partition
+  std::string waiting;     ///< its Kafka client's, while it cannot work ("waiting for the broker since ...")
 };
 
 TaskFigures task_figures(const Task& task, int id, const std::vector<StageSnapshot>& stages) {
@@ -81,10 +82,13 @@ TaskFigures task_figures(const Task& task, int id, const std::vector<StageSnapsh
     }
     if (s.role == StageRole::sink_writer || s.role == StageRole::source_writer)
       f.written = s.stats.records_out;
+    if (s.role == StageRole::source_writer)
+      f.waiting = s.stats.waiting;
     if (s.role == StageRole::sink_reader) {
       f.lag = s.stats.lag;
       f.partitions = s.stats.partitions;
       f.idle_reason = s.stats.idle_reason;
+      f.waiting = s.stats.waiting;
     }
   }
   if (f.state == "RUNNING" && finished)
@@ -358,7 +362,7 @@ void Worker::start_tasks(Connector& c, const std::vector<size_t>& ids) {
       failure = plan.scrub(e.what());
     }
   }
-  auto join_gate = std::make_shared<runtime::pipeline::JoinGate>();
+  auto join_gate = std::make_shared<runtime::pipeline::JoinGate>(c.partitions);
   for (auto t : ids) {
     done_->forget(task_name(plan.name, t) + (plan.sink ? "/sink" : "/producer"));
     if (failure.empty())
@@ -684,7 +688,8 @@ std::vector<std::string> Worker::progress(double interval) {
     }
     uint64_t written = 0, errors = 0;
     int64_t lag = 0;
-    int idle = 0, failed = 0, finished = 0;
+    int idle = 0, failed = 0, finished = 0, waiting = 0;
+    std::string waiting_since; // the earliest task's "waiting for the broker since ..."
     auto status = status_of(c);
     auto stages = metrics_.snapshot(name);
     for (const auto& [t, task] : c.tasks) {
@@ -695,6 +700,11 @@ std::vector<std::string> Worker::progress(double interval) {
       idle += c.plan.sink && f.state == "RUNNING" && f.partitions == 0;
       failed += f.state == "FAILED";
       finished += f.state == "FINISHED";
+      if (f.state == "RUNNING" && !f.waiting.empty()) {
+        ++waiting;
+        if (waiting_since.empty() || f.waiting < waiting_since)
+          waiting_since = f.waiting;
+      }
     }
     for (const auto& shown : status.tasks)
       state_.set_task_status(name, shown.id, shown.state.state, shown.state.trace);
@@ -717,6 +727,10 @@ std::vector<std::string> Worker::progress(double interval) {
                     static_cast<unsigned long long>(written), static_cast<unsigned long long>(errors),
                     c.tasks.size(), idle, failed);
     lines.emplace_back(line);
+    // A line of its own, so the progress line keeps its shape for scripts reading it.
+    if (waiting > 0)
+      lines.push_back("[" + name + "] " + waiting_since + " (" + std::to_string(waiting) + " of "
+                      + std::to_string(c.tasks.size()) + " task(s))");
   }
   return lines;
 }
@@ -771,6 +785,9 @@ rest::ConnectorStatus Worker::status_of(const Connector& c) const {
     else if (f.state == "RUNNING" && task.restart_at && !task.gave_up)
       f.trace = "restarting: automatic restart " + std::to_string(task.restarts + 1) + " of "
                 + std::to_string(options_.restart_max_attempts) + " is under way";
+    else if (f.state == "RUNNING" && !f.waiting.empty())
+      // Kafka Connect has no such state: RUNNING stays, for its clients, with the reason.
+      f.trace = f.waiting + "; it resumes by itself once the broker answers";
     else if (c.plan.sink && f.state == "RUNNING" && f.partitions == 0)
       f.trace = idle_trace(c.plan.tasks_max, c.partitions, f);
     status.tasks.push_back({static_cast<int>(t), {f.state, options_.worker_id, c.plan.scrub(f.trace)}});

@@ -89,6 +89,9 @@ public:
   /// "waiting for its first assignment"); empty when it has partitions, is no
   /// consumer, or was simply given none (more tasks than partitions).
   virtual std::string idle_reason() const { return {}; }
+  /// A source that cannot work for now although it runs, in words ("waiting for the
+  /// broker since 2026-12-02T07:30:01Z"); empty when it can.
+  virtual std::string waiting_reason() const { return {}; }
   /// Offset commits completed so far, and their total time (request to answer).
   virtual uint64_t commits() const { return 0; }
   virtual uint64_t commit_ns() const { return 0; }

@@ -31,6 +31,7 @@ struct StageStats {
   int64_t lag = -1;         ///< consumers: records behind the high watermarks
   int32_t partitions = -1;  ///< consumers: partitions assigned
   std::string idle_reason;  ///< consumers with no partition: why ("" when not known)
+  std::string waiting;      ///< consumers, producers: why they cannot work now ("waiting for the broker since ...")
   uint64_t commits = 0;     ///< consumers: offset commits completed
   uint64_t commit_ns = 0;   ///< consumers: their total time, request to answer
 };

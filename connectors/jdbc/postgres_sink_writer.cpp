@@ -20,6 +20,7 @@ namespace weir::connectors::jdbc {
 using runtime::data::DataError;
 using runtime::data::DecodedBatch;
 using runtime::data::DecodedRecord;
+using runtime::data::RecordState;
 using runtime::data::ErrorStage;
 using runtime::kafka::TopicPartitionOffset;
 
@@ -585,7 +586,7 @@ struct PostgresSinkWriter::Impl {
     exec("BEGIN");
     lock_offsets(batch);
     for (uint32_t i = 0; i < batch.size(); ++i) {
-      const DecodedRecord& r = batch[i];
+      DecodedRecord& r = batch[i];
       const Position at = consumed_position(batch, r);
       OffsetSlot* slot = nullptr;
       int64_t previous_max = -1;
@@ -593,6 +594,7 @@ struct PostgresSinkWriter::Impl {
         slot = &slots.at(at.topic, at.partition);
         if (at.offset < slot->stored_next) {
           ++stats.skipped;
+          r.state = RecordState::Dropped; // stored before: not written again, not counted as written
           continue;
         }
         previous_max = slot->max_offset;

@@ -18,6 +18,7 @@ namespace weir::connectors::jdbc {
 using runtime::data::DataError;
 using runtime::data::DecodedBatch;
 using runtime::data::DecodedRecord;
+using runtime::data::RecordState;
 using runtime::data::ErrorStage;
 using runtime::data::Kind;
 using runtime::data::Logical;
@@ -454,7 +455,7 @@ struct JdbcSinkWriter::Impl {
       if (read_data_version() != data_version) load_offsets(); // another connection wrote
       slots.clear();
       for (uint32_t i = 0; i < batch.size(); ++i) {
-        const DecodedRecord& r = batch[i];
+        DecodedRecord& r = batch[i];
         const Position at = consumed_position(batch, r);
         OffsetSlot* slot = nullptr;
         int64_t previous_max = -1;
@@ -466,6 +467,7 @@ struct JdbcSinkWriter::Impl {
           }
           if (at.offset < slot->stored_next) {
             ++stats.skipped;
+            r.state = RecordState::Dropped; // stored before: not written again, not counted as written
             continue;
           }
           previous_max = slot->max_offset;

@@ -513,10 +513,14 @@ BOOST_AUTO_TEST_CASE(replayed_records_are_skipped) {
   writer.write(again);
   BOOST_TEST(db.rows("SELECT count(*), count(DISTINCT n) FROM t") == "5|5");
   BOOST_TEST(writer.stats().skipped == 5u);
+  // Not Live any more: the sink stage counts only Live records as written.
+  BOOST_TEST(first.live_count() == 5u);
+  BOOST_TEST(again.live_count() == 0u);
   std::vector<In> overlap;
   for (int i = 3; i < 8; ++i) overlap.push_back({i, std::nullopt, R"({"n":)" + std::to_string(i) + "}"});
   auto third = decode(overlap);
   writer.write(third);
+  BOOST_TEST(third.live_count() == 3u);
   BOOST_TEST(db.rows("SELECT group_concat(n) FROM (SELECT n FROM t ORDER BY n)") == "0,1,2,3,4,5,6,7");
   BOOST_TEST(db.rows("SELECT connector, topic, partition, next_offset FROM __weir_sink_offsets") == "sink|t|0|8");
 }

@@ -122,6 +122,7 @@ Consumer::Consumer(const Properties& props, RebalanceListener listener)
   rd_kafka_conf_set_opaque(conf.get(), this);
   rd_kafka_conf_set_rebalance_cb(conf.get(), &Consumer::on_rebalance);
   rd_kafka_conf_set_offset_commit_cb(conf.get(), &Consumer::on_commit);
+  rd_kafka_conf_set_error_cb(conf.get(), &Consumer::on_error);
   rk_ = make_handle(RD_KAFKA_CONSUMER, std::move(conf));
   // One queue for messages, rebalances and commit results, served by poll().
   rd_kafka_poll_set_consumer(rk_.get());
@@ -173,6 +174,7 @@ size_t Consumer::poll(weir::Batch& out, size_t max_records, size_t max_bytes,
     size_t got = fetch(timeout, paused_fetch_chunk);
     for (size_t i = 0; i < got; ++i)
       pending_.push_back(fetched_[i]);
+    brokers_.probe(rk_.get());
     rethrow_callback_error();
     return 0;
   }
@@ -206,6 +208,7 @@ size_t Consumer::poll(weir::Batch& out, size_t max_records, size_t max_bytes,
     }
   }
   watch_prefetch(out.size() - start_records, out.byte_size() - start_bytes);
+  brokers_.probe(rk_.get());
   rethrow_callback_error(); // the records stay in `out`: nothing is lost
   return n;
 }
@@ -422,6 +425,8 @@ std::vector<PartitionLag> Consumer::lag() const {
       }
     int64_t lo = -1, hi = -1;
     rd_kafka_get_watermark_offsets(rk_.get(), e.topic, e.partition, &lo, &hi);
+    if (paused_)
+      hi = std::max(hi, end_offset({e.topic, e.partition}));
     int64_t lag = -1;
     if (hi >= 0 && pos >= 0)
       lag = std::max<int64_t>(0, hi - pos);
@@ -434,6 +439,29 @@ std::vector<PartitionLag> Consumer::lag() const {
   if (!unknown.empty())
     ask_lag(out, unknown);
   return out;
+}
+
+// librdkafka learns a partition's end from its fetch responses, and a paused consumer
+// fetches nothing: its cached end stays where the pause began while records keep
+// coming (a stalled sink showed a lag of 10,524 when it was ~280,000). So while paused
+// the ends are asked of the broker, at most once a second.
+int64_t Consumer::end_offset(const TopicPartition& tp) const {
+  auto now = std::chrono::steady_clock::now();
+  if (now - ends_at_ >= std::chrono::seconds{1}) {
+    ends_at_ = now;
+    ends_.clear();
+    auto list = to_list(assignment_);
+    for (int i = 0; i < list->cnt; ++i)
+      list->elems[i].offset = RD_KAFKA_OFFSET_END;
+    if (!rd_kafka_offsets_for_times(rk_.get(), list.get(), 500))
+      for (int i = 0; i < list->cnt; ++i)
+        if (!list->elems[i].err)
+          ends_.push_back({list->elems[i].topic, list->elems[i].partition, list->elems[i].offset});
+  }
+  for (const auto& e : ends_)
+    if (same_partition(e, tp))
+      return e.offset;
+  return -1;
 }
 
 // A partition the consumer has not fetched from has no watermark in librdkafka, and
@@ -614,8 +642,13 @@ void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_
       report_err("assign", rd_kafka_assign(rk, partitions));
       assignment_ = listed;
     }
+    // librdkafka keeps a partition's pause through its unassignment: one paused while
+    // held before (the JoinGate pauses every member until its group settles) would
+    // stay paused when it comes back.
     if (paused_ && partitions->cnt > 0)
       rd_kafka_pause_partitions(rk, partitions);
+    else if (partitions->cnt > 0)
+      rd_kafka_resume_partitions(rk, partitions);
     if (listener_)
       listener_(RebalanceEvent{listed, {}, false});
     return;
@@ -703,6 +736,15 @@ void Consumer::drop_pending_of(const std::vector<TopicPartition>& revoked) {
   pending_.erase(keep, pending_.end());
 }
 
+// Client-wide errors, served by poll() on the owner's thread. librdkafka logs the
+// connection failures itself; without this callback it also logged these as errors.
+void Consumer::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque) {
+  if (static_cast<Consumer*>(opaque)->brokers_.on_error(err))
+    spdlog::debug("kafka consumer {}: {}", rd_kafka_name(rk), reason);
+  else
+    spdlog::error("kafka consumer {}: {}", rd_kafka_name(rk), reason);
+}
+
 void Consumer::commit_answered(std::chrono::steady_clock::time_point sent) {
   ++commits_done_;
   commit_ns_ += static_cast<uint64_t>(
@@ -718,6 +760,8 @@ void Consumer::on_commit(rd_kafka_t*, rd_kafka_resp_err_t err,
   }
   if (err == RD_KAFKA_RESP_ERR__NO_OFFSET)
     return;
+  if (!err)
+    self->brokers_.answered(); // the coordinator answered
   bool failed = err != RD_KAFKA_RESP_ERR_NO_ERROR;
   for (int i = 0; offsets && i < offsets->cnt; ++i)
     failed = failed || offsets->elems[i].err;

@@ -12,6 +12,7 @@
 // stay carried over inside the consumer and come out after resume().
 #pragma once
 
+#include "runtime/kafka/broker_watch.hpp"
 #include "runtime/kafka/client_config.hpp"
 #include "runtime/kafka/topic_partition.hpp"
 #include "weir/batch.hpp"
@@ -99,8 +100,9 @@ public:
   const std::set<std::string>& missing_topics() const noexcept { return missing_topics_; }
 
   /// Lag per assigned partition from librdkafka's cached watermarks and positions;
-  /// for partitions not fetched from or taken from yet, from the broker's latest and
-  /// committed offsets (requests, at most once a second).
+  /// while paused, against the broker's end offsets; for partitions not fetched from
+  /// or taken from yet, from the broker's latest and committed offsets (requests, at
+  /// most once a second).
   std::vector<PartitionLag> lag() const;
 
   /// Records fetched but not yet handed out (carried over).
@@ -111,6 +113,11 @@ public:
   /// Offset commits answered so far, and their total time from request to answer.
   uint64_t commits_done() const noexcept { return commits_done_; }
   uint64_t commit_ns() const noexcept { return commit_ns_; }
+
+  /// Whether the brokers are reachable: from a failed connection until a commit or a
+  /// metadata request (poll() asks, see BrokerWatch) succeeds again. Records do not
+  /// count: they may come from the local prefetch queue long after the broker died.
+  const BrokerWatch& brokers() const noexcept { return brokers_; }
 
   /// "COOPERATIVE", "EAGER" or "NONE" (before the first assignment).
   std::string rebalance_protocol() const;
@@ -123,6 +130,7 @@ private:
   void leave_group(std::chrono::steady_clock::time_point deadline);
   static void on_rebalance(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                            rd_kafka_topic_partition_list_t* partitions, void* opaque);
+  static void on_error(rd_kafka_t* rk, int err, const char* reason, void* opaque);
   static void on_commit(rd_kafka_t* rk, rd_kafka_resp_err_t err,
                         rd_kafka_topic_partition_list_t* offsets, void* opaque);
   void rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_t* partitions);
@@ -169,8 +177,14 @@ private:
   uint64_t commit_ns_ = 0;
   void commit_answered(std::chrono::steady_clock::time_point sent);
   void ask_lag(std::vector<PartitionLag>& lags, const std::vector<size_t>& unknown) const;
+  /// The broker's end offset of an assigned partition (-1: unknown), asked at most
+  /// once a second: while paused, librdkafka's own goes stale.
+  int64_t end_offset(const TopicPartition& tp) const;
+  mutable std::chrono::steady_clock::time_point ends_at_;
+  mutable std::vector<TopicPartitionOffset> ends_;
   mutable std::chrono::steady_clock::time_point asked_at_; ///< ask_lag()'s last request
   mutable std::vector<PartitionLag> asked_;                 ///< and its answers
+  BrokerWatch brokers_;
   bool assigned_once_ = false; ///< a rebalance assigned partitions (or none) at least once
   std::set<std::string> missing_topics_;
   uint64_t errors_ = 0;

@@ -128,6 +128,7 @@ void Producer::settle(Pending& p, rd_kafka_resp_err_t err, size_t records) {
         p.first_error = rd_kafka_err2str(err);
     } else {
       ++p.delivered;
+      brokers_.answered();
     }
   }
   if (--p.remaining > 0)
@@ -163,6 +164,7 @@ void Producer::on_error(rd_kafka_t* rk, int err, const char* reason, void* opaqu
     return;
   }
   // Connection trouble and the like: librdkafka retries on its own.
+  self->brokers_.on_error(err);
   spdlog::warn("kafka producer {}: {}", rd_kafka_name(rk), reason);
 }
 
@@ -178,6 +180,7 @@ void Producer::throw_if_fatal() {
 
 int Producer::poll(std::chrono::milliseconds timeout) {
   int served = rd_kafka_poll(rk_.get(), clamp_ms(timeout));
+  brokers_.probe(rk_.get());
   throw_if_fatal();
   return served;
 }

@@ -8,6 +8,7 @@
 // reused or dropped as soon as it returns.
 #pragma once
 
+#include "runtime/kafka/broker_watch.hpp"
 #include "runtime/kafka/client_config.hpp"
 #include "weir/batch.hpp"
 
@@ -55,6 +56,10 @@ public:
   /// Sends and waits for everything outstanding; true when nothing is in flight.
   bool flush(std::chrono::milliseconds timeout);
 
+  /// Whether the brokers are reachable: from a failed connection until a delivery or a
+  /// metadata request (poll() asks, see BrokerWatch) succeeds again.
+  const BrokerWatch& brokers() const noexcept { return brokers_; }
+
   /// Transactions (needs `transactional.id`), librdkafka's API with its error
   /// handling folded in: a retriable error is retried until `timeout`; an error
   /// that requires an abort aborts the transaction; each then throws KafkaError
@@ -96,6 +101,7 @@ private:
   size_t in_flight_ = 0;
   std::exception_ptr callback_error_; // thrown by on_delivery_, rethrown to the owner
   bool fatal_ = false;
+  BrokerWatch brokers_;
   bool closing_ = false;
   std::chrono::milliseconds queue_full_timeout_{30000};
   std::chrono::milliseconds close_timeout_{10000};

@@ -28,7 +28,12 @@ KafkaSource::KafkaSource(Options options, kafka::RebalanceListener listener)
   if (!options_.join_gate) {
     consumer_.subscribe(options_.topics);
     subscribed_ = true;
+    return;
   }
+  gate_member_ = options_.join_gate->enroll();
+  // Paused from the start: partitions assigned while the group settles are paused too.
+  reading_gated_ = true;
+  consumer_.pause();
 }
 
 void KafkaSource::on_rebalance(const kafka::RebalanceEvent& event) {
@@ -50,8 +55,11 @@ void KafkaSource::on_rebalance(const kafka::RebalanceEvent& event) {
       spdlog::debug("commit on revocation failed: {}", e.what());
     }
   }
-  if (first_through_gate_)
-    options_.join_gate->first_assigned = true;
+  if (options_.join_gate) {
+    // The listener hears of revocations before they leave the assignment.
+    auto held = consumer_.assignment().size() - event.revoked.size();
+    options_.join_gate->assigned(gate_member_, static_cast<int32_t>(held));
+  }
   if (listener_)
     listener_(event);
 }
@@ -63,10 +71,18 @@ BatchSource::Status KafkaSource::fill(Batch& out, uint64_t max_bytes) {
       gate_asked_ = true;
       first_through_gate_ = gate.take_first();
     }
-    if (!first_through_gate_ && !gate.open())
+    if (!first_through_gate_ && !gate.may_join())
       return Status::idle;
     consumer_.subscribe(options_.topics);
     subscribed_ = true;
+  }
+  if (reading_gated_) {
+    if (!options_.join_gate->may_read()) {
+      consumer_.poll(out, options_.max_records, max_bytes, options_.poll_timeout); // paused: serves rebalances
+      return Status::idle;
+    }
+    reading_gated_ = false;
+    consumer_.resume();
   }
   // Room for a batch like the last one, so that the arena is allocated once instead
   // of growing (and being copied) a dozen times per batch.
@@ -93,7 +109,7 @@ void KafkaSource::set_blocked(bool blocked) {
   blocked_ = blocked;
   if (blocked)
     blocked_since_ = std::chrono::steady_clock::now();
-  else if (consumer_.paused())
+  else if (consumer_.paused() && !reading_gated_)
     consumer_.resume();
 }
 
@@ -118,6 +134,8 @@ KafkaSource::~KafkaSource() {
     // Partitions revoked or the broker gone: the next owner re-reads (at-least-once).
   }
   last_durable_.clear(); // leaving the group revokes everything: nothing left to commit
+  if (options_.join_gate)
+    options_.join_gate->leave(gate_member_);
 }
 
 int64_t KafkaSource::lag() const {
@@ -148,6 +166,8 @@ std::string KafkaSource::idle_reason() const {
   }
   return {}; // the group gave it none: more tasks than partitions
 }
+
+std::string KafkaSource::waiting_reason() const { return consumer_.brokers().describe(); }
 
 void KafkaSource::on_durable(const std::vector<kafka::TopicPartitionOffset>& offsets) {
   const auto& assigned = consumer_.assignment();

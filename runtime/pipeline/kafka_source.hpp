@@ -9,33 +9,10 @@
 #include <vector>
 
 #include "runtime/kafka/consumer.hpp"
+#include "runtime/pipeline/join_gate.hpp"
 #include "runtime/stage_logic.hpp"
 
 namespace weir::runtime::pipeline {
-
-/// The consumers of tasks started together join their group one after the other.
-/// When they join a new (empty) group at once, with the broker's
-/// group.initial.rebalance.delay.ms at 0 (Kafka's development setting), the first
-/// JoinGroup completes a generation alone, the next one breaks it before its
-/// SyncGroup, and librdkafka 2.0 rejoins only when its 1 s join interval has passed
-/// and its main loop next wakes: 1 to 2 s without records, even when the joins
-/// leave within a millisecond of each other. So the first consumer joins alone and
-/// reads every partition at once; the others join once it has its assignment (or
-/// after `deadline`), which starts an ordinary rebalance that waits for it to
-/// rejoin, and the cooperative protocol hands their partitions over meanwhile.
-/// Not for static members (a cluster's sink tasks, KIP-345): tasks restarted on
-/// another node take the places of dead members in a group that is not empty, where
-/// the first one's join may start a rebalance that waits for the others' members,
-/// so holding them back would stall it until `deadline`.
-struct JoinGate {
-  std::atomic<bool> first_taken{false};
-  std::atomic<bool> first_assigned{false};
-  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::now()
-                                                   + std::chrono::seconds{5};
-  /// True for the first consumer to ask.
-  bool take_first() { return !first_taken.exchange(true); }
-  bool open() const { return first_assigned.load() || std::chrono::steady_clock::now() >= deadline; }
-};
 
 class KafkaSource : public BatchSource {
 public:
@@ -48,8 +25,8 @@ public:
     std::chrono::milliseconds poll_timeout{100};
     /// How long credit may stay out before the partitions are paused (see set_blocked).
     std::chrono::milliseconds pause_after{1000};
-    /// When set, the consumers sharing it join their group one after the other
-    /// (see JoinGate).
+    /// When set, the consumers sharing it join their group one after the other and
+    /// read once it has settled (see JoinGate).
     std::shared_ptr<JoinGate> join_gate = nullptr;
     /// Durable offsets reported within this interval go to the broker in one commit.
     /// Each commit is a write to __consumer_offsets: one per batch (~700/s for a
@@ -76,6 +53,8 @@ public:
     return static_cast<int32_t>(consumer_.assignment().size());
   }
   std::string idle_reason() const override;
+  /// "waiting for the broker since <UTC time>" while no broker answers.
+  std::string waiting_reason() const override;
   uint64_t commits() const override { return consumer_.commits_done(); }
   uint64_t commit_ns() const override { return consumer_.commit_ns(); }
 
@@ -98,6 +77,8 @@ private:
   bool subscribed_ = false;
   bool gate_asked_ = false;
   bool first_through_gate_ = false; ///< this consumer joined first (see JoinGate)
+  size_t gate_member_ = 0;          ///< its number at the gate
+  bool reading_gated_ = false;      ///< paused until the gate lets it read
   size_t last_records_ = 0; // the size of the last batch filled: the next one's guess
   size_t last_bytes_ = 0;
   bool blocked_ = false;

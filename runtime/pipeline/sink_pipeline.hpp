@@ -30,7 +30,10 @@ public:
 
   /// Writes every Live record of `batch`; returning means they are durable. A record
   /// the destination rejects is marked Failed (batch.fail) and the others are still
-  /// written. Throwing means the whole batch failed (it may be retried).
+  /// written. A replayed record an exactly-once writer skips (its offset is below the
+  /// one stored with the data) is marked Dropped, so that "records written" counts only
+  /// what this write made durable. Throwing means the whole batch failed (it may be
+  /// retried).
   virtual void write(data::DecodedBatch& batch) = 0;
 
   /// Offsets the destination stored itself (exactly-once sinks), asked once when the
@@ -56,6 +59,7 @@ public:
   int64_t lag() const override { return kafka_->lag(); }
   int32_t assigned_partitions() const override { return kafka_->assigned_partitions(); }
   std::string idle_reason() const override { return kafka_->idle_reason(); }
+  std::string waiting_reason() const override { return kafka_->waiting_reason(); }
 
 private:
   std::shared_ptr<KafkaSource> kafka_;

@@ -21,6 +21,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 using namespace weir::testing;
@@ -483,6 +484,46 @@ BOOST_AUTO_TEST_CASE(kill_9_mid_stream_then_restart_every_record_at_least_once) 
   BOOST_TEST_MESSAGE("written before the kill but not committed: "
                      << static_cast<int64_t>(before.lines) - committed_total << " lines");
   BOOST_TEST(committed_total > 0, "nothing was committed before the kill");
+}
+
+// Issue 20, item 4: a 4-task at-least-once sink starting while records keep coming
+// writes every record exactly once. The consumers join their group one after the
+// other (pipeline::JoinGate): the first one gets every partition, then hands three
+// over, and librdkafka 2.0 may report the fourth lost on the way. Had it read them,
+// its next owner would rewrite what it had not committed (25,000 duplicates in 600,000
+// here before the fix); no member reads before the group has settled.
+BOOST_AUTO_TEST_CASE(four_tasks_starting_under_live_load_write_no_duplicate) {
+  const size_t backlog = 100000, n = 600000, chunk = 20000;
+  Setup s;
+  auto topic = unique_name("weir-itest-start");
+  auto name = unique_name("start-sink");
+  create_topic(topic, 4);
+  auto record = [](size_t i) {
+    return OutRecord{static_cast<int32_t>(i % 4), "user-" + std::to_string(i), user_json(i)};
+  };
+  produce(topic, backlog, record);
+  auto file = s.dir / "out.txt";
+  auto weir = start_standalone(s.worker, {s.connector(name, file_sink(topic, file, 4))}, s.log);
+  // The rest arrives while the tasks start and their group settles, at about
+  // 100,000 records/s: the first consumer is busy reading when it hands over.
+  for (size_t at = backlog; at < n; at += chunk) {
+    auto t = Clock::now();
+    produce(topic, chunk, [&](size_t i) { return record(at + i); });
+    std::this_thread::sleep_until(t + 200ms);
+  }
+
+  auto scan = wait_for_all(file, n, 180s, *weir);
+  stop_cleanly(*weir);
+  scan = scan_file(file, n);
+  auto out = weir->output();
+  BOOST_TEST_MESSAGE(scan.lines << " lines for " << n << " records, duplicates " << scan.duplicates());
+  BOOST_TEST(scan.missing() == 0u, scan.missing() << " of " << n << " records missing");
+  BOOST_TEST(scan.duplicates() == 0u, scan.duplicates() << " duplicate(s); the log:\n" << tail_lines(out, 60));
+  BOOST_TEST(scan.foreign == 0u, scan.foreign << " malformed line(s), the first: " << scan.first_foreign);
+  // librdkafka 2.0 may report a partition "lost" during the handover (it was, in 2
+  // of 3 runs before the fix): harmless now, since nothing is read before it settles.
+  if (out.find("lost previously assigned partitions") != std::string::npos)
+    BOOST_TEST_MESSAGE("a partition was reported lost while the group settled");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
