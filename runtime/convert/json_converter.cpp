@@ -396,8 +396,8 @@ struct JsonConverter::Impl {
   // schema's text). Records of a topic mostly carry the same schema in the same bytes:
   // when they start with the last such schema's text, that text is this record's
   // whole schema (a JSON object ends where its braces balance), so the schema is the
-  // same, without writing the canonical key of the cache (a fifth of the sink's CPU
-  // time for records of eight fields).
+  // same, without writing the canonical key of the cache (most of the CPU time this
+  // converter spends on small records; bench/results/postgres.md).
   SchemaPtr intern_leading(dom::element e, std::string_view record) {
     std::string_view rest = record.substr(leading_schema_key.size());
     if (last_leading_schema && rest.starts_with(last_leading))
@@ -829,12 +829,14 @@ void JsonConverter::to_connect(const std::optional<std::string_view>& bytes, Dec
       bool other = false;
       dom::object o = root.get_object().value_unsafe();
       for (auto [k, v] : o) {
-        if (k == "schema")
-          leading = !schema_node && bytes->starts_with(leading_schema_key), schema_node = v;
-        else if (k == "payload")
+        if (k == "schema") {
+          leading = !schema_node && bytes->starts_with(leading_schema_key);
+          schema_node = v;
+        } else if (k == "payload") {
           payload = v;
-        else
+        } else {
           other = true;
+        }
       }
       if (other)
         schema_node.reset();
