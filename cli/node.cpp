@@ -91,7 +91,8 @@ bool configure_tls(caf::actor_system_config& cfg, const Config& parsed) {
   return true;
 }
 
-/// Waits until every actor in `actors` has terminated; false after `timeout`.
+/// Waits until every actor in `actors` has terminated; false when `timeout` passes
+/// with none of those still running ending.
 bool await_exit(caf::actor_system& sys, const std::vector<caf::actor>& actors,
                 std::chrono::milliseconds timeout) {
   caf::scoped_actor self{sys};
@@ -227,7 +228,7 @@ int run_node(const NodeOptions& opt) {
   // they must be gone before those are, and the node may be busy abandoning tasks
   // (a consumer's close can take 10 s) when the exit arrives.
   if (!await_exit(sys, {node, membership}, 30s)) {
-    std::fprintf(stderr, "weir node: the cluster actors did not stop within 30 s\n");
+    std::fprintf(stderr, "weir node: the cluster actors did not stop (30 s without either ending)\n");
     std::fflush(nullptr);
     std::_Exit(1);
   }
