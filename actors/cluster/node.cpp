@@ -24,7 +24,7 @@ using runtime::cluster::Work;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-using revoked_atom = caf::atom_constant<caf::atom("revoked")>;
+using applied_atom = caf::atom_constant<caf::atom("applied")>;
 
 // --- ClusterView
 
@@ -170,7 +170,14 @@ void supervise(node_actor* self) {
 }
 
 /// Runs here what `snapshot`'s assignment gives this node, if it is newer than the
-/// one applied; tells its leader when work was taken away (drained and committed).
+/// one applied, and tells its leader that this node runs nothing else (what was
+/// taken away is drained and committed): a round's assignments wait for that word
+/// from every node it revoked work from. The word goes with every generation
+/// applied, not only when work left this node, since a node may never have started
+/// the work a round takes from it (it read that round and the one before together,
+/// or after a resync); and again with every renewal of the record, since a message
+/// to the leader can be lost (no handle to it yet, a connection being dialled
+/// again). The leader ignores it for any generation but the current one.
 void apply_assignment(node_actor* self, const runtime::cluster::ClusterConfig& snapshot) {
   auto& st = self->state;
   if (st.resync || !snapshot.assignment)
@@ -180,19 +187,15 @@ void apply_assignment(node_actor* self, const runtime::cluster::ClusterConfig& s
     return;
   auto list = a.work_of(st.settings.address);
   std::set<Work> mine(list.begin(), list.end());
-  auto [before, generation] = st.settings.worker->assigned();
-  if (st.applied && *st.applied == a.generation && mine == before)
-    return; // a renewal
-  bool revoked = std::any_of(before.begin(), before.end(), [&](const Work& w) { return !mine.count(w); });
-  st.applied = a.generation;
-  st.settings.worker->run_only(std::move(mine), a.generation);
-  if (!revoked)
-    return;
+  if (!st.applied || *st.applied != a.generation || mine != st.settings.worker->assigned().first) {
+    st.applied = a.generation;
+    st.settings.worker->run_only(std::move(mine), a.generation);
+  }
   if (a.leader == st.settings.member_id) {
-    self->send(self, revoked_atom::value, st.settings.address, a.generation);
+    self->send(self, applied_atom::value, st.settings.address, a.generation);
   } else if (auto it = st.members.handles.find(a.leader); it != st.members.handles.end()) {
     self->send(it->second, forward_atom::value,
-               caf::make_message(revoked_atom::value, st.settings.address, a.generation));
+               caf::make_message(applied_atom::value, st.settings.address, a.generation));
   }
 }
 
@@ -373,7 +376,7 @@ caf::behavior node(node_actor* self, NodeSettings settings) {
   return {
     [=](members_atom, MembershipSnapshot& snapshot) { on_members(self, std::move(snapshot)); },
     [=](configs_atom) { on_configs(self); },
-    [=](revoked_atom, const std::string& node, uint64_t generation) {
+    [=](applied_atom, const std::string& node, uint64_t generation) {
       auto& st = self->state;
       if (!st.leading)
         return;

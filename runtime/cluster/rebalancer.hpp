@@ -46,7 +46,8 @@ public:
   /// A new leader learns what runs where from the nodes themselves: `node` runs
   /// `work` as of `generation` (later rounds continue from the highest one).
   void adopt(const std::string& node, const std::vector<Work>& work, uint64_t generation);
-  /// `node` stopped what round `generation` revoked from it.
+  /// `node` runs nothing but what round `generation` gives it (what the round
+  /// revoked from it is stopped). Said of any other generation, it is ignored.
   void revoked(const std::string& node, uint64_t generation);
 
   /// The next round to send, if any: call after every change and at deadline().
