@@ -114,6 +114,12 @@ int run_node(const NodeOptions& opt) {
   const auto& worker_config = setup.options.config;
   auto listen = parsed.get_string("cluster.listen");
   auto [listen_host, listen_port] = host_port(listen, "cluster.listen");
+  // What the other nodes dial, and this node's name in the assignment.
+  auto address = parsed.get_string("cluster.advertised.address");
+  if (address.empty())
+    address = listen;
+  else
+    host_port(address, "cluster.advertised.address");
   for (const auto& seed : parsed.get_list("cluster.seeds"))
     host_port(seed, "cluster.seeds");
   auto heartbeat = std::chrono::milliseconds{parsed.get_long("cluster.heartbeat.interval.ms")};
@@ -147,9 +153,9 @@ int run_node(const NodeOptions& opt) {
   auto started = std::chrono::duration_cast<std::chrono::milliseconds>(
                    std::chrono::system_clock::now().time_since_epoch())
                    .count();
-  auto member_id = listen + "#" + std::to_string(started);
+  auto member_id = address + "#" + std::to_string(started);
   auto view = std::make_shared<actors::cluster::ClusterView>();
-  actors::cluster::ClusterHerder herder{{&worker, &configs, &statuses, view, member_id, listen,
+  actors::cluster::ClusterHerder herder{{&worker, &configs, &statuses, view, member_id, address,
                                          setup.http.bearer_token}};
   auto rest = serve_rest(herder, setup.http);
   auto worker_id = rest_address(setup.http, rest->port());
@@ -161,7 +167,7 @@ int run_node(const NodeOptions& opt) {
   auto liveness = std::make_shared<actors::cluster::Liveness>();
   actors::cluster::NodeSettings node_settings;
   node_settings.member_id = member_id;
-  node_settings.address = listen;
+  node_settings.address = address;
   node_settings.worker_id = worker_id;
   node_settings.max_delay = std::chrono::milliseconds{parsed.get_long("scheduled.rebalance.max.delay.ms")};
   node_settings.unreachable_after = unreachable;
@@ -175,7 +181,7 @@ int run_node(const NodeOptions& opt) {
   actors::cluster::MembershipSettings membership_settings;
   membership_settings.group_id = parsed.get_string("group.id");
   membership_settings.secret = parsed.get_password("cluster.secret").value();
-  membership_settings.self = {member_id, listen, started, runtime::cluster::MemberStatus::up, 0,
+  membership_settings.self = {member_id, address, started, runtime::cluster::MemberStatus::up, 0,
                               "http://" + worker_id};
   membership_settings.seeds = parsed.get_list("cluster.seeds");
   membership_settings.heartbeat = heartbeat;
@@ -190,8 +196,9 @@ int run_node(const NodeOptions& opt) {
                   : sys.middleman().publish(membership, listen_port, listen_host.c_str(), true);
   if (!port)
     throw ConfigError("cluster.listen", "cannot listen on " + listen + ": " + sys.render(port.error()));
-  spdlog::info("node {} listening on {} for the cluster {}{}", member_id, listen,
-               membership_settings.group_id, tls ? " (mutual TLS)" : "");
+  spdlog::info("node {} listening on {}{} for the cluster {}{}", member_id, listen,
+               address == listen ? "" : " (reached at " + address + ")", membership_settings.group_id,
+               tls ? " (mutual TLS)" : "");
 
   configs.start([node](const runtime::cluster::ClusterConfig&) {
     caf::anon_send(node, actors::cluster::configs_atom::value);

@@ -155,6 +155,10 @@ const ConfigDef& worker_def(bool node) {
       return d;
     d.define("cluster.listen", ConfigType::String, Importance::High,
              "weir: host:port this node listens on for the other nodes (its actors' middleman).");
+    d.define("cluster.advertised.address", ConfigType::String, "", Importance::Low,
+             "weir: host:port the other nodes dial to reach this node, when it is not "
+             "cluster.listen (a port published by a container, a NAT, a proxy). Empty: "
+             "cluster.listen. It is also the node's name in the assignment.");
     d.define("cluster.seeds", ConfigType::List, "", Importance::High,
              "weir: host:port of nodes to join through (this node's own address may be "
              "listed; the first node of a cluster has no other).");
