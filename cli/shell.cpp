@@ -1,6 +1,7 @@
-// `weir shell [--url URL] [--token TOKEN] [-c COMMAND]`: the admin shell. This file
-// is the terminal side (libedit line editing, history, completion, top's redraw);
-// the commands themselves are in shell_commands.cpp. docs/shell.md.
+// `weir shell [--url URL] [--token TOKEN] [--cacert FILE] [--cert FILE --key FILE]
+// [-c COMMAND]`: the admin shell. This file is the terminal side (libedit line
+// editing, history, completion, top's redraw); the commands themselves are in
+// shell_commands.cpp. docs/shell.md.
 #include <fcntl.h>
 #include <poll.h>
 #include <termios.h>
@@ -40,6 +41,7 @@ using shell::ShellError;
 struct ShellOptions {
   std::string url = "http://127.0.0.1:8083";
   std::string token;
+  shell::TlsFiles tls;
   std::string command;
 };
 
@@ -280,7 +282,7 @@ int run_shell(const ShellOptions& options) {
     if (const char* env = std::getenv("WEIR_TOKEN")) token = env;
   std::unique_ptr<RestClient> client;
   try {
-    client = std::make_unique<RestClient>(options.url, token);
+    client = std::make_unique<RestClient>(options.url, token, options.tls);
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << std::endl;
     return 1;
@@ -309,6 +311,9 @@ Runner add_shell(CLI::App& app) {
   auto* sub = app.add_subcommand("shell", "Admin shell for a running weir: actor tree, top, taps, connectors");
   sub->add_option("--url", options->url, "the node's REST listener")->capture_default_str();
   sub->add_option("--token", options->token, "bearer token for the REST API (default: $WEIR_TOKEN)");
+  sub->add_option("--cacert", options->tls.cacert, "https: PEM file of the CAs that signed the listener's certificate");
+  sub->add_option("--cert", options->tls.cert, "https: PEM file of the client certificate the listener asks for");
+  sub->add_option("--key", options->tls.key, "https: PEM file of that certificate's private key");
   sub->add_option("-c,--command", options->command, "run one command and exit: 0 if it succeeded, 1 if not");
   return [options] { return run_shell(*options); };
 }

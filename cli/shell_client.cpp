@@ -24,10 +24,11 @@ struct Endpoint {
   std::string port;
 };
 
-// http://HOST[:PORT][/], HOST possibly a bracketed IPv6 address.
+// http[s]://HOST[:PORT][/], HOST possibly a bracketed IPv6 address.
 Endpoint parse_endpoint(const std::string& url) {
-  std::string rest = url.substr(std::string_view{"http://"}.size());
-  Endpoint endpoint{rest, "80"};
+  bool https = url.rfind("https://", 0) == 0;
+  std::string rest = url.substr(url.find("//") + 2);
+  Endpoint endpoint{rest, https ? "443" : "80"};
   size_t colon = rest.rfind(':');
   size_t bracket = rest.rfind(']');
   if (colon != std::string::npos && (bracket == std::string::npos || colon > bracket)) {
@@ -81,6 +82,10 @@ std::string describe(httplib::Error error, const std::string& url) {
     case httplib::Error::ConnectionTimeout: return "connection timed out";
     case httplib::Error::Read: return "no answer (the connection closed, or the answer took too long)";
     case httplib::Error::Write: return "the request could not be sent";
+    case httplib::Error::SSLConnection:
+      return "the TLS handshake failed (an http listener, or one that wants a client certificate: --cert, --key)";
+    case httplib::Error::SSLServerVerification:
+      return "its certificate is not trusted (give the CA that signed it with --cacert) or does not name the host";
     default: return lowercase_first(httplib::to_string(error));
   }
 }
@@ -99,21 +104,38 @@ std::string http_error(int status, const std::string& body) {
   return message.rfind(where, 0) == 0 ? message : message + " (" + where + ")";
 }
 
+// A PEM file the user named with `option` must be readable: said now, not as a
+// failed handshake later.
+void check_readable(const std::string& file, const char* option) {
+  if (!file.empty() && ::access(file.c_str(), R_OK) != 0)
+    throw ShellError(std::string{"cannot read "} + option + " " + file + ": " + lowercase_first(std::strerror(errno)));
+}
+
 } // namespace
 
 struct RestClient::Impl {
-  explicit Impl(const std::string& url) : http(url) {}
+  Impl(const std::string& url, const TlsFiles& tls) : http(url, tls.cert, tls.key) {
+    if (!tls.cacert.empty()) http.set_ca_cert_path(tls.cacert);
+  }
   httplib::Client http;
   httplib::Headers headers;
 };
 
-RestClient::RestClient(std::string url, std::string token) : url_(std::move(url)) {
+RestClient::RestClient(std::string url, std::string token, const TlsFiles& tls) : url_(std::move(url)) {
   while (!url_.empty() && url_.back() == '/') url_.pop_back();
-  if (url_.rfind("https://", 0) == 0) throw ShellError("https is not supported yet: use http://HOST:PORT");
-  if (url_.rfind("http://", 0) != 0 || url_.size() == std::string_view{"http://"}.size())
-    throw ShellError("invalid URL '" + url_ + "': expected http://HOST:PORT");
-  impl_ = std::make_unique<Impl>(url_);
-  if (!impl_->http.is_valid()) throw ShellError("invalid URL '" + url_ + "': expected http://HOST:PORT");
+  bool https = url_.rfind("https://", 0) == 0;
+  std::string_view scheme = https ? "https://" : "http://";
+  if ((!https && url_.rfind("http://", 0) != 0) || url_.size() == scheme.size())
+    throw ShellError("invalid URL '" + url_ + "': expected http://HOST:PORT or https://HOST:PORT");
+  if (!https && !(tls.cacert.empty() && tls.cert.empty() && tls.key.empty()))
+    throw ShellError("--cacert, --cert and --key are for an https URL, and " + url_ + " is http");
+  if (tls.cert.empty() != tls.key.empty()) throw ShellError("--cert and --key go together");
+  check_readable(tls.cacert, "--cacert");
+  check_readable(tls.cert, "--cert");
+  check_readable(tls.key, "--key");
+  impl_ = std::make_unique<Impl>(url_, tls);
+  if (!impl_->http.is_valid())
+    throw ShellError("invalid URL '" + url_ + "': expected http://HOST:PORT or https://HOST:PORT");
   impl_->http.set_connection_timeout(std::chrono::seconds(5));
   // Kafka Connect answers within its 90 s request timeout; a tap within 10 s.
   impl_->http.set_read_timeout(std::chrono::seconds(100));

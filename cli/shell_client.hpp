@@ -18,11 +18,20 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// For an https listener, as curl's --cacert, --cert and --key: PEM files of the CAs
+/// that signed its certificate (empty: the system's), and of the certificate and key
+/// to present when it asks for one (empty: none).
+struct TlsFiles {
+  std::string cacert, cert, key;
+};
+
 /// A blocking HTTP client of one REST listener, with an optional bearer token.
 class RestClient {
 public:
-  /// `url` is http://HOST[:PORT] (a trailing slash is ignored); https is refused.
-  RestClient(std::string url, std::string token);
+  /// `url` is http://HOST[:PORT] or https://HOST[:PORT] (a trailing slash is
+  /// ignored); `tls` is for https only. An https listener's certificate must chain
+  /// to `tls.cacert` and name HOST.
+  RestClient(std::string url, std::string token, const TlsFiles& tls = {});
   ~RestClient();
   RestClient(const RestClient&) = delete;
   RestClient& operator=(const RestClient&) = delete;

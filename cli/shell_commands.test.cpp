@@ -308,10 +308,40 @@ BOOST_AUTO_TEST_CASE(unreachable_node) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_urls_are_refused) {
-  BOOST_CHECK_THROW(RestClient("https://127.0.0.1:8083", ""), ShellError);
   BOOST_CHECK_THROW(RestClient("127.0.0.1:8083", ""), ShellError);
   BOOST_CHECK_THROW(RestClient("http://", ""), ShellError);
+  BOOST_CHECK_THROW(RestClient("https://", ""), ShellError);
+  BOOST_CHECK_THROW(RestClient("ftp://127.0.0.1:8083", ""), ShellError);
   BOOST_CHECK_NO_THROW(RestClient("http://localhost:8083/", ""));
+  BOOST_CHECK_NO_THROW(RestClient("https://localhost:8443/", ""));
+}
+
+// What is wrong with the TLS options is said before any request, naming the option.
+BOOST_AUTO_TEST_CASE(bad_tls_options_are_refused) {
+  auto refused = [](const std::string& url, const TlsFiles& tls) {
+    try {
+      RestClient client{url, "", tls};
+    } catch (const ShellError& e) {
+      return std::string{e.what()};
+    }
+    return std::string{"(accepted)"};
+  };
+  BOOST_TEST(refused("http://127.0.0.1:8083", {"/etc/hostname", "", ""})
+             == "--cacert, --cert and --key are for an https URL, and http://127.0.0.1:8083 is http");
+  BOOST_TEST(refused("https://127.0.0.1:8443", {"/no/such/ca.pem", "", ""})
+             == "cannot read --cacert /no/such/ca.pem: no such file or directory");
+  BOOST_TEST(refused("https://127.0.0.1:8443", {"", "/etc/hostname", ""}) == "--cert and --key go together");
+}
+
+// An http listener answered with TLS fails the handshake, and the error says what to check.
+BOOST_AUTO_TEST_CASE(https_to_an_http_listener) {
+  Shell plain{""};
+  std::string url = plain.url();
+  RestClient client{"https://" + url.substr(url.find("//") + 2), ""};
+  std::ostringstream out, err;
+  Session session{client, out, err, {}};
+  BOOST_TEST(!run_line("connectors", session));
+  BOOST_TEST(err.str().find("the TLS handshake failed") != std::string::npos, err.str());
 }
 
 BOOST_AUTO_TEST_CASE(bearer_token) {
