@@ -32,6 +32,7 @@
 #include "runtime/cluster/state_log.hpp"
 #include "runtime/kafka/admin.hpp"
 #include "runtime/pipeline/source_config.hpp"
+#include "runtime/rest/forward.hpp"
 
 namespace weir::cli {
 
@@ -155,8 +156,11 @@ int run_node(const NodeOptions& opt) {
                    .count();
   auto member_id = address + "#" + std::to_string(started);
   auto view = std::make_shared<actors::cluster::ClusterView>();
+  std::string rest_scheme = setup.http.tls ? "https" : "http";
+  if (setup.http.tls) // requests forwarded to the other nodes' https listeners
+    runtime::rest::set_forward_tls(*setup.http.tls);
   actors::cluster::ClusterHerder herder{{&worker, &configs, &statuses, view, member_id, address,
-                                         setup.http.bearer_token}};
+                                         setup.http.bearer_token, rest_scheme}};
   auto rest = serve_rest(herder, setup.http);
   auto worker_id = rest_address(setup.http, rest->port());
   worker.set_worker_id(worker_id);
@@ -182,7 +186,7 @@ int run_node(const NodeOptions& opt) {
   membership_settings.group_id = parsed.get_string("group.id");
   membership_settings.secret = parsed.get_password("cluster.secret").value();
   membership_settings.self = {member_id, address, started, runtime::cluster::MemberStatus::up, 0,
-                              "http://" + worker_id};
+                              rest_scheme + "://" + worker_id};
   membership_settings.seeds = parsed.get_list("cluster.seeds");
   membership_settings.heartbeat = heartbeat;
   membership_settings.unreachable_after = unreachable;

@@ -217,14 +217,7 @@ WorkerSetup setup_worker(std::map<std::string, std::string> worker, bool node) {
     throw ConfigError("listeners", "Invalid value for configuration listeners: weir serves one "
                                    "REST listener (got " + std::to_string(listeners.size()) + ")");
   // names `listeners` when wrong
-  if (runtime::rest::parse_listener(listeners.front()).tls) {
-    // Nodes forward requests to each other at http://HOST:PORT (worker ids).
-    if (node)
-      throw ConfigError("listeners", "Invalid value " + listeners.front() + " for configuration listeners: "
-                                     "https is served by weir standalone only; cluster nodes forward "
-                                     "requests to each other over http");
-    setup.http.tls = https_options(parsed);
-  }
+  if (runtime::rest::parse_listener(listeners.front()).tls) setup.http.tls = https_options(parsed);
   setup.http.listener = listeners.front();
   setup.http.bearer_token = parsed.get_password("rest.auth.token").value();
 

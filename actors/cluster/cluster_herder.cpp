@@ -233,7 +233,7 @@ std::string ClusterHerder::owner_url(const rest::TaskId& id, rest::Forward forwa
     throw rest::conflict("Cannot complete request because of a conflicting operation (e.g. worker "
                          "rebalance): task " + name + " was forwarded to this node, which sees it on "
                          + where);
-  return "http://" + where;
+  return links_.rest_scheme + "://" + where;
 }
 
 void ClusterHerder::restart_task(const rest::TaskId& id, rest::Forward forward, Deadline d) {

@@ -22,8 +22,9 @@ public:
     runtime::cluster::StatusLog* statuses = nullptr;
     std::shared_ptr<ClusterView> view;
     std::string member_id;
-    std::string address;    ///< cluster.listen: this node in the published assignment
+    std::string address;    ///< this node in the published assignment (cluster.advertised.address)
     std::string rest_token; ///< the bearer token forwarded requests carry
+    std::string rest_scheme = "http"; ///< of this node's listener, and so of the others'
   };
   explicit ClusterHerder(Links links) : links_(std::move(links)) {}
 

@@ -2,17 +2,66 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <httplib.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 #include <simdjson.h>
 
 #include "runtime/rest/http_message.hpp"
+#include "runtime/rest/http_server.hpp"
 
 namespace weir::runtime::rest {
 
 namespace {
+
+std::mutex tls_mutex;
+std::optional<TlsOptions> client_tls; // set_forward_tls's
+
+struct BioFree {
+  void operator()(BIO* b) const { BIO_free(b); }
+};
+std::unique_ptr<BIO, BioFree> pem_bio(const std::string& pem) {
+  return std::unique_ptr<BIO, BioFree>{BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()))};
+}
+
+/// A client of the worker at `base_url`: plain, or TLS with set_forward_tls's
+/// trusted certificates and the certificate to present.
+std::unique_ptr<httplib::ClientImpl> client_for(const std::string& base_url) {
+  auto listener = parse_listener(base_url);
+  if (!listener.tls)
+    return std::make_unique<httplib::ClientImpl>(listener.host, listener.port);
+  std::optional<TlsOptions> tls;
+  {
+    std::lock_guard lock{tls_mutex};
+    tls = client_tls;
+  }
+  X509* certificate = nullptr;
+  EVP_PKEY* key = nullptr;
+  if (tls && !tls->certificate_chain.empty() && !tls->private_key.empty()) {
+    certificate = PEM_read_bio_X509(pem_bio(tls->certificate_chain).get(), nullptr, nullptr, nullptr);
+    key = PEM_read_bio_PrivateKey(pem_bio(tls->private_key).get(), nullptr, nullptr,
+                                  const_cast<char*>(tls->key_password.c_str()));
+  }
+  // The context takes its own references to both.
+  auto client = std::make_unique<httplib::SSLClient>(listener.host, listener.port, certificate, key);
+  X509_free(certificate);
+  EVP_PKEY_free(key);
+  if (tls && !tls->trusted_certificates.empty()) {
+    X509_STORE* store = X509_STORE_new();
+    auto bio = pem_bio(tls->trusted_certificates);
+    while (X509* ca = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+      X509_STORE_add_cert(store, ca);
+      X509_free(ca);
+    }
+    client->set_ca_cert_store(store); // owned by the client's context from here
+  }
+  return client;
+}
 
 httplib::Headers headers_with(const std::string& token) {
   httplib::Headers headers;
@@ -21,7 +70,7 @@ httplib::Headers headers_with(const std::string& token) {
   return headers;
 }
 
-void set_timeouts(httplib::Client& client, std::chrono::milliseconds timeout) {
+void set_timeouts(httplib::ClientImpl& client, std::chrono::milliseconds timeout) {
   auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout).count() + 1;
   client.set_connection_timeout(seconds);
   client.set_read_timeout(seconds);
@@ -44,10 +93,16 @@ RestError error_of(int status, const std::string& body) {
 
 } // namespace
 
+void set_forward_tls(const TlsOptions& options) {
+  std::lock_guard lock{tls_mutex};
+  client_tls = options;
+}
+
 std::string forward_request(const std::string& base_url, const std::string& method,
                             const std::string& path, const std::string& body,
                             const std::string& token, std::chrono::milliseconds timeout) {
-  httplib::Client client{base_url};
+  auto owned = client_for(base_url);
+  auto& client = *owned;
   set_timeouts(client, timeout);
   auto headers = headers_with(token);
   httplib::Result result = method == "GET"      ? client.Get(path, headers)
@@ -65,7 +120,8 @@ std::string forward_request(const std::string& base_url, const std::string& meth
 void forward_stream(const std::string& base_url, const std::string& path, const std::string& token,
                     std::chrono::milliseconds timeout, const std::function<bool(std::string_view)>& each,
                     const std::function<bool()>& stop) {
-  httplib::Client client{base_url};
+  auto owned = client_for(base_url);
+  auto& client = *owned;
   set_timeouts(client, timeout);
   int status = 0;
   std::string error_body;

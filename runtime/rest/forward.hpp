@@ -7,10 +7,21 @@
 #include <string>
 #include <string_view>
 
+#include "runtime/rest/tls.hpp"
+
 namespace weir::runtime::rest {
 
+/// How requests to a worker at an https:// URL are made, as Kafka Connect's REST
+/// client uses its listener's ssl settings: the server's certificate must chain to
+/// `options.trusted_certificates` (empty: the system's CAs) and name the host it
+/// was dialled at, and `options.certificate_chain` and `private_key` (when both are
+/// given) are presented to a listener that asks for a client certificate. Until it
+/// is called, https workers are checked against the system's CAs and no certificate
+/// is presented. Thread-safe.
+void set_forward_tls(const TlsOptions& options);
+
 /// Sends `method path` with a JSON `body` to the worker at `base_url`
-/// (http://HOST:PORT) and returns the body of its 2xx answer. Its error answer is
+/// (http://HOST:PORT or https://HOST:PORT) and returns the body of its 2xx answer. Its error answer is
 /// rethrown as RestError with the same status and message; no answer is a 500
 /// naming the worker ("Cannot forward the request to the leader at URL: ...").
 /// `token` is the bearer token the cluster's workers share (empty: none).

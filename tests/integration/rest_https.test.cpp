@@ -4,6 +4,7 @@
 // endpoint (weir's /metrics, /weir/tree and the tap included). The CA and the
 // certificates are made by the openssl command for each run; curl is the client.
 #include "tests/support/certificates.hpp"
+#include "tests/support/ports.hpp"
 #include "tests/support/rest_worker.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -175,24 +176,76 @@ BOOST_AUTO_TEST_CASE(an_https_listener_without_its_keystore_is_refused_naming_th
              wrong.weir->output());
 }
 
-BOOST_AUTO_TEST_CASE(a_cluster_node_refuses_an_https_listener) {
+// Two `weir node`s with https listeners that require client certificates: a
+// connector created through the node that does not lead is forwarded to the leader
+// over https (the node presents its keystore's certificate and checks the leader's
+// against its truststore, as Kafka Connect's workers do), and `weir shell` talks to
+// a node with --cacert, --cert and --key.
+BOOST_AUTO_TEST_CASE(cluster_nodes_forward_over_https_and_the_shell_speaks_it) {
   Https h;
-  auto config = worker_config(h.dir / "state.db");
-  config["listeners"] = "https://127.0.0.1:0";
-  config["listeners.https.ssl.keystore.location"] = h.dir / "keystore.pem";
-  // Every key a node needs, so that the listener is what it refuses.
-  config["group.id"] = unique_name("https-node");
-  config["cluster.listen"] = "127.0.0.1:0";
-  config["cluster.seeds"] = "127.0.0.1:1";
-  config["cluster.secret"] = "secret";
-  for (std::string topic : {"config", "status", "offset"})
-    config[topic + ".storage.topic"] = config["group.id"] + "-" + topic;
-  write_properties(h.dir / "node.properties", config);
-  ChildProcess node{{weir_binary(), "node", "--config", h.dir / "node.properties"}, h.dir / "node.log"};
-  auto status = node.wait(30s);
-  BOOST_REQUIRE(status.has_value());
-  BOOST_TEST(!status->clean());
-  BOOST_TEST(node.output().find("https is served by weir standalone only") != std::string::npos, node.output());
+  auto ports = free_ports(4); // cluster.listen and REST, a then b
+  auto group = unique_name("https-nodes");
+  std::vector<std::unique_ptr<ChildProcess>> nodes;
+  std::vector<uint16_t> rest_ports;
+  for (int i = 0; i < 2; ++i) {
+    auto name = std::string{i == 0 ? "a" : "b"};
+    auto config = worker_config(h.dir / ("node-" + name + ".db"));
+    config["listeners"] = "https://127.0.0.1:" + std::to_string(ports[2 * i + 1]);
+    config["listeners.https.ssl.keystore.location"] = h.dir / "keystore.pem";
+    config["listeners.https.ssl.truststore.location"] = h.dir / "ca.pem";
+    config["listeners.https.ssl.client.auth"] = "required";
+    config["rest.auth.token"] = "s3cret";
+    config["group.id"] = group;
+    config["cluster.listen"] = "127.0.0.1:" + std::to_string(ports[2 * i]);
+    config["cluster.seeds"] = "127.0.0.1:" + std::to_string(ports[0]);
+    config["cluster.secret"] = "secret";
+    for (std::string topic : {"config", "status", "offset"})
+      config[topic + ".storage.topic"] = group + "-" + topic;
+    write_properties(h.dir / ("node-" + name + ".properties"), config);
+    nodes.push_back(std::make_unique<ChildProcess>(
+        std::vector<std::string>{weir_binary(), "node", "--config", h.dir / ("node-" + name + ".properties")},
+        h.dir / ("node-" + name + ".log")));
+    rest_ports.push_back(https_port_of(*nodes.back()));
+    BOOST_REQUIRE_MESSAGE(rest_ports.back() != 0, "node " << name << " did not serve https:\n"
+                                                            << nodes.back()->output());
+    if (i == 0) // a leads before b starts: b is the one that forwards
+      BOOST_REQUIRE_MESSAGE(eventually([&] { return nodes[0]->output().find("this node leads") != std::string::npos; }, 30s),
+                            nodes[0]->output());
+  }
+  BOOST_REQUIRE_MESSAGE(eventually([&] { return nodes[1]->output().find("cluster: joined") != std::string::npos; }, 30s),
+                        nodes[1]->output());
+
+  std::string connector = unique_name("https-sink");
+  std::string body = R"({"name":")" + connector + R"(","config":{"connector.class":"FileStreamSink",)"
+                     R"("topics":")" + connector + R"(","file":")" + h.dir / "sink.txt" + R"("}})";
+  std::ofstream(h.dir / "connector.json") << body;
+  h.port = rest_ports[1];
+  auto created = h.curl({"--cacert", h.dir / "ca.pem", "--cert", h.dir / "client.pem", "--key",
+                         h.dir / "client.key", "-H", "Authorization: Bearer s3cret", "-H",
+                         "Content-Type: application/json", "--data-binary", "@" + h.dir / "connector.json"},
+                        "/connectors");
+  BOOST_TEST(created.status == 201, created.body);
+  h.port = rest_ports[0];
+  BOOST_TEST(eventually([&] { return h.curl(h.trusted(), "/connectors").body == "[\"" + connector + "\"]"; }, 30s),
+             "the leader a does not list the connector created through b");
+
+  auto shell = [&](std::vector<std::string> tls) {
+    std::vector<std::string> argv{weir_binary(), "shell", "--url", "https://127.0.0.1:" + std::to_string(rest_ports[1]),
+                                  "--token", "s3cret", "-c", "connectors"};
+    argv.insert(argv.end(), tls.begin(), tls.end());
+    ChildProcess process{argv, h.dir / ("shell" + std::to_string(++h.calls) + ".log")};
+    auto status = process.wait(30s);
+    BOOST_REQUIRE_MESSAGE(status, "weir shell did not end");
+    return std::make_pair(status->clean(), process.output());
+  };
+  auto [listed, out] = shell({"--cacert", h.dir / "ca.pem", "--cert", h.dir / "client.pem", "--key", h.dir / "client.key"});
+  BOOST_TEST(listed, out);
+  BOOST_TEST(out.find(connector) != std::string::npos, out);
+  auto [untrusted, why] = shell({"--cert", h.dir / "client.pem", "--key", h.dir / "client.key"});
+  BOOST_TEST(!untrusted);
+  BOOST_TEST(why.find("its certificate is not trusted") != std::string::npos, why);
+
+  for (auto& node : nodes) stop_cleanly(*node);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
