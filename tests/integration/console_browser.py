@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The web console (issue 23) in a real browser: Debian's headless Chromium driven
 through ChromeDriver's W3C WebDriver HTTP API, against a real `weir standalone`
-with a bearer token on the real broker (WEIR_KAFKA_BOOTSTRAP).
+with a bearer token, then a 2-node `weir node` cluster, on the real broker
+(WEIR_KAFKA_BOOTSTRAP).
 
 weir runs a DatagenConnector source (poller -> producer) into a fresh topic and a
 FileStreamSink (consumer -> InsertField -> sink) reading it back. The checks are
@@ -9,7 +10,8 @@ what a person sees: the page loads and asks for the token (the API answers 401
 without it); the connector names and states in the list; a pipeline with one box
 per stage and a records/s that changes; Pause turns the state PAUSED in the page
 and in GET /connectors/X/status; a create with a bad key shows the validation
-message next to that key (and creates nothing); the tap shows records and pauses.
+message next to that key (and creates nothing); the tap shows records and pauses;
+the cluster's pipelines with its two nodes as columns, a task on each.
 Screenshots of each view go to WEIR_CONSOLE_SHOTS (the test's log directory).
 
 Every wait is bounded; a failure says what it waited for and what it saw.
@@ -324,6 +326,69 @@ def check_logs(browser, base):
     print("ok: the logs view shows the node's lines and its logger levels")
 
 
+def start_cluster(work):
+    """Two `weir node`s of a fresh cluster (its own group and topics); (processes, REST bases)."""
+    group = f"console-cluster-{os.getpid()}-{int(time.time())}"
+    cluster_ports = [free_port(), free_port()]
+    rest_ports = [free_port(), free_port()]
+    nodes = []
+    for i in range(2):
+        write_properties(f"{work}/node{i}.properties", {
+            "bootstrap.servers": BOOTSTRAP,
+            "group.id": group,
+            "cluster.listen": f"127.0.0.1:{cluster_ports[i]}",
+            "cluster.seeds": ",".join(f"127.0.0.1:{p}" for p in cluster_ports),
+            "cluster.secret": "console-test-secret",
+            "listeners": f"http://127.0.0.1:{rest_ports[i]}",
+            "config.storage.topic": f"{group}-configs",
+            "offset.storage.topic": f"{group}-offsets",
+            "status.storage.topic": f"{group}-status",
+            "scheduled.rebalance.max.delay.ms": "0",
+            "offset.storage.file.filename": f"{work}/node{i}.db",
+            "key.converter": "org.apache.kafka.connect.storage.StringConverter",
+            "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+            "value.converter.schemas.enable": "false",
+        })
+        log = open(f"{work}/node{i}.log", "w")
+        nodes.append(subprocess.Popen([WEIR, "node", "--config", f"{work}/node{i}.properties"],
+                                      stdout=log, stderr=subprocess.STDOUT))
+    return nodes, [f"http://127.0.0.1:{p}" for p in rest_ports]
+
+
+def check_cluster(browser, work):
+    nodes, bases = start_cluster(work)
+    try:
+        wait_for("both nodes in the first node's tree", lambda: len(
+            (http("GET", f"{bases[0]}/weir/tree", timeout=5)[1] or {}).get("nodes", [])) == 2, timeout=60)
+        topic = f"console-cluster-{os.getpid()}-{int(time.time())}"
+        status, answer = http("PUT", f"{bases[0]}/connectors/cluster-source/config", {
+            "connector.class": "DatagenConnector", "tasks.max": "2", "kafka.topic": topic,
+            "quickstart": "orders", "iterations": "-1", "max.interval": "20",
+            "topic.creation.default.partitions": "2", "topic.creation.default.replication.factor": "1"})
+        assert status in (200, 201), f"creating cluster-source: {status} {answer}"
+
+        def spread():
+            answer = http("GET", f"{bases[0]}/connectors/cluster-source/status", timeout=5)[1]
+            tasks = answer.get("tasks", []) if isinstance(answer, dict) else []
+            return len({t["worker_id"] for t in tasks if t["state"] == "RUNNING"}) == 2
+        wait_for("cluster-source's two tasks RUNNING on two nodes", spread, timeout=60)
+        browser.go(f"{bases[0]}/ui#/pipeline")
+        columns = wait_for("two node columns, each with a task of cluster-source", lambda: (
+            lambda cols: cols if len(cols) == 2 and all(c["tasks"] for c in cols) else None)(browser.js(
+                "return [...document.querySelectorAll('section.node-col')].map(c => ({node: c.dataset.node,"
+                " tasks: [...c.querySelectorAll('[data-task^=\"cluster-source-\"]')].map(t => t.dataset.task)}))")))
+        browser.screenshot("08-cluster")
+        print(f"ok: the cluster view shows the nodes as columns: {columns}")
+    finally:
+        for node in nodes:
+            node.terminate()
+        for node in nodes:
+            try:
+                node.wait(45)
+            except subprocess.TimeoutExpired:
+                node.kill()
+
+
 def main():
     chromium, chromedriver = shutil.which("chromium"), shutil.which("chromedriver")
     if not chromium or not chromedriver:
@@ -349,6 +414,7 @@ def main():
         check_bad_create(browser, base)
         check_tap(browser, base)
         check_logs(browser, base)
+        check_cluster(browser, work)
         return 0
     except AssertionError as error:
         print(f"FAILED: {error}")

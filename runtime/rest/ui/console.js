@@ -218,7 +218,9 @@ async function poll() {
 }
 
 function render() {
-  const node = state.tree?.nodes?.find((n) => n.leader) || state.tree?.nodes?.[0];
+  const nodes = state.tree?.nodes || [];
+  // The node serving this page, when its id is the address the page was loaded from.
+  const node = nodes.find((n) => n.id === location.host) || nodes.find((n) => n.leader) || nodes[0];
   if (node) $("#node-id").textContent = `${state.tree.nodes.length > 1 ? `${state.tree.nodes.length} nodes, ` : ""}node ${node.id}`;
   fillConnectorSelects();
   if (state.view === "connectors") renderConnectors();
@@ -459,8 +461,8 @@ function schedulerLine(node) {
 function renderPipeline() {
   const wanted = state.pipelineConnector;
   const nodes = state.tree?.nodes || [];
-  $("#pipeline-scope").textContent = state.clusterScope
-    ? `${nodes.length} node${nodes.length === 1 ? "" : "s"} (cluster view)` : "this node's view";
+  $("#pipeline-scope").textContent = `${nodes.length} node${nodes.length === 1 ? "" : "s"}` +
+    (state.clusterScope ? "" : " (this node's /weir/tree: /weir/tree?scope=cluster was refused)");
   const columns = nodes.map((node) => el("section", { class: "node-col", "data-node": node.id, "aria-label": `node ${node.id}` },
     el("h3", {}, `Node ${node.id}`, node.leader ? " (leader)" : ""),
     schedulerLine(node),
