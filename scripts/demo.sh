@@ -6,7 +6,8 @@
 #   scripts/demo.sh             the demo: loads its records, reports, ends by itself
 #   scripts/demo.sh --console   the demo's pipeline in `weir standalone`, kept running at
 #                               a steady rate until Ctrl-C, with the web console at
-#                               http://127.0.0.1:${WEIR_CONSOLE_PORT:-8083}/ui
+#                               http://127.0.0.1:${WEIR_CONSOLE_PORT:-8083}/ui (its files
+#                               in ${WEIR_DEMO_DIR:-.cache/demo-console})
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -27,7 +28,7 @@ fi
 # consumer -> InsertField -> MaskField -> JDBC sink on SQLite), as files that
 # `weir standalone` reads, with the source throttled to a steady few hundred records/s.
 port="${WEIR_CONSOLE_PORT:-8083}"
-dir="$WEIR_REPO/.cache/demo-console" # ignored by git
+dir="${WEIR_DEMO_DIR:-$WEIR_REPO/.cache/demo-console}" # ignored by git
 mkdir -p "$dir"
 rm -f "$dir"/state.db* "$dir"/console-demo.db*
 cat >"$dir/worker.properties" <<PROPS

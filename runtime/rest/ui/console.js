@@ -519,10 +519,11 @@ function fillTapStages() {
 function addTapRow(record) {
   const body = $("#tap tbody");
   const show = (v) => (v === null || v === undefined ? "null" : typeof v === "string" ? v : JSON.stringify(v));
-  body.append(el("tr", {}, el("td", {}, record.topic ?? ""), el("td", { class: "num" }, record.partition ?? ""),
-    el("td", { class: "num" }, record.offset ?? ""), el("td", { class: "value" }, show(record.key)),
+  // Newest first, so the latest records are in view without scrolling.
+  body.prepend(el("tr", {}, el("td", {}, record.topic ?? ""), el("td", { class: "num" }, record.partition ?? ""),
+    el("td", { class: "num" }, record.offset ?? ""), el("td", { class: "key" }, show(record.key)),
     el("td", { class: "value" }, show(record.value))));
-  while (body.rows.length > MAX_TAP_ROWS) body.deleteRow(0);
+  while (body.rows.length > MAX_TAP_ROWS) body.deleteRow(-1);
   tap.seen += 1;
   $("#tap-status").textContent = `${tap.seen} record${tap.seen === 1 ? "" : "s"} seen`;
 }
