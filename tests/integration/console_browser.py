@@ -318,6 +318,22 @@ def check_tap(browser, base):
     print(f"ok: the tap showed {rows}+ records, held still while paused, went on when resumed")
 
 
+def check_keyboard(browser, base):
+    """The view tabs answer arrow keys (WAI-ARIA tabs), and actions are reachable by Tab."""
+    browser.go(f"{base}/ui#/connectors")
+    tab = browser.find("#tab-connectors")
+    browser.command("POST", f"/element/{tab}/value", {"text": "\ue014"})  # ArrowRight
+    wait_for("ArrowRight to open Pipelines with its tab focused", lambda: browser.js(
+        "return location.hash === '#/pipeline' && document.activeElement.id === 'tab-pipeline'"))
+    browser.command("POST", f"/element/{browser.find('#tab-pipeline')}/value", {"text": "\ue012"})  # ArrowLeft
+    wait_for("ArrowLeft to come back to Connectors", lambda: browser.js(
+        "return location.hash === '#/connectors' && !document.querySelector('#view-connectors').hidden"))
+    buttons = browser.js("return [...document.querySelectorAll('#connectors button')]"
+                         ".filter(b => b.tabIndex < 0 || b.disabled).length")
+    assert buttons == 0, f"{buttons} action button(s) out of the Tab order"
+    print("ok: arrow keys move between the views; every action button is in the Tab order")
+
+
 def check_logs(browser, base):
     browser.go(f"{base}/ui#/logs")
     wait_for("log lines", lambda: browser.js("return document.querySelectorAll('#logs li').length"))
@@ -414,6 +430,7 @@ def main():
         check_bad_create(browser, base)
         check_tap(browser, base)
         check_logs(browser, base)
+        check_keyboard(browser, base)
         check_cluster(browser, work)
         return 0
     except AssertionError as error:
