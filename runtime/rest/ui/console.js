@@ -268,7 +268,8 @@ function taskList(name, tasks) {
         onclick: () => act(`Restart task ${task.id} of ${name}`, "POST",
           `/connectors/${encodeURIComponent(name)}/tasks/${task.id}/restart`),
       }, "Restart"),
-      task.trace ? el("span", { class: "trace" }, task.trace.split("\n")[0]) : null)));
+      task.trace ? el("span", { class: "trace" }, task.trace.split("\n")[0]) : null,
+      task.bottleneck ? el("span", { class: "trace" }, task.bottleneck) : null)));
 }
 
 /**
@@ -420,20 +421,27 @@ async function openEditor(name) {
 
 // --- pipeline view -------------------------------------------------------------
 
-/** The bottleneck a task names, in whichever form the tree gives it (absent on older nodes). */
+/**
+ * The bottleneck a task names (docs/rest.md, "Where the time goes": `bottleneck` in
+ * words, `bottleneck_stage` the stage or null); null from a node that has no verdicts.
+ */
 function bottleneckOf(task) {
-  const b = task.bottleneck;
-  if (!b) return null;
-  if (typeof b === "string") return { stage: b, text: b };
-  return { stage: b.stage ?? null, text: b.verdict || b.reason || b.text || b.kind || JSON.stringify(b) };
+  if (!task.bottleneck) return null;
+  return { stage: task.bottleneck_stage ?? null, text: task.bottleneck };
 }
+
+const percent = (fraction) => `${(fraction * 100).toFixed(0)}%`;
 
 function stageBox(stage, isBottleneck) {
   const rows = [
     ["records/s", formatRate(stage.records_out_per_sec ?? stage.records_in_per_sec)],
   ];
-  const busy = stage.busy_fraction ?? stage.busy;
-  if (busy !== undefined && busy !== null) rows.push(["busy", `${(busy * 100).toFixed(0)}%`]);
+  // The figures of "where the time goes", where the node measures them.
+  if (typeof stage.busy === "number") rows.push(["busy", percent(stage.busy)]);
+  if (typeof stage.ns_per_record === "number" && stage.ns_per_record > 0)
+    rows.push(["µs/record", (stage.ns_per_record / 1000).toFixed(1)]);
+  if (typeof stage.credit_wait === "number" && stage.credit_wait > 0) rows.push(["waits for credit", percent(stage.credit_wait)]);
+  if (typeof stage.idle === "number" && stage.idle > 0) rows.push(["idle", percent(stage.idle)]);
   rows.push(["mailbox", formatCount(stage.mailbox)]);
   if (stage.credit?.granted?.batches) rows.push(["credit held", `${stage.credit.held.batches}/${stage.credit.granted.batches}`]);
   if (stage.out_credit?.granted?.batches)
@@ -450,12 +458,18 @@ function stageBox(stage, isBottleneck) {
       el("dl", {}, rows.flatMap(([label, value]) => [el("dt", {}, label), el("dd", { "data-figure": label }, value)]))));
 }
 
-function schedulerLine(node) {
-  const u = node.scheduler_utilization ?? node.schedulers?.utilization ?? node.scheduler?.utilization;
-  if (u === undefined || u === null) return null;
-  const threads = node.scheduler_threads ?? node.schedulers?.threads ?? node.scheduler?.threads;
-  return el("p", { class: "muted" },
-    `Scheduler: ${(u * 100).toFixed(0)}% busy${threads ? ` on ${threads} threads` : ""}`);
+/** A node's scheduler threads (their busy fractions), process figures and verdict, when it has them. */
+function nodeFigures(node) {
+  const threads = node.scheduler?.threads || [];
+  return [
+    node.unreachable ? el("p", { class: "verdict" }, stateBadge("UNREACHABLE"), " did not answer in time") : null,
+    threads.length ? el("p", { class: "muted scheduler" },
+      `Scheduler: ${threads.length} thread${threads.length === 1 ? "" : "s"}, busy ${threads.map((t) => percent(t.busy)).join(" / ")}`,
+      node.scheduler.run_queue ? `, ${node.scheduler.run_queue} actors waiting` : "") : null,
+    node.process ? el("p", { class: "muted" },
+      `Process: ${(node.process.cpu * 100).toFixed(0)}% of a core, ${(node.process.rss_bytes / 1048576).toFixed(0)} MiB resident`) : null,
+    node.verdict ? el("p", { class: "verdict" }, node.verdict) : null,
+  ];
 }
 
 function renderPipeline() {
@@ -465,16 +479,15 @@ function renderPipeline() {
     (state.clusterScope ? "" : " (this node's /weir/tree: /weir/tree?scope=cluster was refused)");
   const columns = nodes.map((node) => el("section", { class: "node-col", "data-node": node.id, "aria-label": `node ${node.id}` },
     el("h3", {}, `Node ${node.id}`, node.leader ? " (leader)" : ""),
-    schedulerLine(node),
+    nodeFigures(node),
     (node.connectors || []).filter((c) => !wanted || c.name === wanted).flatMap((c) => (c.tasks || []).map((task) => {
       const bottleneck = bottleneckOf(task);
       return el("div", { class: "task", "data-task": `${c.name}-${task.id}` },
         el("h4", {}, `${c.name} task ${task.id} `, stateBadge(task.state)),
-        bottleneck ? el("p", { class: "verdict" }, `Bottleneck: ${bottleneck.text}`) : null,
+        bottleneck ? el("p", { class: "verdict" }, bottleneck.text) : null,
         task.trace ? el("p", { class: "trace" }, task.trace.split("\n")[0]) : null,
         el("ol", { class: "stages", "aria-label": `pipeline of ${c.name} task ${task.id}` },
-          (task.stages || []).map((stage) => stageBox(stage, Boolean(stage.bottleneck) ||
-            (bottleneck && bottleneck.stage === stage.name)))));
+          (task.stages || []).map((stage) => stageBox(stage, Boolean(bottleneck && bottleneck.stage === stage.name)))));
     }))));
   $("#pipeline").replaceChildren(...columns);
 }
