@@ -10,6 +10,7 @@
 #include "runtime/config/properties.hpp"
 #include "runtime/config/providers.hpp"
 #include "runtime/convert/converter.hpp"
+#include "runtime/log_tail.hpp"
 #include "runtime/worker/log_redaction.hpp"
 
 namespace weir::cli {
@@ -234,6 +235,7 @@ WorkerSetup setup_worker(std::map<std::string, std::string> worker, bool node) {
 } // namespace
 
 WorkerSetup load_worker(const std::string& path, bool node) {
+  runtime::keep_log_tail(); // the console's GET /weir/logs; first, so redaction covers it
   runtime::worker::redact_logs(); // before anything is resolved or logged
   // As in Kafka, the worker's own file may use the providers it names.
   auto raw = runtime::load_properties_file(path);

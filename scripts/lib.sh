@@ -22,6 +22,9 @@ WEIR_BUILD_PACKAGES=(
 # clang and its runtime libraries (libFuzzer, ASan, UBSan), for the fuzz harnesses
 # of tests/fuzz/ (weir::build_fuzz); Debian 12's clang is 14.
 WEIR_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
+# Debian's Chromium and its ChromeDriver, for the web console's browser tests
+# (tests/integration/console_browser.py); no browser is downloaded from elsewhere.
+WEIR_BROWSER_PACKAGES=(chromium chromium-driver)
 
 # weir::log MESSAGE... — progress line on stderr.
 weir::log() {
@@ -50,9 +53,10 @@ weir::_installed() {
   [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == installed ]]
 }
 
-# weir::ensure_packages [build] [java] [fuzz] — install the missing Debian packages.
+# weir::ensure_packages [build] [java] [fuzz] [browser] — install the missing Debian packages.
 #   build: compiler, meson, ninja, ccache and the libraries weir links against;
 #   fuzz:  clang with libFuzzer (WEIR_FUZZ_PACKAGES), for bench/fuzz.sh;
+#   browser: headless Chromium and ChromeDriver (WEIR_BROWSER_PACKAGES), for the console's tests;
 #   java:  a Java 17 runtime and Maven, for the real Kafka broker (scripts/kafka.sh);
 #          installed only when `java` or `mvn` is missing from PATH.
 # With no argument, both. apt-get runs only when something is missing, and
@@ -72,11 +76,16 @@ weir::ensure_packages() {
           weir::_installed "$pkg" || missing+=("$pkg")
         done
         ;;
+      browser)
+        for pkg in "${WEIR_BROWSER_PACKAGES[@]}"; do
+          weir::_installed "$pkg" || missing+=("$pkg")
+        done
+        ;;
       java)
         command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
         command -v mvn >/dev/null 2>&1 || missing+=(maven)
         ;;
-      *) weir::die "weir::ensure_packages: unknown group '$group' (build|java|fuzz)" ;;
+      *) weir::die "weir::ensure_packages: unknown group '$group' (build|java|fuzz|browser)" ;;
     esac
   done
   if [[ ${#missing[@]} -eq 0 ]]; then

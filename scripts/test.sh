@@ -61,7 +61,7 @@ bench_env=(env -u WEIR_KAFKA_CONTROLLER_PORT WEIR_KAFKA_PORT="${WEIR_BENCH_KAFKA
   WEIR_POSTGRES_DIR="$WEIR_REPO/.cache/bench-smoke-postgres")
 
 weir::log "test: step 1/6: system packages"
-weir::ensure_packages build java
+weir::ensure_packages build java browser
 ((!fuzz)) || weir::ensure_packages fuzz
 # The network fault suites' TCP proxy; they find it again with weir::ensure_toxiproxy.
 weir::log "test: toxiproxy-server at $(weir::ensure_toxiproxy)"

@@ -9,6 +9,7 @@
 #include "runtime/config/secrets.hpp"
 #include "runtime/convert/json_text.hpp"
 #include "runtime/rest/connect_json.hpp"
+#include "runtime/rest/console.hpp"
 #include "runtime/rest/weir_api.hpp"
 #include "weir/config.hpp"
 
@@ -504,6 +505,7 @@ Forward forward_param(const RouteRequest& request) {
 void add_connect_routes(Router& router, ConnectHerder& herder, const ConnectApiOptions& options) {
   ConnectApi::add_routes(std::make_shared<ConnectApi>(herder, options), router);
   add_weir_routes(router, herder, options);
+  add_console_routes(router);
 }
 
 namespace {
@@ -514,10 +516,15 @@ Router make_router(ConnectHerder& herder, const ConnectApiOptions& options) {
   return router;
 }
 
+HttpServerOptions with_open_console(HttpServerOptions http) {
+  http.open_request = is_console_request;
+  return http;
+}
+
 } // namespace
 
 ConnectRestServer::ConnectRestServer(ConnectHerder& herder, HttpServerOptions http, ConnectApiOptions api)
     : router_(make_router(herder, api)),
-      server_(std::move(http), [this](const HttpRequest& request) { return router_.dispatch(request); }) {}
+      server_(with_open_console(std::move(http)), [this](const HttpRequest& request) { return router_.dispatch(request); }) {}
 
 } // namespace weir::runtime::rest

@@ -24,7 +24,8 @@ struct ConnectApiOptions {
   bool topic_tracking_allow_reset = true;
 };
 
-/// Adds every endpoint to `router`, Kafka Connect's and weir's own (weir_api.hpp).
+/// Adds every endpoint to `router`, Kafka Connect's, weir's own (weir_api.hpp) and
+/// the web console's files (console.hpp).
 /// `herder` must outlive the router's use.
 void add_connect_routes(Router& router, ConnectHerder& herder, const ConnectApiOptions& options);
 
@@ -37,7 +38,7 @@ TaskId task_id_param(const RouteRequest& request);
 /// allows it.
 Forward forward_param(const RouteRequest& request);
 
-/// The REST server of a worker: listens from construction until destruction (or
+/// The REST server of a worker (its console's files open to all, console.hpp): listens from construction until destruction (or
 /// stop()). Destroy it before the herder.
 class ConnectRestServer {
 public:

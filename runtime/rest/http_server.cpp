@@ -334,7 +334,7 @@ HttpServer::Impl::Next HttpServer::Impl::advance(std::unique_ptr<Connection>& sl
       c.body_start = head_end + 4;
       bool has_body = head.chunked || head.content_length.value_or(0) > 0;
       if (!head.chunked && !head.content_length) head.content_length = 0;
-      if (!options.bearer_token.empty()) {
+      if (!options.bearer_token.empty() && !(options.open_request && options.open_request(head.request))) {
         if (auto denied = check_bearer(head.request, options.bearer_token)) {
           // Answered without reading the body: with a body on the way, close.
           if (has_body || !head.keep_alive || stopping) return reject(slot, *denied);

@@ -57,8 +57,11 @@ struct HttpServerOptions {
   /// byte (else 408), however slowly it trickles; a response must be taken by the
   /// client within it.
   std::chrono::milliseconds read_timeout{30'000};
-  /// Non-empty: every request needs `Authorization: Bearer <token>` (else 401).
+  /// Non-empty: every request needs `Authorization: Bearer <token>` (else 401)...
   std::string bearer_token;
+  /// ...except those this says are open (the web console's static files, which then
+  /// ask the user for the token). Called on the event-loop thread: keep it cheap.
+  std::function<bool(const HttpRequest&)> open_request = nullptr;
   /// An https listener's certificate, key and client-certificate policy (required
   /// with https; a ConfigError naming the key when missing or wrong).
   std::optional<TlsOptions> tls;

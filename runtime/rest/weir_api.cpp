@@ -1,8 +1,11 @@
 #include "runtime/rest/weir_api.hpp"
 
 #include <charconv>
+#include <limits>
 #include <memory>
 
+#include "runtime/convert/json_text.hpp"
+#include "runtime/log_tail.hpp"
 #include "runtime/rest/weir_json.hpp"
 
 namespace weir::runtime::rest {
@@ -36,6 +39,25 @@ struct WeirApi {
     append_actor_tree(node_only ? herder.node_tree(connector, deadline())
                                 : herder.actor_tree(connector, deadline()),
                       body);
+    return json_response(200, std::move(body));
+  }
+
+  // This node's recent log lines, oldest first; `after` and `connector` keep a
+  // polling console to the lines it has not seen, about the connector it shows.
+  static HttpResponse logs(const RouteRequest& request) {
+    auto after = static_cast<uint64_t>(int_param(request, "after", 0, std::numeric_limits<int64_t>::max(), 0));
+    auto limit = static_cast<size_t>(int_param(request, "limit", 1, logs_max_limit, logs_max_limit));
+    auto connector = request.query.get("connector");
+    std::string body = R"({"lines":[)";
+    for (const auto& line : log_tail().lines(after, limit, connector)) {
+      if (body.back() != '[') body += ',';
+      body += R"({"seq":)" + std::to_string(line.seq) + R"(,"time":)" + std::to_string(line.time_ms) + R"(,"level":)";
+      convert::append_json_string(line.level, body);
+      body += R"(,"message":)";
+      convert::append_json_string(line.message, body);
+      body += '}';
+    }
+    body += "]}";
     return json_response(200, std::move(body));
   }
 
@@ -75,6 +97,7 @@ void add_weir_routes(Router& router, ConnectHerder& herder, const ConnectApiOpti
     return api->tree(request, request.param("connector"));
   });
   router.add("GET", "/metrics", [api](const RouteRequest&) { return api->metrics(); });
+  router.add("GET", "/weir/logs", &WeirApi::logs);
   router.add("GET", "/weir/connectors/{connector}/tasks/{task}/stages/{stage}/tap",
              [api](const RouteRequest& request) { return api->tap(request); });
 }

@@ -18,7 +18,10 @@ inline constexpr int tap_max_count = 10'000;
 /// How long a tap waits for its records by default (capped by the request timeout).
 inline constexpr std::chrono::milliseconds tap_default_timeout{10'000};
 
-/// Adds GET /weir/tree, /weir/tree/{connector}, /metrics and
+/// The most lines one GET /weir/logs returns (all the node keeps, runtime/log_tail.hpp).
+inline constexpr int logs_max_limit = 1000;
+
+/// Adds GET /weir/tree, /weir/tree/{connector}, /metrics, /weir/logs and
 /// /weir/connectors/{connector}/tasks/{task}/stages/{stage}/tap.
 void add_weir_routes(Router& router, ConnectHerder& herder, const ConnectApiOptions& options);
 

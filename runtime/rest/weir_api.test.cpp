@@ -1,7 +1,11 @@
 // weir's own endpoints over real HTTP against the in-memory herder: the actor
-// tree's JSON, /metrics' content type and series, tap's validation and answers.
+// tree's JSON, /metrics' content type and series, tap's validation and answers,
+// the log tail's lines.
 #include <boost/test/unit_test.hpp>
 
+#include <spdlog/spdlog.h>
+
+#include "runtime/log_tail.hpp"
 #include "runtime/rest/fake_herder.hpp"
 #include "runtime/rest/test_http_client.hpp"
 #include "runtime/rest/weir_api.hpp"
@@ -192,6 +196,23 @@ BOOST_AUTO_TEST_CASE(tap_of_unknown_things_is_404) {
   BOOST_TEST(connector.body == error(404, "Connector nope not found"));
   auto not_a_task = weir.client.request("GET", "/weir/connectors/sink/tasks/x/stages/consumer/tap");
   BOOST_TEST(not_a_task.status == 404);
+}
+
+BOOST_AUTO_TEST_CASE(logs_since_a_sequence_number_filtered_by_connector) {
+  weir::runtime::keep_log_tail();
+  Weir weir;
+  spdlog::warn("connector console-orders started");
+  spdlog::info("connector console-users started");
+  auto all = weir.client.request("GET", "/weir/logs?connector=console-");
+  BOOST_TEST(all.status == 200);
+  BOOST_TEST(all.body.find(R"("level":"WARN","message":"connector console-orders started"})") != std::string::npos);
+  auto orders = weir.client.request("GET", "/weir/logs?connector=console-orders");
+  BOOST_TEST(orders.body.find("console-users") == std::string::npos);
+  auto seq = weir::runtime::log_tail().lines(0, 1, std::nullopt).front().seq;
+  BOOST_TEST(weir.client.request("GET", "/weir/logs?after=" + std::to_string(seq)).body == R"({"lines":[]})");
+  auto bad = weir.client.request("GET", "/weir/logs?limit=0");
+  BOOST_TEST(bad.status == 400);
+  BOOST_TEST(bad.body.find(R"(query parameter \"limit\")") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

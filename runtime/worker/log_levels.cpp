@@ -4,21 +4,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "runtime/log_tail.hpp"
+
 namespace weir::runtime::worker {
 
 namespace {
-
-std::string log4j_name(spdlog::level::level_enum level) {
-  switch (level) {
-  case spdlog::level::trace: return "TRACE";
-  case spdlog::level::debug: return "DEBUG";
-  case spdlog::level::info: return "INFO";
-  case spdlog::level::warn: return "WARN";
-  case spdlog::level::err: return "ERROR";
-  case spdlog::level::critical: return "FATAL";
-  default: return "OFF";
-  }
-}
 
 spdlog::level::level_enum spdlog_level(const std::string& log4j) {
   if (log4j == "TRACE" || log4j == "ALL") return spdlog::level::trace;
@@ -41,7 +31,7 @@ int64_t now_ms() {
 std::map<std::string, rest::LoggerLevel> LogLevels::all() const {
   std::lock_guard lock{mutex_};
   auto out = set_;
-  out["root"] = {log4j_name(spdlog::get_level()), root_modified_};
+  out["root"] = {std::string{log4j_level_name(spdlog::get_level())}, root_modified_};
   return out;
 }
 
