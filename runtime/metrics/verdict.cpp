@@ -32,12 +32,18 @@ const StageFigures& dearest_transform(const std::vector<StageFigures>& stages, c
 Verdict transform_verdict(const std::vector<StageFigures>& stages, const StageFigures& first, double reader_wait,
                           const std::string& reader) {
   const auto& s = dearest_transform(stages, first);
-  std::string text = "bottleneck: " + named(s) + ": " + percent(s.rates.busy) + " busy, " + micros(s.rates.ns_per_record);
   int transforms = 0;
   double chain_ns = 0;
   for (const auto& t : stages)
     if (t.role == StageRole::transform)
       ++transforms, chain_ns += t.rates.ns_per_record;
+  // No record got through them this interval (their threads were busy elsewhere):
+  // no cost to show, only where the records wait.
+  if (chain_ns == 0)
+    return {"bottleneck: " + named(first) + ": no batch got through the SMTs this interval; the " + reader
+              + " waited for credit " + percent(reader_wait) + " of the time",
+            first.name};
+  std::string text = "bottleneck: " + named(s) + ": " + percent(s.rates.busy) + " busy, " + micros(s.rates.ns_per_record);
   if (transforms > 1)
     text += " (the " + std::to_string(transforms) + " SMTs together " + micros(chain_ns) + ")";
   text += "; the " + reader + " waited for credit " + percent(reader_wait) + " of the time";

@@ -63,6 +63,10 @@ const std::vector<Case> cases = {
     stage("producer", "Kafka", StageRole::source_writer, 0.0, 0, 0)},
    "producer", "bottleneck: producer (Kafka): waiting for acknowledgements (busy 0%); "
                "the poller waited for credit 75% of the time"},
+  {"SMTs that got no batch through (their threads busy elsewhere) are named without a cost",
+   {consumer(0.1, 1.0, 0, 5000), stage("cast", "Cast", StageRole::transform, 0, 0, 0, 0, 0),
+    stage("sink", "File", StageRole::sink_writer, 0, 0, 0, 0, 0)},
+   "cast", "bottleneck: cast (Cast): no batch got through the SMTs this interval; the consumer waited for credit 100%"},
   {"a busy reader that nobody holds back is named",
    {consumer(0.8, 0.1, 0.05, 700000), stage("sink", "File", StageRole::sink_writer, 0.2, 100, 0)},
    "consumer", "bottleneck: consumer (Kafka): the consumer is busy 80% reading, lag 700000"},
