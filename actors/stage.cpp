@@ -6,6 +6,7 @@
 #include <exception>
 #include <optional>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <caf/actor_system.hpp>
@@ -28,16 +29,45 @@ uint64_t thread_cpu_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-/// Charges the CPU time of a scope to a counter: per-stage CPU is what makes an
-/// expensive transform visible in the actor tree.
+uint64_t wall_ns() {
+  return static_cast<uint64_t>(
+    std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count());
+}
+
+/// Charges the CPU time and the wall time of a scope (one batch) to the stage:
+/// per-stage CPU is what makes an expensive transform visible in the actor tree,
+/// wall time what makes a writer waiting on its database visible. One clock read
+/// pair of each per batch, never per record.
 class CpuMeter {
 public:
-  explicit CpuMeter(uint64_t& total) : total_(total), start_(thread_cpu_ns()) {}
-  ~CpuMeter() { total_ += thread_cpu_ns() - start_; }
+  explicit CpuMeter(StageStats& stats) : stats_(stats), cpu_(thread_cpu_ns()), wall_(wall_ns()) {}
+  ~CpuMeter() {
+    stats_.cpu_ns += thread_cpu_ns() - cpu_;
+    stats_.busy_ns += wall_ns() - wall_;
+  }
 
 private:
-  uint64_t& total_;
-  uint64_t start_;
+  StageStats& stats_;
+  uint64_t cpu_;
+  uint64_t wall_;
+};
+
+/// Times a state that starts and ends on transitions (waiting for credit, idle):
+/// the clock is read only when the state changes, so a stage that never waits
+/// never reads it. `total` includes the wait still running.
+class Stopwatch {
+public:
+  void start() {
+    if (!since_) since_ = wall_ns();
+  }
+  void stop(uint64_t& total) {
+    if (since_) total += wall_ns() - std::exchange(since_, 0);
+  }
+  uint64_t total(uint64_t stopped) const { return since_ ? stopped + (wall_ns() - since_) : stopped; }
+
+private:
+  uint64_t since_ = 0;
 };
 
 /// How a payload travels in a message (see DecodedBatchMsg).
@@ -66,18 +96,26 @@ struct Outlet {
   caf::actor downstream;
   runtime::CreditWindow window;
 
+  Stopwatch waiting; ///< runs while a batch is ready and the credit does not cover it
+  uint64_t waited_ns = 0; ///< the waits that ended
+
   template <class Self>
   bool try_send(Self* self, Payload& batch, StageStats& stats) {
     auto bytes = payload_bytes(batch);
-    if (!window.can_send(bytes))
+    if (!window.can_send(bytes)) {
+      waiting.start();
       return false;
+    }
+    waiting.stop(waited_ns);
     window.on_send(bytes);
     stats.records_out += batch.size();
     self->send(downstream, batch_atom::value, Wire<Payload>::wrap(std::move(batch)), bytes);
     return true;
   }
 
+  /// Fills the outgoing figures into `s`; its credit wait counts the wait still running.
   void fill_stats(StageStats& s) const {
+    s.credit_wait_ns = waiting.total(waited_ns);
     s.out_capacity = window.capacity();
     s.out_in_flight = {window.in_flight_batches(), window.in_flight_bytes()};
     s.out_max_in_flight = {window.max_in_flight_batches(), window.max_in_flight_bytes()};
@@ -193,12 +231,20 @@ void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
   st.stats.records_in += batch.size();
   st.stats.bytes_in += charged;
   if (!st.failed) {
+    // A stage on its own thread may block in process() for seconds (a database
+    // that holds a lock): its figures say so while it does. Such a batch costs a
+    // write anyway, so one more publish is nothing beside it.
+    if (st.spec.detached && st.spec.cell) {
+      st.stats.busy_since_ns = wall_ns();
+      st.spec.cell->publish(st.stats);
+    }
     try {
-      CpuMeter meter{st.stats.cpu_ns};
+      CpuMeter meter{st.stats};
       st.spec.logic->process(batch);
     } catch (const std::exception& e) {
       fail(self, e.what());
     }
+    st.stats.busy_since_ns = 0;
   }
   if (!st.failed && !st.taps.empty())
     feed_taps(self, batch);
@@ -296,6 +342,8 @@ struct SourceState {
   bool ended = false;
   bool eos_sent = false;
   StageStats stats;
+  Stopwatch idling;      // runs from an idle fill to the next tick
+  uint64_t idled_ns = 0; // the idle spells that ended
   std::chrono::steady_clock::time_point observed; // last observe()
   static inline const char* name = "weir.source";
 };
@@ -314,6 +362,7 @@ StageStats& observe(source_actor<Payload>* self, bool now = false) {
   st.observed = t;
   st.stats.mailbox = self->mailbox().size();
   st.out.fill_stats(st.stats);
+  st.stats.idle_ns = st.idling.total(st.idled_ns);
   st.stats.lag = st.spec.source->lag();
   st.stats.partitions = st.spec.source->assigned_partitions();
   if (st.stats.partitions == 0)
@@ -391,13 +440,17 @@ void pump(source_actor<Payload>* self) {
   }
   while (!st.ended && !st.idle) {
     auto room = std::min(st.out.window.sendable_bytes(), st.spec.max_batch_bytes);
-    if (room == 0)
+    if (room == 0) {
+      st.out.waiting.start();
       return block(self);
+    }
+    st.out.waiting.stop(st.out.waited_ns);
     unblock(self);
     Payload batch;
     typename runtime::SourceOf<Payload>::Status status;
+    auto busy_before = st.stats.busy_ns;
     try {
-      CpuMeter meter{st.stats.cpu_ns};
+      CpuMeter meter{st.stats};
       status = st.spec.source->fill(batch, room);
     } catch (const std::exception& e) {
       ++st.stats.errors;
@@ -409,6 +462,11 @@ void pump(source_actor<Payload>* self) {
       return;
     }
     st.ended = status == runtime::SourceOf<Payload>::Status::end;
+    if (status == runtime::SourceOf<Payload>::Status::idle && batch.empty()) {
+      // An empty poll waited for records to come (a consumer's poll timeout): idle, not work.
+      st.idled_ns += st.stats.busy_ns - busy_before;
+      st.stats.busy_ns = busy_before;
+    }
     // A source's "in" is what its poll returned: from Kafka for a sink task's
     // consumer, from the source system for a source task's poller.
     if (!batch.empty()) {
@@ -424,6 +482,7 @@ void pump(source_actor<Payload>* self) {
       return end_stream(self);
     if (status == runtime::SourceOf<Payload>::Status::idle) {
       st.idle = true;
+      st.idling.start();
       return schedule_tick(self, st.spec.idle_delay);
     }
   }
@@ -472,6 +531,7 @@ caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload>
       auto& st = self->state;
       st.tick_pending = false;
       st.idle = false;
+      st.idling.stop(st.idled_ns);
       if (st.blocked) {
         if (!st.paused) {
           st.paused = true;

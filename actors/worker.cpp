@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/messages.hpp"
+#include "actors/scheduler.hpp"
 #include "actors/sink_task.hpp"
 #include "actors/source_task.hpp"
 #include "runtime/convert/json_text.hpp"
@@ -120,6 +121,34 @@ std::string role_name(StageRole role) {
   return "transform";
 }
 
+std::string short_class(const std::string& name) {
+  auto dot = name.rfind('.');
+  return dot == std::string::npos ? name : name.substr(dot + 1);
+}
+
+/// What a verdict calls a stage: an SMT's class, the sink's connector class and
+/// its database, "Kafka" for the clients of the broker.
+std::string kind_in_words(const runtime::worker::ConnectorPlan& plan, StageRole role, const std::string& stage) {
+  auto get = [&](const std::string& key) {
+    auto it = plan.config.find(key);
+    return it == plan.config.end() ? std::string{} : it->second;
+  };
+  switch (role) {
+  case StageRole::transform: return short_class(get("transforms." + stage + ".type"));
+  case StageRole::sink_reader:
+  case StageRole::source_writer: return "Kafka";
+  case StageRole::source_reader: return short_class(get("connector.class"));
+  case StageRole::sink_writer: {
+    auto kind = short_class(get("connector.class"));
+    auto url = get("connection.url");
+    if (url.starts_with("jdbc:sqlite")) kind += ", SQLite";
+    if (url.starts_with("jdbc:postgresql")) kind += ", PostgreSQL";
+    return kind;
+  }
+  }
+  return {};
+}
+
 std::string task_name(const std::string& connector, size_t task) {
   return connector + "-" + std::to_string(task);
 }
@@ -178,7 +207,7 @@ struct Worker::DoneBoard {
 Worker::Worker(caf::actor_system& sys, runtime::state::StandaloneStore& state,
                runtime::metrics::MetricsRegistry& metrics, WorkerOptions options)
     : sys_(sys), state_(state), metrics_(metrics), options_(std::move(options)),
-      done_(std::make_shared<DoneBoard>()), last_flush_(Clock::now()) {
+      done_(std::make_shared<DoneBoard>()), node_sampler_(scheduler_meter(sys)), last_flush_(Clock::now()) {
   observer_ = sys_.spawn([board = done_](caf::event_based_actor*) -> caf::behavior {
     return {[board](done_atom, const StageStats& stats) { board->mark(stats.name); }};
   });
@@ -607,15 +636,35 @@ void Worker::sample_rates() {
     double dt = std::chrono::duration<double>(now - r.at).count();
     if (fresh || dt < 1.0)
       continue;
-    auto per_sec = [&](uint64_t now_value, uint64_t then) {
-      return now_value >= then ? static_cast<double>(now_value - then) / dt : 0.0;
-    };
-    r.in = per_sec(s.stats.records_in, r.last.records_in);
-    r.out = per_sec(s.stats.records_out, r.last.records_out);
-    r.bytes = per_sec(s.stats.bytes_in, r.last.bytes_in);
-    r.cpu = per_sec(s.stats.cpu_ns, r.last.cpu_ns) / 1e9;
-    r.last = s.stats;
+    // A batch still in hand counts up to now, so the next interval gets only the rest.
+    auto stats = s.stats;
+    stats.busy_ns = runtime::busy_at(stats, runtime::metrics::SchedulerMeter::now_ns());
+    stats.busy_since_ns = 0;
+    r.rates = runtime::metrics::rates_between(r.last, stats, dt);
+    r.last = stats;
     r.at = now;
+  }
+  if (node_sampler_.sample())
+    judge_tasks();
+}
+
+void Worker::judge_tasks() {
+  verdicts_.clear();
+  const auto& scheduler = node_sampler_.figures().verdict;
+  for (const auto& [name, c] : connectors_) {
+    auto stages = metrics_.snapshot(name);
+    for (const auto& [t, task] : c->tasks) {
+      int id = static_cast<int>(t);
+      std::vector<runtime::metrics::StageFigures> figures;
+      for (const auto& stage_name : task.names)
+        for (const auto& s : stages)
+          if (s.key.task == id && s.key.stage == stage_name) {
+            auto r = rates_.find(s.key);
+            figures.push_back({stage_name, kind_in_words(c->plan, s.role, stage_name), s.role,
+                               r == rates_.end() ? runtime::metrics::StageRates{} : r->second.rates, s.stats.lag});
+          }
+      verdicts_[{name, id}] = runtime::metrics::task_verdict(figures, scheduler);
+    }
   }
 }
 
@@ -727,7 +776,15 @@ std::vector<std::string> Worker::progress(double interval) {
                     static_cast<unsigned long long>(written), static_cast<unsigned long long>(errors),
                     c.tasks.size(), idle, failed);
     lines.emplace_back(line);
-    // A line of its own, so the progress line keeps its shape for scripts reading it.
+    // Lines of their own, so the progress line keeps its shape for scripts reading it.
+    std::map<std::string, std::string> verdict_tasks; // verdict → "0,1"
+    for (const auto& shown : status.tasks)
+      if (!shown.bottleneck.empty()) {
+        auto& ids = verdict_tasks[shown.bottleneck];
+        ids += (ids.empty() ? "" : ",") + std::to_string(shown.id);
+      }
+    for (const auto& [verdict, ids] : verdict_tasks)
+      lines.push_back("[" + name + "] task " + ids + ": " + verdict);
     if (waiting > 0)
       lines.push_back("[" + name + "] " + waiting_since + " (" + std::to_string(waiting) + " of "
                       + std::to_string(c.tasks.size()) + " task(s))");
@@ -790,7 +847,10 @@ rest::ConnectorStatus Worker::status_of(const Connector& c) const {
       f.trace = f.waiting + "; it resumes by itself once the broker answers";
     else if (c.plan.sink && f.state == "RUNNING" && f.partitions == 0)
       f.trace = idle_trace(c.plan.tasks_max, c.partitions, f);
-    status.tasks.push_back({static_cast<int>(t), {f.state, options_.worker_id, c.plan.scrub(f.trace)}});
+    std::string bottleneck;
+    if (auto v = verdicts_.find({c.plan.name, static_cast<int>(t)}); v != verdicts_.end() && f.state == "RUNNING")
+      bottleneck = v->second.text;
+    status.tasks.push_back({static_cast<int>(t), {f.state, options_.worker_id, c.plan.scrub(f.trace)}, bottleneck});
   }
   return status;
 }
@@ -1264,7 +1324,7 @@ void Worker::set_cluster_logger_level(const std::string& name, const std::string
 
 rest::ActorTree Worker::actor_tree(const std::optional<std::string>& connector, Deadline) {
   std::lock_guard lock{mutex_};
-  rest::TreeNode node{options_.worker_id, true, {}};
+  rest::TreeNode node{options_.worker_id, true, {}, node_sampler_.figures()};
   for (const auto& [name, c] : connectors_) {
     if (connector && name != *connector)
       continue;
@@ -1273,6 +1333,10 @@ rest::ActorTree Worker::actor_tree(const std::optional<std::string>& connector, 
     auto stages = metrics_.snapshot(name);
     for (const auto& ts : status.tasks) {
       rest::TreeTask task{ts.id, ts.state, {}};
+      if (auto v = verdicts_.find({name, ts.id}); v != verdicts_.end() && ts.state.state == "RUNNING") {
+        task.bottleneck = v->second.text;
+        task.bottleneck_stage = v->second.stage;
+      }
       auto here = c->tasks.find(static_cast<size_t>(ts.id));
       const Task* running = here == c->tasks.end() ? nullptr : &here->second;
       for (const auto& stage_name : running ? running->names : std::vector<std::string>{})
@@ -1280,12 +1344,10 @@ rest::ActorTree Worker::actor_tree(const std::optional<std::string>& connector, 
           if (s.key.task == ts.id && s.key.stage == stage_name) {
             rest::TreeStage stage{stage_name, role_name(s.role), s.stats};
             stage.stats.last_error = c->plan.scrub(stage.stats.last_error);
-            if (auto r = rates_.find(s.key); r != rates_.end()) {
-              stage.records_in_per_sec = r->second.in;
-              stage.records_out_per_sec = r->second.out;
-              stage.bytes_in_per_sec = r->second.bytes;
-              stage.cpu_per_sec = r->second.cpu;
-            }
+            if (auto r = rates_.find(s.key); r != rates_.end())
+              stage.rates = r->second.rates;
+            if (!task.stages.empty())
+              stage.upstream_wait = task.stages.back().rates.credit_wait;
             task.stages.push_back(std::move(stage));
           }
       tc.tasks.push_back(std::move(task));
@@ -1313,12 +1375,16 @@ std::string Worker::metrics_text(Deadline) {
     {"kafka_connect_source_task_source_record_write_rate", "Records written to Kafka per second (source-record-write-rate).", StageRole::source_writer},
   };
   auto stages = metrics_.snapshot();
+  std::map<runtime::metrics::StageKey, runtime::metrics::StageRates> rates;
+  for (const auto& [key, r] : rates_)
+    rates.emplace(key, r.rates);
+  text += runtime::metrics::render_interval_metrics(stages, rates, node_sampler_.figures());
   for (const auto& f : families) {
     text += std::string{"# HELP "} + f.name + " " + f.help + "\n# TYPE " + f.name + " gauge\n";
     for (const auto& st : stages)
       if (st.role == f.role) {
         auto r = rates_.find(st.key);
-        double value = r == rates_.end() ? 0.0 : r->second.out;
+        double value = r == rates_.end() ? 0.0 : r->second.rates.records_out_per_sec;
         text += std::string{f.name} + "{connector=\"" + st.key.connector + "\",task=\""
                 + std::to_string(st.key.task) + "\"} " + std::to_string(value) + "\n";
       }

@@ -27,6 +27,9 @@
 #include "runtime/kafka/producer.hpp"
 #include "runtime/pipeline/source_task.hpp"
 #include "runtime/metrics/registry.hpp"
+#include "runtime/metrics/node_figures.hpp"
+#include "runtime/metrics/stage_rates.hpp"
+#include "runtime/metrics/verdict.hpp"
 #include "runtime/rest/connect_herder.hpp"
 #include "runtime/state/standalone_store.hpp"
 #include "runtime/worker/catalog.hpp"
@@ -221,9 +224,12 @@ private:
   struct Rate {
     runtime::StageStats last;
     std::chrono::steady_clock::time_point at;
-    double in = 0, out = 0, bytes = 0, cpu = 0;
+    runtime::metrics::StageRates rates = {}; ///< over the last interval
   };
   std::map<runtime::metrics::StageKey, Rate> rates_;
+  runtime::metrics::NodeSampler node_sampler_; // this node's scheduler and process, last interval
+  std::map<std::pair<std::string, int>, runtime::metrics::Verdict> verdicts_; // by connector and task
+  void judge_tasks(); // verdicts_ from rates_ and node_sampler_; holding mutex_
   std::chrono::steady_clock::time_point last_flush_;
   std::unique_ptr<runtime::kafka::Producer> offsets_producer_;
   uint64_t generation_ = 0; // of the assignment the tasks here run under (cluster mode)

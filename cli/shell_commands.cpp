@@ -130,6 +130,9 @@ const std::vector<Command>& command_table();
 
 std::string connector_path(const std::string& name) { return "/connectors/" + percent_encode(name); }
 
+// Against a cluster, every live node's subtree (a standalone worker ignores the scope).
+constexpr const char* whole_tree = "/weir/tree?scope=cluster";
+
 void help(const Args&, Session& session) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& c : command_table()) {
@@ -142,7 +145,7 @@ void help(const Args&, Session& session) {
 
 void nodes(const Args&, Session& session) {
   simdjson::dom::parser parser;
-  element tree = parse(parser, session.client.request("GET", "/weir/tree"));
+  element tree = parse(parser, session.client.request("GET", whole_tree));
   std::vector<std::vector<std::string>> rows{{"NODE", "LEADER", "CONNECTORS", "TASKS"}};
   for (element node : tree["nodes"].get_array()) {
     size_t tasks = 0, connectors = 0;
@@ -157,12 +160,13 @@ void nodes(const Args&, Session& session) {
 }
 
 void tree(const Args& args, Session& session) {
-  std::string path = args.empty() ? "/weir/tree" : "/weir/tree/" + percent_encode(args[0]);
+  std::string path = args.empty() ? std::string{whole_tree}
+                                  : "/weir/tree/" + percent_encode(args[0]) + "?scope=cluster";
   session.out << render_tree(session.client.request("GET", path));
 }
 
 void top(const Args&, Session& session) {
-  auto render = [&session] { return render_top(session.client.request("GET", "/weir/tree")); };
+  auto render = [&session] { return render_top(session.client.request("GET", whole_tree)); };
   if (session.live_top) session.live_top(render);
   else session.out << render();
 }
@@ -308,7 +312,8 @@ const std::vector<Command>& command_table() {
       {"nodes", "", "the nodes: id, leader, connectors and tasks on each", 0, 0, Completes::nothing, nodes},
       {"tree", "[CONNECTOR]", "the actor tree: nodes, connectors, tasks and their stages", 0, 1,
        Completes::connector, tree},
-      {"top", "", "per stage: rates, mailbox, credit, CPU; refreshed every second, q quits", 0, 0,
+      {"top", "", "per node: threads busy, run queue, CPU, RSS; per stage, busiest first: busy, rates, "
+                     "mailbox, credit, CPU, the task's bottleneck; refreshed every second, q quits", 0, 0,
        Completes::nothing, top},
       {"tap", "CONNECTOR TASK STAGE [N]", "the next N (10) records passing a stage, as JSON lines", 3, 4,
        Completes::tap, tap},
@@ -345,6 +350,33 @@ const Command* find_command(std::string_view name) {
 
 std::string stage_rate(element stage, std::string_view key) { return fixed(number(stage, key)); }
 
+std::string percent(double fraction) { return std::to_string(static_cast<int>(fraction * 100 + 0.5)) + "%"; }
+
+// A node's header: its scheduler threads' busy fractions, run queue, CPU, RSS and
+// the scheduler's verdict; or that it did not answer.
+std::string node_header(element node, const std::string& indent) {
+  bool unreachable = false;
+  if (!node["unreachable"].get(unreachable) && unreachable)
+    return indent + "unreachable: no answer within the deadline\n";
+  simdjson::dom::array threads;
+  element process;
+  if (node["scheduler"]["threads"].get(threads) || node["process"].get(process))
+    return {}; // a node without the figures (an older weir)
+  std::string busy;
+  for (element thread : threads)
+    busy += (busy.empty() ? "" : " ") + percent(number(thread, "busy"));
+  std::string out = indent + "threads " + std::to_string(integer(node["scheduler"], "busy_threads")) + "/" +
+                    std::to_string(threads.size()) + " busy (" + busy +
+                    "), run queue " + std::to_string(integer(node["scheduler"], "run_queue")) + ", cpu " +
+                    fixed(number(process, "cpu") * 100) + "%, rss " +
+                    fixed(static_cast<double>(integer(process, "rss_bytes")) / (1 << 20)) + " MiB, fds " +
+                    std::to_string(integer(process, "fds")) + ", connections " +
+                    std::to_string(integer(process, "connections")) + '\n';
+  if (auto verdict = text(node, "verdict"); !verdict.empty())
+    out += indent + verdict + '\n';
+  return out;
+}
+
 std::vector<std::string> stage_cells(element stage) {
   StageFigures f = figures(stage);
   std::vector<std::string> cells{text(stage, "name"), text(stage, "role"), text(stage, "kind"), text(stage, "state"),
@@ -354,6 +386,8 @@ std::vector<std::string> stage_cells(element stage) {
                                  "credit " + granted_credit(stage, f),
                                  "in flight " + sent_credit(stage, f),
                                  "cpu " + fixed(number(stage, "cpu_per_sec") * 100) + "%",
+                                 "busy " + percent(number(stage, "busy")),
+                                 fixed(number(stage, "ns_per_record") / 1000, 2) + " µs/record",
                                  "waiting on " + std::string{waiting_on(f)}};
   if (!stage["lag"].is_null()) cells.push_back("lag " + std::to_string(integer(stage, "lag")));
   if (!stage["partitions"].is_null()) cells.push_back("partitions " + std::to_string(integer(stage, "partitions")));
@@ -537,11 +571,14 @@ std::string render_tree(const std::string& tree_json) {
     std::string out;
     for (element node : tree["nodes"].get_array()) {
       out += "node " + text(node, "id") + (node["leader"].get_bool().value() ? " (leader)" : "") + '\n';
+      out += node_header(node, "  ");
       for (element connector : node["connectors"].get_array()) {
         out += "  connector " + text(connector, "name") + " (" + text(connector, "type") + ") " +
                state_line(connector) + '\n';
         for (element task : connector["tasks"].get_array()) {
           out += "    task " + std::to_string(integer(task, "id")) + ' ' + state_line(task) + '\n';
+          if (auto verdict = text(task, "bottleneck"); !verdict.empty())
+            out += "      " + verdict + '\n';
           std::vector<std::vector<std::string>> rows;
           for (element stage : task["stages"].get_array()) rows.push_back(stage_cells(stage));
           out += table(rows, "      ");
@@ -556,26 +593,52 @@ std::string render_top(const std::string& tree_json) {
   return reading([&] {
     simdjson::dom::parser parser;
     element tree = parse(parser, tree_json);
-    std::vector<std::vector<std::string>> rows{{"CONNECTOR", "TASK", "STAGE", "ROLE", "STATE", "IN/s", "OUT/s",
-                                                "MAILBOX", "CREDIT", "IN-FLIGHT", "CPU%", "LAG", "ERRORS",
-                                                "WAITING ON"}};
-    for (element node : tree["nodes"].get_array())
+    std::string header;
+    struct Row {
+      bool bottleneck; // the stage its task's verdict names: listed first
+      double busy;
+      std::vector<std::string> cells;
+    };
+    std::vector<Row> rows;
+    for (element node : tree["nodes"].get_array()) {
+      header += "node " + text(node, "id") + ": " + node_header(node, "");
       for (element connector : node["connectors"].get_array())
-        for (element task : connector["tasks"].get_array())
+        for (element task : connector["tasks"].get_array()) {
+          auto named = text(task, "bottleneck_stage");
+          auto verdict = text(task, "bottleneck");
+          bool first = true;
           for (element stage : task["stages"].get_array()) {
             StageFigures f = figures(stage);
-            rows.push_back({text(connector, "name"), std::to_string(integer(task, "id")), text(stage, "name"),
-                            f.role, f.state, stage_rate(stage, "records_in_per_sec"),
-                            stage_rate(stage, "records_out_per_sec"), std::to_string(f.mailbox),
-                            granted_credit(stage, f), sent_credit(stage, f),
-                            fixed(number(stage, "cpu_per_sec") * 100),
-                            stage["lag"].is_null() ? "-" : std::to_string(integer(stage, "lag")),
-                            std::to_string(integer(stage, "errors")), std::string{waiting_on(f)}});
+            auto name = text(stage, "name");
+            // The verdict on the stage it names, else on the task's first stage.
+            bool here = named.empty() ? first : name == named;
+            first = false;
+            rows.push_back({!named.empty() && name == named, number(stage, "busy"),
+                            {text(connector, "name"), std::to_string(integer(task, "id")), name, f.role, f.state,
+                             percent(number(stage, "busy")), stage_rate(stage, "records_in_per_sec"),
+                             stage_rate(stage, "records_out_per_sec"), std::to_string(f.mailbox),
+                             granted_credit(stage, f), sent_credit(stage, f),
+                             fixed(number(stage, "cpu_per_sec") * 100),
+                             stage["lag"].is_null() ? "-" : std::to_string(integer(stage, "lag")),
+                             std::to_string(integer(stage, "errors")), std::string{waiting_on(f)},
+                             here ? verdict : ""}});
           }
-    //   CONNECTOR TASK STAGE ROLE STATE IN/s OUT/s MAILBOX CREDIT IN-FLIGHT CPU% LAG ERRORS WAITING-ON
+        }
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      return a.bottleneck != b.bottleneck ? a.bottleneck : a.busy > b.busy;
+    });
+    std::vector<std::vector<std::string>> cells{{"CONNECTOR", "TASK", "STAGE", "ROLE", "STATE", "BUSY", "IN/s",
+                                                 "OUT/s", "MAILBOX", "CREDIT", "IN-FLIGHT", "CPU%", "LAG", "ERRORS",
+                                                 "WAITING ON", "BOTTLENECK"}};
+    for (auto& row : rows) {
+      if (row.cells.back().empty()) row.cells.pop_back(); // no trailing blanks
+      cells.push_back(std::move(row.cells));
+    }
+    //   CONNECTOR TASK STAGE ROLE STATE BUSY IN/s OUT/s MAILBOX CREDIT IN-FLIGHT CPU% LAG ERRORS WAITING-ON BOTTLENECK
     static const std::vector<bool> numbers{false, true, false, false, false, true, true, true,
-                                           true,  true, true,  true,  true,  false};
-    return table(rows, "", numbers);
+                                           true,  true, true, true,  true,  true,  false, false};
+    return header + table(cells, "", numbers);
   });
 }
 

@@ -54,21 +54,25 @@ const std::string sink_properties = "name=sink\nconnector.class=FileStreamSink\n
 const std::string source_json = R"({"name":"source","config":{"connector.class":"FileStreamSource",)"
                                 R"("tasks.max":"2","transforms":"mask","fail.task":"1"}})";
 
+const std::string node_header =
+    "  threads 0/2 busy (50% 25%), run queue 1, cpu 100.0%, rss 64.0 MiB, fds 32, connections 8\n";
 const std::string sink_tree =
     "  connector sink (sink) RUNNING\n"
     "    task 0 RUNNING\n"
-    "      consumer  sink_reader  consumer  RUNNING  in 100.0/s  out 100.0/s  mailbox 0  credit -    in flight 1/8  cpu 25.0%  waiting on poll            lag 42  partitions 3\n"
-    "      sink      sink_writer  sink      RUNNING  in 100.0/s  out 100.0/s  mailbox 1  credit 2/8  in flight -    cpu 50.0%  waiting on previous stage\n";
+    "      bottleneck: sink (fake)\n"
+    "      consumer  sink_reader  consumer  RUNNING  in 100.0/s  out 100.0/s  mailbox 0  credit -    in flight 1/8  cpu 25.0%  busy 30%  2.00 µs/record  waiting on poll            lag 42  partitions 3\n"
+    "      sink      sink_writer  sink      RUNNING  in 100.0/s  out 100.0/s  mailbox 1  credit 2/8  in flight -    cpu 50.0%  busy 60%  4.00 µs/record  waiting on previous stage\n";
 const std::string source_tree =
     "  connector source (source) RUNNING\n"
     "    task 0 RUNNING\n"
-    "      poller    source_reader  file       RUNNING  in 100.0/s  out 100.0/s  mailbox 0  credit -    in flight 1/8  cpu 25.0%  waiting on poll\n"
-    "      mask      transform      transform  RUNNING  in 100.0/s  out 100.0/s  mailbox 1  credit 2/8  in flight 1/8  cpu 50.0%  waiting on previous stage\n"
-    "      producer  source_writer  producer   RUNNING  in 100.0/s  out 100.0/s  mailbox 2  credit 2/8  in flight -    cpu 75.0%  waiting on previous stage\n"
+    "      bottleneck: producer (fake)\n"
+    "      poller    source_reader  file       RUNNING  in 100.0/s  out 100.0/s  mailbox 0  credit -    in flight 1/8  cpu 25.0%  busy 30%  2.00 µs/record  waiting on poll\n"
+    "      mask      transform      transform  RUNNING  in 100.0/s  out 100.0/s  mailbox 1  credit 2/8  in flight 1/8  cpu 50.0%  busy 60%  4.00 µs/record  waiting on previous stage\n"
+    "      producer  source_writer  producer   RUNNING  in 100.0/s  out 100.0/s  mailbox 2  credit 2/8  in flight -    cpu 75.0%  busy 90%  6.00 µs/record  waiting on previous stage\n"
     "    task 1 FAILED: java.lang.RuntimeException: boom in source\n"
-    "      poller    source_reader  file       FAILED  in 200.0/s  out 200.0/s  mailbox 0  credit -    in flight 1/8  cpu 25.0%  waiting on -\n"
-    "      mask      transform      transform  FAILED  in 200.0/s  out 200.0/s  mailbox 1  credit 2/8  in flight 1/8  cpu 50.0%  waiting on -\n"
-    "      producer  source_writer  producer   FAILED  in 200.0/s  out 200.0/s  mailbox 2  credit 2/8  in flight -    cpu 75.0%  waiting on -  errors 1: boom\n";
+    "      poller    source_reader  file       FAILED  in 200.0/s  out 200.0/s  mailbox 0  credit -    in flight 1/8  cpu 25.0%  busy 30%  2.00 µs/record  waiting on -\n"
+    "      mask      transform      transform  FAILED  in 200.0/s  out 200.0/s  mailbox 1  credit 2/8  in flight 1/8  cpu 50.0%  busy 60%  4.00 µs/record  waiting on -\n"
+    "      producer  source_writer  producer   FAILED  in 200.0/s  out 200.0/s  mailbox 2  credit 2/8  in flight -    cpu 75.0%  busy 90%  6.00 µs/record  waiting on -  errors 1: boom\n";
 
 // The server, a client of it, and run() to run one line as `weir shell -c` does.
 struct Shell {
@@ -172,21 +176,23 @@ BOOST_AUTO_TEST_CASE(nodes_tree_and_top) {
              "127.0.0.1:8083  yes     2           3\n");
   auto tree = shell.run("tree sink");
   BOOST_TEST(tree.ok);
-  BOOST_TEST(tree.out == "node 127.0.0.1:8083 (leader)\n" + sink_tree);
+  BOOST_TEST(tree.out == "node 127.0.0.1:8083 (leader)\n" + node_header + sink_tree);
   auto whole = shell.run("tree");
-  BOOST_TEST(whole.out == "node 127.0.0.1:8083 (leader)\n" + sink_tree + source_tree);
+  BOOST_TEST(whole.out == "node 127.0.0.1:8083 (leader)\n" + node_header + sink_tree + source_tree);
   auto top = shell.run("top");
   BOOST_TEST(top.ok);
+  // Bottlenecks first (the stage each verdict names), then the busiest.
   BOOST_TEST(top.out ==
-             "CONNECTOR  TASK  STAGE     ROLE           STATE     IN/s  OUT/s  MAILBOX  CREDIT  IN-FLIGHT  CPU%  LAG  ERRORS  WAITING ON\n"
-             "sink          0  consumer  sink_reader    RUNNING  100.0  100.0        0       -        1/8  25.0   42       0  poll\n"
-             "sink          0  sink      sink_writer    RUNNING  100.0  100.0        1     2/8          -  50.0    -       0  previous stage\n"
-             "source        0  poller    source_reader  RUNNING  100.0  100.0        0       -        1/8  25.0    -       0  poll\n"
-             "source        0  mask      transform      RUNNING  100.0  100.0        1     2/8        1/8  50.0    -       0  previous stage\n"
-             "source        0  producer  source_writer  RUNNING  100.0  100.0        2     2/8          -  75.0    -       0  previous stage\n"
-             "source        1  poller    source_reader  FAILED   200.0  200.0        0       -        1/8  25.0    -       0  -\n"
-             "source        1  mask      transform      FAILED   200.0  200.0        1     2/8        1/8  50.0    -       0  -\n"
-             "source        1  producer  source_writer  FAILED   200.0  200.0        2     2/8          -  75.0    -       1  -\n");
+             "node 127.0.0.1:8083: threads 0/2 busy (50% 25%), run queue 1, cpu 100.0%, rss 64.0 MiB, fds 32, connections 8\n"
+             "CONNECTOR  TASK  STAGE     ROLE           STATE    BUSY   IN/s  OUT/s  MAILBOX  CREDIT  IN-FLIGHT  CPU%  LAG  ERRORS  WAITING ON      BOTTLENECK\n"
+             "source        0  producer  source_writer  RUNNING   90%  100.0  100.0        2     2/8          -  75.0    -       0  previous stage  bottleneck: producer (fake)\n"
+             "sink          0  sink      sink_writer    RUNNING   60%  100.0  100.0        1     2/8          -  50.0    -       0  previous stage  bottleneck: sink (fake)\n"
+             "source        1  producer  source_writer  FAILED    90%  200.0  200.0        2     2/8          -  75.0    -       1  -\n"
+             "source        0  mask      transform      RUNNING   60%  100.0  100.0        1     2/8        1/8  50.0    -       0  previous stage\n"
+             "source        1  mask      transform      FAILED    60%  200.0  200.0        1     2/8        1/8  50.0    -       0  -\n"
+             "sink          0  consumer  sink_reader    RUNNING   30%  100.0  100.0        0       -        1/8  25.0   42       0  poll\n"
+             "source        0  poller    source_reader  RUNNING   30%  100.0  100.0        0       -        1/8  25.0    -       0  poll\n"
+             "source        1  poller    source_reader  FAILED    30%  200.0  200.0        0       -        1/8  25.0    -       0  -\n");
 }
 
 BOOST_AUTO_TEST_CASE(top_on_a_terminal_hands_its_rendering_to_the_redraw_loop) {

@@ -97,7 +97,7 @@ int run_standalone(const Options& opt) {
   runtime::metrics::MetricsRegistry metrics;
   caf::actor_system_config cfg;
   actors::announce_types(cfg);
-  actors::tune_scheduler(cfg);
+  actors::tune_scheduler(cfg, std::stoul(worker.at("scheduler.threads")));
   caf::actor_system sys{cfg};
 
   actors::Worker herder{sys, state, metrics, setup.options};

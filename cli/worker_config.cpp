@@ -141,6 +141,10 @@ const ConfigDef& worker_def(bool node) {
              "How long a stopping task may take to write and commit what it holds before "
              "its actors are ended anyway (its uncommitted records are delivered again).",
              validators::range(0, std::nullopt));
+    d.define("scheduler.threads", ConfigType::Int, "0", Importance::Low,
+             "weir: threads of the actor scheduler that runs the pipeline stages (0: one per "
+             "core). Their busy fractions are in the actor tree and /metrics.",
+             validators::range(0, 256));
     d.define("task.restart.max.attempts", ConfigType::Int, "3", Importance::Low,
              "weir: how many times in a row a FAILED task is restarted automatically "
              "(0: never, as in Kafka Connect). A restart through the REST API resets the count.",

@@ -22,6 +22,13 @@ struct StageStats {
   uint64_t errors = 0;
   std::string last_error;
   uint64_t cpu_ns = 0;
+  uint64_t busy_ns = 0;        ///< wall time handling batches (one clock read pair per batch)
+  uint64_t credit_wait_ns = 0; ///< time with output ready and no credit from downstream
+  uint64_t idle_ns = 0;        ///< readers: time their source had nothing to give
+  /// Stages on a thread of their own (a sink writing to a database): the steady
+  /// clock's ns when the batch in hand began, 0 between batches, so that a write
+  /// stuck for seconds shows as busy before it ends (see busy_at()).
+  uint64_t busy_since_ns = 0;
   uint64_t mailbox = 0;
   Credit capacity;          ///< credit this stage grants its upstream
   Credit held;              ///< of which currently used
@@ -35,5 +42,10 @@ struct StageStats {
   uint64_t commits = 0;     ///< consumers: offset commits completed
   uint64_t commit_ns = 0;   ///< consumers: their total time, request to answer
 };
+
+/// The busy time of `s` at `now_ns` (steady clock), the batch in hand included.
+inline uint64_t busy_at(const StageStats& s, uint64_t now_ns) {
+  return s.busy_ns + (s.busy_since_ns != 0 && now_ns > s.busy_since_ns ? now_ns - s.busy_since_ns : 0);
+}
 
 } // namespace weir::runtime

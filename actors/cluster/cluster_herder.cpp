@@ -1,5 +1,7 @@
 #include "actors/cluster/cluster_herder.hpp"
 
+#include <future>
+#include <memory>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -318,26 +320,57 @@ rest::ActorTree ClusterHerder::node_tree(const std::optional<std::string>& conne
   return tree;
 }
 
+// Every other live member is asked at once, each on a thread of its own, and
+// waited for until one common deadline (the request's, at most 5 s): a member that
+// is stopped or cut off costs the answer that wait once, not once per member, and
+// is listed as unreachable. A thread still waiting on one when the answer goes
+// ends by its own timeout, the same deadline.
 rest::ActorTree ClusterHerder::actor_tree(const std::optional<std::string>& connector, Deadline d) {
   auto tree = node_tree(connector, d);
   auto members = links_.view->members();
   auto path = "/weir/tree" + (connector ? "/" + rest::percent_encode(*connector) : std::string{})
               + "?scope=node";
+  auto wait = std::min(remaining(d), std::chrono::milliseconds{5000});
+  auto until = Clock::now() + wait;
+  struct Asked {
+    std::string id; ///< the member's worker id (host:port of its REST listener)
+    bool leader;
+    std::future<std::string> answer; ///< invalid: known unreachable, not asked
+  };
+  std::vector<Asked> asked;
   for (const auto& m : members.members) {
+    if (m.id == links_.member_id || m.status != runtime::cluster::MemberStatus::up)
+      continue;
+    Asked a{m.rest_url.empty() ? m.id : m.rest_url.substr(m.rest_url.find("//") + 2), m.id == members.leader, {}};
     bool unreachable = std::find(members.unreachable.begin(), members.unreachable.end(), m.id)
                        != members.unreachable.end();
-    if (m.id == links_.member_id || m.status != runtime::cluster::MemberStatus::up || unreachable
-        || m.rest_url.empty())
-      continue;
-    try {
-      auto theirs = rest::parse_actor_tree(
-        rest::forward_request(m.rest_url, "GET", path, {}, links_.rest_token, std::min(remaining(d), 5000ms)));
-      for (auto& node : theirs.nodes)
-        tree.nodes.push_back(std::move(node));
-    } catch (const std::exception& e) {
-      spdlog::warn("cluster: no actor tree from {}: {}", m.rest_url, e.what());
-      tree.nodes.push_back({m.rest_url.substr(m.rest_url.find("//") + 2), m.id == members.leader, {}});
+    if (!unreachable && !m.rest_url.empty()) {
+      auto promise = std::make_shared<std::promise<std::string>>();
+      a.answer = promise->get_future();
+      std::thread([promise, url = m.rest_url, path, token = links_.rest_token, wait] {
+        try {
+          promise->set_value(rest::forward_request(url, "GET", path, {}, token, wait));
+        } catch (...) {
+          promise->set_exception(std::current_exception());
+        }
+      }).detach();
     }
+    asked.push_back(std::move(a));
+  }
+  for (auto& a : asked) {
+    try {
+      if (a.answer.valid() && a.answer.wait_until(until) == std::future_status::ready) {
+        for (auto& node : rest::parse_actor_tree(a.answer.get()).nodes)
+          tree.nodes.push_back(std::move(node));
+        continue;
+      }
+      spdlog::warn("cluster: no actor tree from {} within {} ms: listed as unreachable", a.id, wait.count());
+    } catch (const std::exception& e) {
+      spdlog::warn("cluster: no actor tree from {}: {}", a.id, e.what());
+    }
+    rest::TreeNode node{a.id, a.leader, {}};
+    node.unreachable = true;
+    tree.nodes.push_back(std::move(node));
   }
   return tree;
 }

@@ -94,29 +94,46 @@ public:
   void sample(const Family& f, const StageKey& key, bool with_stage, double value,
               std::string_view extra_label = {}, std::string_view extra_value = {}) {
     out_ += f.name;
-    out_ += "{connector=\"";
-    append_label_value(key.connector, out_);
-    out_ += "\",task=\"";
-    out_ += std::to_string(key.task);
-    out_ += '"';
+    out_ += '{';
+    label("connector", key.connector);
+    out_ += ',';
+    label("task", std::to_string(key.task));
     if (with_stage) {
-      out_ += ",stage=\"";
-      append_label_value(key.stage, out_);
-      out_ += '"';
+      out_ += ',';
+      label("stage", key.stage);
     }
     if (!extra_label.empty()) {
       out_ += ',';
-      out_ += extra_label;
-      out_ += "=\"";
-      append_label_value(extra_value, out_);
-      out_ += '"';
+      label(extra_label, extra_value);
     }
-    out_ += "} ";
+    out_ += '}';
+    end(value);
+  }
+
+  /// A node's sample: no label, or one.
+  void sample(const Family& f, double value, std::string_view name = {}, std::string_view label_value = {}) {
+    out_ += f.name;
+    if (!name.empty()) {
+      out_ += '{';
+      label(name, label_value);
+      out_ += '}';
+    }
+    end(value);
+  }
+
+private:
+  void label(std::string_view name, std::string_view value) {
+    out_ += name;
+    out_ += "=\"";
+    append_label_value(value, out_);
+    out_ += '"';
+  }
+  void end(double value) {
+    out_ += ' ';
     append_number(value, out_);
     out_ += '\n';
   }
 
-private:
   std::string& out_;
 };
 
@@ -140,6 +157,11 @@ const StageSeries stage_series[] = {
    [](const StageStats& s) { return double(s.errors); }, false},
   {{"weir_stage_cpu_seconds_total", "counter", "CPU time the stage spent processing."},
    [](const StageStats& s) { return double(s.cpu_ns) / 1e9; }, false},
+  {{"weir_stage_busy_seconds_total", "counter", "Wall time the stage spent handling batches."},
+   [](const StageStats& s) { return double(s.busy_ns) / 1e9; }, false},
+  {{"weir_stage_credit_wait_seconds_total", "counter",
+    "Time the stage had output ready and no credit from its downstream."},
+   [](const StageStats& s) { return double(s.credit_wait_ns) / 1e9; }, false},
   {{"weir_stage_mailbox_messages", "gauge", "Messages waiting in the stage actor's mailbox."},
    [](const StageStats& s) { return double(s.mailbox); }, false},
   {{"weir_stage_credit_held_batches", "gauge",
@@ -252,6 +274,65 @@ std::string render_prometheus(const std::vector<StageSnapshot>& stages) {
   task_family({"kafka_connect_task_error_total_record_errors", "counter",
                "Record errors of the task (task-error-metrics total-record-errors)."},
               [](const TaskTotals&) { return true; }, [](const TaskTotals& t) { return t.errors; });
+  return out;
+}
+
+std::string render_interval_metrics(const std::vector<StageSnapshot>& stages,
+                                    const std::map<StageKey, StageRates>& rates, const NodeFigures& node) {
+  std::string out;
+  Writer w{out};
+  using RateGetter = double (*)(const StageRates&);
+  struct RateSeries {
+    Family family;
+    RateGetter get;
+  };
+  static const RateSeries rate_series[] = {
+    {{"weir_stage_busy_ratio", "gauge", "Busy wall time ÷ wall time over the last interval."},
+     [](const StageRates& r) { return r.busy; }},
+    {{"weir_stage_ns_per_record", "gauge", "CPU nanoseconds per record received over the last interval."},
+     [](const StageRates& r) { return r.ns_per_record; }},
+    {{"weir_stage_credit_wait_ratio", "gauge",
+      "Part of the last interval the stage waited for its downstream's credit."},
+     [](const StageRates& r) { return r.credit_wait; }},
+  };
+  for (const auto& series : rate_series) {
+    w.family(series.family);
+    for (const auto& s : stages) {
+      auto r = rates.find(s.key);
+      w.sample(series.family, s.key, true, r == rates.end() ? 0.0 : series.get(r->second));
+    }
+  }
+  const Family busy{"weir_scheduler_thread_busy_ratio", "gauge",
+                    "A scheduler thread's time running actors ÷ wall time, last interval."};
+  w.family(busy);
+  for (const auto& t : node.scheduler)
+    w.sample(busy, t.busy, "thread", std::to_string(t.id));
+  const Family threads{"weir_scheduler_threads", "gauge", "Threads of the actor scheduler."};
+  w.family(threads);
+  w.sample(threads, double(node.scheduler.size()));
+  const Family queue{"weir_scheduler_run_queue", "gauge", "Actors ready to run, waiting for a scheduler thread."};
+  w.family(queue);
+  w.sample(queue, double(node.run_queue));
+  const Family group_cpu{"weir_threads_cpu_ratio", "gauge", "CPU cores used by a group of threads, last interval."};
+  w.family(group_cpu);
+  for (const auto& g : node.process.groups)
+    w.sample(group_cpu, g.cpu, "group", g.group);
+  const Family group_count{"weir_threads", "gauge", "Threads in a group."};
+  w.family(group_count);
+  for (const auto& g : node.process.groups)
+    w.sample(group_count, g.count, "group", g.group);
+  const Family cpu{"weir_process_cpu_ratio", "gauge", "CPU cores used by the process, last interval."};
+  w.family(cpu);
+  w.sample(cpu, node.process.cpu);
+  const Family rss{"weir_process_resident_memory_bytes", "gauge", "Resident memory of the process."};
+  w.family(rss);
+  w.sample(rss, double(node.process.rss_bytes));
+  const Family fds{"weir_process_open_fds", "gauge", "Open file descriptors of the process."};
+  w.family(fds);
+  w.sample(fds, double(node.process.fds));
+  const Family sockets{"weir_process_open_connections", "gauge", "Open sockets of the process."};
+  w.family(sockets);
+  w.sample(sockets, double(node.process.connections));
   return out;
 }
 

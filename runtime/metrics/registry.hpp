@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/metrics/node_figures.hpp"
+#include "runtime/metrics/stage_rates.hpp"
 #include "runtime/stage_stats.hpp"
 
 namespace weir::runtime::metrics {
@@ -77,5 +79,11 @@ private:
 /// `weir_stage_*` series, and per task Kafka Connect's task metrics under their
 /// Prometheus names (see docs/metrics.md).
 std::string render_prometheus(const std::vector<StageSnapshot>& stages);
+
+/// The figures of the last sampling interval (docs/metrics.md): per stage
+/// `weir_stage_busy_ratio`, `weir_stage_ns_per_record`, `weir_stage_credit_wait_ratio`
+/// (a stage without rates yet shows 0), and the node's scheduler, threads and process.
+std::string render_interval_metrics(const std::vector<StageSnapshot>& stages,
+                                    const std::map<StageKey, StageRates>& rates, const NodeFigures& node);
 
 } // namespace weir::runtime::metrics

@@ -93,4 +93,33 @@ BOOST_AUTO_TEST_CASE(prometheus_text_has_stage_and_task_series) {
   BOOST_TEST(helps == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(interval_metrics_name_the_stage_and_node_figures) {
+  StageSnapshot mask{{"orders", 0, "mask"}, StageRole::transform, stats(10, 10)};
+  StageSnapshot fresh{{"orders", 0, "sink"}, StageRole::sink_writer, stats(0, 0)};
+  StageRates r;
+  r.busy = 0.97;
+  r.ns_per_record = 2100;
+  r.credit_wait = 0.25;
+  NodeFigures node;
+  node.scheduler = {{0, 11, 0.5}, {1, 12, 1.0}};
+  node.run_queue = 3;
+  node.process.groups = {{"kafka", 4, 0.125}};
+  node.process.cpu = 1.5;
+  node.process.rss_bytes = 1024;
+  auto text = render_interval_metrics({mask, fresh}, {{mask.key, r}}, node);
+  BOOST_TEST(has_line(text, R"(weir_stage_busy_ratio{connector="orders",task="0",stage="mask"} 0.97)"));
+  BOOST_TEST(has_line(text, R"(weir_stage_ns_per_record{connector="orders",task="0",stage="mask"} 2100)"));
+  BOOST_TEST(has_line(text, R"(weir_stage_credit_wait_ratio{connector="orders",task="0",stage="mask"} 0.25)"));
+  BOOST_TEST(has_line(text, R"(weir_stage_busy_ratio{connector="orders",task="0",stage="sink"} 0)"), "no rates yet: 0");
+  BOOST_TEST(has_line(text, R"(weir_scheduler_thread_busy_ratio{thread="0"} 0.5)"));
+  BOOST_TEST(has_line(text, R"(weir_scheduler_thread_busy_ratio{thread="1"} 1)"));
+  BOOST_TEST(has_line(text, "weir_scheduler_threads 2"));
+  BOOST_TEST(has_line(text, "weir_scheduler_run_queue 3"));
+  BOOST_TEST(has_line(text, R"(weir_threads_cpu_ratio{group="kafka"} 0.125)"));
+  BOOST_TEST(has_line(text, R"(weir_threads{group="kafka"} 4)"));
+  BOOST_TEST(has_line(text, "weir_process_cpu_ratio 1.5"));
+  BOOST_TEST(has_line(text, "weir_process_resident_memory_bytes 1024"));
+  BOOST_TEST(text.find("# TYPE weir_scheduler_thread_busy_ratio gauge\n") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

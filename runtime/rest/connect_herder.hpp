@@ -33,6 +33,8 @@
 #include <vector>
 
 #include "runtime/rest/http_message.hpp"
+#include "runtime/metrics/node_figures.hpp"
+#include "runtime/metrics/stage_rates.hpp"
 #include "runtime/stage_stats.hpp"
 
 namespace weir::runtime::rest {
@@ -85,6 +87,8 @@ struct StateInfo {
 struct TaskState {
   int id = 0;
   StateInfo state;
+  /// weir's verdict on what holds the task back (runtime/metrics/verdict.hpp); "" unknown.
+  std::string bottleneck = {};
 };
 
 /// GET /connectors/{name}/status.
@@ -183,16 +187,17 @@ struct TreeStage {
   std::string name; ///< the stage's name in its task: "consumer", an SMT alias, "sink"...
   std::string role; ///< transform, sink_reader, sink_writer, source_reader, source_writer
   runtime::StageStats stats;
-  double records_in_per_sec = 0;
-  double records_out_per_sec = 0;
-  double bytes_in_per_sec = 0;
-  double cpu_per_sec = 0; ///< CPU seconds per second: 1.0 is one whole core
+  runtime::metrics::StageRates rates = {}; ///< over the worker's last sampling interval
+  /// How long its upstream waited for this stage's credit (the upstream's credit_wait).
+  double upstream_wait = 0;
 };
 
 struct TreeTask {
   int id = 0;
   StateInfo state;
   std::vector<TreeStage> stages; ///< in pipeline order, reader first
+  std::string bottleneck = {};       ///< the verdict in words; "" when not known yet
+  std::string bottleneck_stage = {}; ///< the stage it names; "" for none
 };
 
 struct TreeConnector {
@@ -206,6 +211,8 @@ struct TreeNode {
   std::string id; ///< the worker id (host:port of its REST listener)
   bool leader = true;
   std::vector<TreeConnector> connectors;
+  runtime::metrics::NodeFigures figures = {}; ///< its scheduler, threads and process
+  bool unreachable = false; ///< a member that did not answer in time (no figures, no connectors)
 };
 
 /// Every node, its connectors, their tasks and their stage actors.

@@ -308,6 +308,11 @@ void append_task_state(const TaskState& task, std::string& out) {
   append_int(task.id, out);
   out += ',';
   append_state_fields(task.state, out);
+  // weir's, beside Kafka Connect's fields (its clients ignore what they do not know).
+  if (!task.bottleneck.empty()) {
+    out += ",\"bottleneck\":";
+    append_json_string(task.bottleneck, out);
+  }
   out += '}';
 }
 

@@ -222,6 +222,9 @@ public:
   ActorTree actor_tree(const std::optional<std::string>& connector, Deadline) override {
     std::lock_guard lock{mutex_};
     TreeNode node{"127.0.0.1:8083", true, {}};
+    node.figures.scheduler = {{0, 100, 0.5}, {1, 101, 0.25}};
+    node.figures.run_queue = 1;
+    node.figures.process = {{{"scheduler", 2, 0.75}, {"kafka", 4, 0.125}}, 1.0, 64u << 20, 32, 8};
     if (connector) node.connectors.push_back(tree_connector(*connector, get(*connector)));
     else
       for (const auto& [name, c] : connectors_) node.connectors.push_back(tree_connector(name, c));
@@ -323,7 +326,7 @@ private:
     bool reader = i == 0, writer = i == last;
     uint64_t t = static_cast<uint64_t>(task.id) + 1;
     TreeStage stage{name, reader ? (sink ? "sink_reader" : "source_reader")
-                          : writer ? (sink ? "sink_writer" : "source_writer") : "transform", {}, 0, 0, 0, 0};
+                          : writer ? (sink ? "sink_writer" : "source_writer") : "transform", {}};
     StageStats& s = stage.stats;
     s.name = name;
     s.kind = reader ? (sink ? "consumer" : "file") : writer ? (sink ? "sink" : "producer") : "transform";
@@ -345,9 +348,15 @@ private:
       s.errors = 1;
       s.last_error = "boom";
     }
-    stage.records_in_per_sec = stage.records_out_per_sec = 100.0 * static_cast<double>(t);
-    stage.bytes_in_per_sec = 10'000.0 * static_cast<double>(t);
-    stage.cpu_per_sec = 0.25 * static_cast<double>(i + 1);
+    stage.rates.records_in_per_sec = stage.rates.records_out_per_sec = 100.0 * static_cast<double>(t);
+    stage.rates.bytes_in_per_sec = 10'000.0 * static_cast<double>(t);
+    stage.rates.cpu_per_sec = 0.25 * static_cast<double>(i + 1);
+    stage.rates.busy = 0.3 * static_cast<double>(i + 1);
+    stage.rates.ns_per_record = 2000.0 * static_cast<double>(i + 1);
+    if (!writer)
+      stage.rates.credit_wait = 0.5;
+    if (!reader)
+      stage.upstream_wait = 0.5;
     return stage;
   }
   static TreeConnector tree_connector(const std::string& name, const Connector& c) {
@@ -358,6 +367,11 @@ private:
       TreeTask task{id, state.state, {}};
       for (size_t i = 0; i < names.size(); ++i)
         task.stages.push_back(fake_stage(names[i], i, names.size() - 1, connector.type == ConnectorType::sink, state));
+      // A running task's verdict names its writer.
+      if (state.state.state == "RUNNING") {
+        task.bottleneck_stage = names.back();
+        task.bottleneck = "bottleneck: " + names.back() + " (fake)";
+      }
       connector.tasks.push_back(std::move(task));
     }
     return connector;

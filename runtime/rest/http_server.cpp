@@ -308,7 +308,10 @@ void HttpServer::Impl::dispatch(std::unique_ptr<Connection>& slot) {
   ready.push_back(std::move(exchange));
   if (idle_handlers == 0 && handlers.size() < options.max_handler_threads) {
     try {
-      handlers.emplace_back([this] { handler_thread(); });
+      handlers.emplace_back([this] {
+        pthread_setname_np(pthread_self(), "weir-rest-h"); // grouped as the REST server's (docs/metrics.md)
+        handler_thread();
+      });
     } catch (const std::system_error& e) {
       // No thread to spare: the request waits for a running handler thread.
       if (handlers.empty()) spdlog::error("REST server: cannot start a handler thread: {}", e.what());
@@ -597,7 +600,10 @@ HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler) : impl_(s
     errno = error;
     throw_errno("REST server: eventfd or /dev/null");
   }
-  impl_->loop_thread = std::thread([impl = impl_.get()] { impl->loop(); });
+  impl_->loop_thread = std::thread([impl = impl_.get()] {
+    pthread_setname_np(pthread_self(), "weir-rest");
+    impl->loop();
+  });
 }
 
 HttpServer::~HttpServer() { stop(); }

@@ -33,8 +33,12 @@ struct WeirApi {
   Deadline deadline() const { return std::chrono::steady_clock::now() + options.request_timeout; }
 
   HttpResponse tree(const RouteRequest& request, const std::optional<std::string>& connector) const {
-    // ?scope=node: this node's actors only (how a cluster node gathers the others').
-    bool node_only = request.query.get("scope") == std::optional<std::string>{"node"};
+    // ?scope=node: this node's actors only (how a cluster node gathers the others');
+    // ?scope=cluster, the default: every live node's (a standalone worker is one).
+    auto scope = request.query.get("scope");
+    if (scope && *scope != "node" && *scope != "cluster")
+      throw bad_request("Invalid value \"" + *scope + "\" for query parameter \"scope\": expected node or cluster");
+    bool node_only = scope == std::optional<std::string>{"node"};
     std::string body;
     append_actor_tree(node_only ? herder.node_tree(connector, deadline())
                                 : herder.actor_tree(connector, deadline()),

@@ -9,6 +9,7 @@
 #include "runtime/rest/fake_herder.hpp"
 #include "runtime/rest/test_http_client.hpp"
 #include "runtime/rest/weir_api.hpp"
+#include "runtime/rest/connect_json.hpp"
 #include "runtime/rest/weir_json.hpp"
 
 using namespace weir::runtime::rest;
@@ -52,13 +53,25 @@ const std::string counters = R"("records_in":1000,"records_out":1000,"batches_in
                              R"("records_in_per_sec":100.0,"records_out_per_sec":100.0,"bytes_in_per_sec":10000.0,)";
 const std::string sink_connector =
     R"({"name":"sink","type":"sink","state":"RUNNING","worker_id":"127.0.0.1:8083","tasks":[)"
-    R"({"id":0,"state":"RUNNING","worker_id":"127.0.0.1:8083","stages":[)"
+    R"({"id":0,"state":"RUNNING","worker_id":"127.0.0.1:8083",)"
+    R"x("bottleneck":"bottleneck: sink (fake)","bottleneck_stage":"sink","stages":[)x"
     R"({"name":"consumer","role":"sink_reader","kind":"consumer","state":"RUNNING","mailbox":0,)" +
     credit + counters +
-    R"("errors":0,"last_error":null,"cpu_ns":2000000,"cpu_per_sec":0.25,"lag":42,"partitions":3},)"
+    R"("errors":0,"last_error":null,"cpu_ns":2000000,"cpu_per_sec":0.25,)"
+    R"("busy_ns":0,"busy":0.3,"ns_per_record":2000.0,"credit_wait_ns":0,"credit_wait":0.5,"upstream_wait":0.0,)"
+    R"("idle":0.0,"lag":42,"partitions":3},)"
     R"({"name":"sink","role":"sink_writer","kind":"sink","state":"RUNNING","mailbox":1,)" +
     credit + counters +
-    R"("errors":0,"last_error":null,"cpu_ns":4000000,"cpu_per_sec":0.5,"lag":null,"partitions":null}]}]})";
+    R"("errors":0,"last_error":null,"cpu_ns":4000000,"cpu_per_sec":0.5,)"
+    R"("busy_ns":0,"busy":0.6,"ns_per_record":4000.0,"credit_wait_ns":0,"credit_wait":0.0,"upstream_wait":0.5,)"
+    R"("idle":0.0,"lag":null,"partitions":null}]}]})";
+// The fake node's figures (FakeHerder::actor_tree).
+const std::string fake_node =
+    R"({"id":"127.0.0.1:8083","leader":true,"scheduler":{"threads":[)"
+    R"({"id":0,"tid":100,"busy":0.5,"cpu":0.0,"busy_ns":0,"cpu_ns":0},)"
+    R"({"id":1,"tid":101,"busy":0.25,"cpu":0.0,"busy_ns":0,"cpu_ns":0}],"busy_threads":0,"run_queue":1},)"
+    R"("threads":[{"group":"scheduler","count":2,"cpu":0.75},{"group":"kafka","count":4,"cpu":0.125}],)"
+    R"("process":{"cpu":1.0,"rss_bytes":67108864,"fds":32,"connections":8},"verdict":null,)";
 
 } // namespace
 
@@ -69,7 +82,7 @@ BOOST_AUTO_TEST_CASE(tree_of_one_connector_has_every_field) {
   auto tree = weir.client.request("GET", "/weir/tree/sink");
   BOOST_TEST(tree.status == 200);
   BOOST_TEST(*tree.header("content-type") == "application/json");
-  BOOST_TEST(tree.body == R"({"nodes":[{"id":"127.0.0.1:8083","leader":true,"connectors":[)" + sink_connector + "]}]}");
+  BOOST_TEST(tree.body == R"({"nodes":[)" + fake_node + R"("connectors":[)" + sink_connector + "]}]}");
 }
 
 BOOST_AUTO_TEST_CASE(whole_tree_lists_every_connector_task_and_stage) {
@@ -79,7 +92,8 @@ BOOST_AUTO_TEST_CASE(whole_tree_lists_every_connector_task_and_stage) {
   BOOST_TEST(tree.body.find(sink_connector) != std::string::npos);
   // The source: two tasks, each poller → mask → producer.
   BOOST_TEST(tree.body.find(R"({"name":"source","type":"source","state":"RUNNING")") != std::string::npos);
-  BOOST_TEST(tree.body.find(R"({"id":1,"state":"RUNNING","worker_id":"127.0.0.1:8083","stages":[)"
+  BOOST_TEST(tree.body.find(R"x({"id":1,"state":"RUNNING","worker_id":"127.0.0.1:8083",)x"
+                            R"x("bottleneck":"bottleneck: producer (fake)","bottleneck_stage":"producer","stages":[)x"
                             R"({"name":"poller","role":"source_reader","kind":"file")") != std::string::npos);
   BOOST_TEST(tree.body.find(R"({"name":"mask","role":"transform","kind":"transform")") != std::string::npos);
   BOOST_TEST(tree.body.find(R"({"name":"producer","role":"source_writer","kind":"producer")") != std::string::npos);
@@ -95,7 +109,8 @@ BOOST_AUTO_TEST_CASE(tree_shows_failures) {
   auto tree = weir.client.request("GET", "/weir/tree/bad");
   BOOST_TEST(tree.status == 200);
   BOOST_TEST(tree.body.find(R"({"id":0,"state":"FAILED","worker_id":"127.0.0.1:8083",)"
-                            R"("trace":"java.lang.RuntimeException: boom in bad","stages":[)") != std::string::npos);
+                            R"("trace":"java.lang.RuntimeException: boom in bad",)"
+                            R"("bottleneck":null,"bottleneck_stage":null,"stages":[)") != std::string::npos);
   BOOST_TEST(tree.body.find(R"("errors":1,"last_error":"boom",)") != std::string::npos);
 }
 
@@ -113,11 +128,14 @@ BOOST_AUTO_TEST_CASE(empty_tree) {
   ConnectRestServer server{herder, Weir::loopback()};
   TestClient client{server.port()};
   auto tree = client.request("GET", "/weir/tree");
-  BOOST_TEST(tree.body == R"({"nodes":[{"id":"127.0.0.1:8083","leader":true,"connectors":[]}]})");
+  BOOST_TEST(tree.body == R"({"nodes":[)" + fake_node + R"("connectors":[]}]})");
 }
 
 BOOST_AUTO_TEST_CASE(stage_json_writes_large_counters_and_rates) {
-  TreeStage stage{"flatten", "transform", {}, 0.5, 1e7, 0, 1.25};
+  TreeStage stage{"flatten", "transform", {}};
+  stage.rates.records_in_per_sec = 0.5;
+  stage.rates.records_out_per_sec = 1e7;
+  stage.rates.cpu_per_sec = 1.25;
   stage.stats.records_in = 18'000'000'000'000'000'000u;
   stage.stats.last_error = "bad \"record\"";
   std::string out;
@@ -125,7 +143,43 @@ BOOST_AUTO_TEST_CASE(stage_json_writes_large_counters_and_rates) {
   BOOST_TEST(out.find(R"("records_in":18000000000000000000,)") != std::string::npos);
   BOOST_TEST(out.find(R"("records_in_per_sec":0.5,"records_out_per_sec":1.0E7,)") != std::string::npos);
   BOOST_TEST(out.find(R"("last_error":"bad \"record\"")") != std::string::npos);
-  BOOST_TEST(out.find(R"("cpu_per_sec":1.25,"lag":null,"partitions":null})") != std::string::npos);
+  BOOST_TEST(out.find(R"("cpu_per_sec":1.25,"busy_ns":0,)") != std::string::npos);
+  BOOST_TEST(out.find(R"("idle":0.0,"lag":null,"partitions":null})") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_gathered_tree_reads_back_as_written_unreachable_nodes_included) {
+  Weir weir;
+  auto tree = weir.herder.actor_tree(std::nullopt, std::chrono::steady_clock::now() + std::chrono::seconds(5));
+  TreeNode gone{"127.0.0.1:9999", false, {}};
+  gone.unreachable = true;
+  tree.nodes.push_back(gone);
+  std::string first;
+  append_actor_tree(tree, first);
+  BOOST_TEST(first.find(R"({"id":"127.0.0.1:9999","leader":false,"unreachable":true,"connectors":[]})") !=
+             std::string::npos);
+  std::string second;
+  append_actor_tree(parse_actor_tree(first), second);
+  BOOST_TEST(second == first);
+}
+
+BOOST_AUTO_TEST_CASE(a_task_status_carries_the_bottleneck_beside_connects_fields) {
+  std::string out;
+  append_task_state({0, {"RUNNING", "127.0.0.1:8083", ""}, "bottleneck: none (Kafka): the consumer is idle 88%, lag 0"},
+                    out);
+  BOOST_TEST(out == R"({"id":0,"state":"RUNNING","worker_id":"127.0.0.1:8083",)"
+                    R"("bottleneck":"bottleneck: none (Kafka): the consumer is idle 88%, lag 0"})");
+  out.clear();
+  append_task_state({1, {"FAILED", "127.0.0.1:8083", "boom"}}, out); // none known: Connect's fields alone
+  BOOST_TEST(out == R"({"id":1,"state":"FAILED","worker_id":"127.0.0.1:8083","trace":"boom"})");
+}
+
+BOOST_AUTO_TEST_CASE(tree_scope_is_node_or_cluster) {
+  Weir weir;
+  BOOST_TEST(weir.client.request("GET", "/weir/tree?scope=cluster").status == 200);
+  BOOST_TEST(weir.client.request("GET", "/weir/tree/sink?scope=node").status == 200);
+  auto bad = weir.client.request("GET", "/weir/tree?scope=planet");
+  BOOST_TEST(bad.status == 400);
+  BOOST_TEST(bad.body == error(400, R"(Invalid value \"planet\" for query parameter \"scope\": expected node or cluster)"));
 }
 
 BOOST_AUTO_TEST_CASE(metrics_is_prometheus_text) {

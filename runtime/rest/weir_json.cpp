@@ -47,11 +47,20 @@ void append_array(const std::vector<Item>& items, Append append, std::string& ou
   out += ']';
 }
 
+// A string, or null when empty.
+void text_or_null(std::string_view name, const std::string& value, std::string& out) {
+  key(name, out);
+  if (value.empty()) out += "null";
+  else append_json_string(value, out);
+}
+
 void append_task(const TreeTask& task, std::string& out) {
   out += "{\"id\":";
   append_int(task.id, out);
   out += ',';
   append_state_fields(task.state, out);
+  text_or_null("bottleneck", task.bottleneck, out);
+  text_or_null("bottleneck_stage", task.bottleneck_stage, out);
   out += ",\"stages\":";
   append_array(task.stages, append_tree_stage, out);
   out += '}';
@@ -69,10 +78,55 @@ void append_connector(const TreeConnector& connector, std::string& out) {
   out += '}';
 }
 
+void append_node_figures(const metrics::NodeFigures& f, std::string& out) {
+  out += ",\"scheduler\":{\"threads\":";
+  append_array(
+    f.scheduler,
+    [](const metrics::SchedulerThreadFigures& t, std::string& o) {
+      o += "{\"id\":";
+      append_int(t.id, o);
+      o += ",\"tid\":";
+      append_int(t.tid, o);
+      rate("busy", t.busy, o);
+      rate("cpu", t.cpu, o);
+      count("busy_ns", t.busy_ns, o);
+      count("cpu_ns", t.cpu_ns, o);
+      o += '}';
+    },
+    out);
+  key("busy_threads", out);
+  append_int(f.busy_threads(), out);
+  key("run_queue", out);
+  append_int(f.run_queue, out);
+  out += "},\"threads\":";
+  append_array(
+    f.process.groups,
+    [](const metrics::ThreadGroupFigures& g, std::string& o) {
+      o += "{\"group\":";
+      append_json_string(g.group, o);
+      key("count", o);
+      append_int(g.count, o);
+      rate("cpu", g.cpu, o);
+      o += '}';
+    },
+    out);
+  out += ",\"process\":{\"cpu\":";
+  append_json_double(f.process.cpu, out);
+  count("rss_bytes", f.process.rss_bytes, out);
+  count("fds", f.process.fds, out);
+  count("connections", f.process.connections, out);
+  out += '}';
+  text_or_null("verdict", f.verdict, out);
+}
+
 void append_node(const TreeNode& node, std::string& out) {
   out += "{\"id\":";
   append_json_string(node.id, out);
   out += node.leader ? ",\"leader\":true" : ",\"leader\":false";
+  if (node.unreachable)
+    out += ",\"unreachable\":true";
+  else
+    append_node_figures(node.figures, out);
   out += ",\"connectors\":";
   append_array(node.connectors, append_connector, out);
   out += '}';
@@ -114,15 +168,23 @@ void append_tree_stage(const TreeStage& stage, std::string& out) {
   count("records_out", s.records_out, out);
   count("batches_in", s.batches_in, out);
   count("bytes_in", s.bytes_in, out);
-  rate("records_in_per_sec", stage.records_in_per_sec, out);
-  rate("records_out_per_sec", stage.records_out_per_sec, out);
-  rate("bytes_in_per_sec", stage.bytes_in_per_sec, out);
+  const auto& r = stage.rates;
+  rate("records_in_per_sec", r.records_in_per_sec, out);
+  rate("records_out_per_sec", r.records_out_per_sec, out);
+  rate("bytes_in_per_sec", r.bytes_in_per_sec, out);
   count("errors", s.errors, out);
   key("last_error", out);
   if (s.last_error.empty()) out += "null";
   else append_json_string(s.last_error, out);
   count("cpu_ns", s.cpu_ns, out);
-  rate("cpu_per_sec", stage.cpu_per_sec, out);
+  rate("cpu_per_sec", r.cpu_per_sec, out);
+  count("busy_ns", s.busy_ns, out);
+  rate("busy", r.busy, out);
+  rate("ns_per_record", r.ns_per_record, out);
+  count("credit_wait_ns", s.credit_wait_ns, out);
+  rate("credit_wait", r.credit_wait, out);
+  rate("upstream_wait", stage.upstream_wait, out);
+  rate("idle", r.idle, out);
   optional_count("lag", s.lag, out);
   optional_count("partitions", s.partitions, out);
   out += '}';
@@ -200,16 +262,48 @@ TreeStage stage(element e) {
   s.records_out = number(e, "records_out");
   s.batches_in = number(e, "batches_in");
   s.bytes_in = number(e, "bytes_in");
-  st.records_in_per_sec = real(e, "records_in_per_sec");
-  st.records_out_per_sec = real(e, "records_out_per_sec");
-  st.bytes_in_per_sec = real(e, "bytes_in_per_sec");
+  auto& r = st.rates;
+  r.records_in_per_sec = real(e, "records_in_per_sec");
+  r.records_out_per_sec = real(e, "records_out_per_sec");
+  r.bytes_in_per_sec = real(e, "bytes_in_per_sec");
   s.errors = number(e, "errors");
   s.last_error = text(e, "last_error");
   s.cpu_ns = number(e, "cpu_ns");
-  st.cpu_per_sec = real(e, "cpu_per_sec");
+  r.cpu_per_sec = real(e, "cpu_per_sec");
+  s.busy_ns = number(e, "busy_ns");
+  r.busy = real(e, "busy");
+  r.ns_per_record = real(e, "ns_per_record");
+  s.credit_wait_ns = number(e, "credit_wait_ns");
+  r.credit_wait = real(e, "credit_wait");
+  st.upstream_wait = real(e, "upstream_wait");
+  r.idle = real(e, "idle");
   s.lag = signed_or(e, "lag", -1);
   s.partitions = static_cast<int32_t>(signed_or(e, "partitions", -1));
   return st;
+}
+
+metrics::NodeFigures node_figures(element n) {
+  metrics::NodeFigures f;
+  element sched, process;
+  simdjson::dom::array items;
+  if (!n["scheduler"].get(sched)) {
+    if (!sched["threads"].get(items))
+      for (element t : items)
+        f.scheduler.push_back({static_cast<int>(signed_or(t, "id", 0)), static_cast<int>(signed_or(t, "tid", 0)),
+                               real(t, "busy"), real(t, "cpu"), number(t, "busy_ns"), number(t, "cpu_ns")});
+    f.run_queue = signed_or(sched, "run_queue", 0);
+  }
+  if (!n["threads"].get(items))
+    for (element g : items)
+      f.process.groups.push_back({text(g, "group"), static_cast<int>(signed_or(g, "count", 0)), real(g, "cpu")});
+  if (!n["process"].get(process)) {
+    f.process.cpu = real(process, "cpu");
+    f.process.rss_bytes = number(process, "rss_bytes");
+    f.process.fds = number(process, "fds");
+    f.process.connections = number(process, "connections");
+  }
+  f.verdict = text(n, "verdict");
+  return f;
 }
 
 ConnectorType type_named(std::string_view name) {
@@ -228,9 +322,13 @@ ActorTree parse_actor_tree(std::string_view json) {
   ActorTree tree;
   for (element n : nodes) {
     TreeNode node{text(n, "id"), false, {}};
-    bool leader = false;
-    if (!n["leader"].get(leader))
-      node.leader = leader;
+    bool flag = false;
+    if (!n["leader"].get(flag))
+      node.leader = flag;
+    if (!n["unreachable"].get(flag))
+      node.unreachable = flag;
+    else
+      node.figures = node_figures(n);
     simdjson::dom::array connectors;
     if (n["connectors"].get(connectors))
       malformed("a node without \"connectors\"");
@@ -239,7 +337,8 @@ ActorTree parse_actor_tree(std::string_view json) {
       simdjson::dom::array tasks;
       if (!c["tasks"].get(tasks))
         for (element t : tasks) {
-          TreeTask task{static_cast<int>(signed_or(t, "id", 0)), state(t), {}};
+          TreeTask task{static_cast<int>(signed_or(t, "id", 0)), state(t), {}, text(t, "bottleneck"),
+                        text(t, "bottleneck_stage")};
           simdjson::dom::array stages;
           if (!t["stages"].get(stages))
             for (element s : stages)

@@ -1,0 +1,400 @@
+// Where the time goes (issue 22, "What it must show"), with `weir standalone` and
+// `weir node` against the real broker:
+//  1. a sink task whose SMT chain is expensive on purpose (20 Cast and ReplaceField
+//     steps on 2 KB records of 100 numbers): its verdict names an SMT stage, and the
+//     SMTs cost more per record than the consumer and the sink;
+//  2. a JDBC sink on SQLite locked by another connection: the verdict names the sink
+//     while the lock lasts, and `none` once the task has caught up;
+//  3. tasks.max=8 on 2 scheduler threads with that chain: `scheduler saturated`;
+//  4. three nodes: `weir shell -c tree` against one lists the tasks of all three; with
+//     one SIGSTOPped, the tree comes within the deadline and marks it unreachable;
+//  5. the scheduler threads' CPU time in actors, summed, is within 0.15 cores + 15% of
+//     what /proc counts for those threads over the same interval (docs/metrics.md).
+// Figures are read from GET /weir/tree; every wait is bounded. Nothing asserts speed.
+#include "tests/integration/node_cluster.hpp"
+#include "tests/support/rest_worker.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <simdjson.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+using namespace weir::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int fields = 100;
+
+/// A 2 KB schemaless JSON record: an id, 100 numbers n0..n99 and a padding string.
+std::string wide_json(size_t id) {
+  std::string out = R"({"id":)" + std::to_string(id);
+  for (int f = 0; f < fields; ++f)
+    out += ",\"n" + std::to_string(f) + "\":" + std::to_string(id + static_cast<size_t>(f));
+  return out + R"(,"pad":")" + std::string(600, 'x') + "\"}";
+}
+
+/// 20 SMT stages, expensive on purpose: Cast of all 100 numbers to float64,
+/// ReplaceField renaming every one (n → m), Cast back to int64, ReplaceField back
+/// (m → n), five times over; each step rebuilds the record.
+std::map<std::string, std::string> expensive_chain() {
+  std::map<std::string, std::string> config;
+  std::string aliases;
+  for (int s = 0; s < 20; ++s) {
+    bool cast = s % 2 == 0;
+    auto alias = (cast ? "cast" : "rename") + std::to_string(s);
+    aliases += (aliases.empty() ? "" : ",") + alias;
+    auto prefix = "transforms." + alias + ".";
+    std::string list;
+    for (int f = 0; f < fields; ++f) {
+      auto n = std::to_string(f);
+      list += (f ? "," : "");
+      if (s % 4 == 0) list += "n" + n + ":float64";
+      if (s % 4 == 1) list += "n" + n + ":m" + n;
+      if (s % 4 == 2) list += "m" + n + ":int64";
+      if (s % 4 == 3) list += "m" + n + ":n" + n;
+    }
+    config[prefix + "type"] = cast ? "org.apache.kafka.connect.transforms.Cast$Value"
+                                   : "org.apache.kafka.connect.transforms.ReplaceField$Value";
+    config[prefix + (cast ? "spec" : "renames")] = list;
+  }
+  config["transforms"] = aliases;
+  return config;
+}
+
+std::string connector_json(const std::string& name, const std::map<std::string, std::string>& config) {
+  std::string out = R"({"name":")" + name + R"(","config":{)";
+  bool first = true;
+  for (const auto& [k, v] : config) {
+    out += (first ? "\"" : ",\"") + k + "\":\"" + v + "\"";
+    first = false;
+  }
+  return out + "}}";
+}
+
+/// Produces wide records on a thread of its own until stopped, so a task never runs
+/// dry while a test watches it.
+class WideLoad {
+public:
+  explicit WideLoad(std::string topic, int partitions) {
+    thread_ = std::thread([this, topic = std::move(topic), partitions] {
+      weir::runtime::kafka::Producer producer(broker(), [](uint64_t, size_t, size_t, const std::string&) {});
+      weir::Batch batch;
+      uint64_t token = 0;
+      size_t id = 0;
+      while (!stop_) {
+        batch.clear();
+        for (int k = 0; k < 200; ++k, ++id)
+          batch.append(topic, static_cast<int32_t>(id % partitions), -1, -1, std::to_string(id), wide_json(id));
+        producer.produce(batch, token++);
+        producer.poll(0ms);
+        std::this_thread::sleep_for(50ms);
+      }
+      producer.flush(30s);
+    });
+  }
+  ~WideLoad() {
+    stop_ = true;
+    thread_.join();
+  }
+
+private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+/// A task as GET /weir/tree shows it.
+struct TaskView {
+  std::string bottleneck, bottleneck_stage;
+  struct Stage {
+    std::string name, role;
+    double busy = 0, ns_per_record = 0, records_in_per_sec = 0;
+  };
+  std::vector<Stage> stages;
+};
+
+/// The node figures and tasks of a tree, by "connector-task".
+struct TreeView {
+  std::string node_verdict;
+  int scheduler_threads = 0;
+  std::vector<int> tids;          ///< the scheduler threads' kernel ids
+  std::vector<uint64_t> cpu_ns;   ///< their CPU time running actors so far
+  std::map<std::string, TaskView> tasks;
+  std::vector<std::string> unreachable; ///< node ids
+  size_t nodes = 0;
+};
+
+std::optional<TreeView> tree_of(uint16_t port, const std::string& path = "/weir/tree") {
+  std::string body;
+  try {
+    weir::runtime::rest::test::TestClient client{port};
+    auto r = client.request("GET", path);
+    if (r.status != 200)
+      return std::nullopt;
+    body = r.body;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(body).get(doc))
+    return std::nullopt;
+  TreeView view;
+  for (auto node : doc["nodes"].get_array()) {
+    ++view.nodes;
+    bool unreachable = false;
+    if (!node["unreachable"].get(unreachable) && unreachable) {
+      view.unreachable.emplace_back(std::string_view(node["id"]));
+      continue;
+    }
+    std::string_view verdict;
+    if (!node["verdict"].get(verdict))
+      view.node_verdict = verdict;
+    for (auto t : node["scheduler"]["threads"].get_array()) {
+      ++view.scheduler_threads;
+      view.tids.push_back(static_cast<int>(int64_t(t["tid"])));
+      view.cpu_ns.push_back(uint64_t(t["cpu_ns"]));
+    }
+    for (auto c : node["connectors"].get_array())
+      for (auto t : c["tasks"].get_array()) {
+        TaskView task;
+        std::string_view text;
+        if (!t["bottleneck"].get(text))
+          task.bottleneck = text;
+        if (!t["bottleneck_stage"].get(text))
+          task.bottleneck_stage = text;
+        for (auto s : t["stages"].get_array())
+          task.stages.push_back({std::string{std::string_view(s["name"])}, std::string{std::string_view(s["role"])},
+                                 double(s["busy"]), double(s["ns_per_record"]), double(s["records_in_per_sec"])});
+        view.tasks[std::string{std::string_view(c["name"])} + "-" + std::to_string(int64_t(t["id"]))] = task;
+      }
+  }
+  return view;
+}
+
+std::string describe(const TaskView& t) {
+  std::ostringstream out;
+  out << "verdict '" << t.bottleneck << "'";
+  for (const auto& s : t.stages)
+    out << "\n  " << s.name << " (" << s.role << "): busy " << s.busy << ", " << s.ns_per_record
+        << " ns/record, in " << s.records_in_per_sec << "/s";
+  return out.str();
+}
+
+/// utime + stime of thread `tid` of process `pid`, in clock ticks (0 if gone).
+uint64_t thread_ticks(pid_t pid, int tid) {
+  std::ifstream in{"/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat"};
+  std::string line;
+  std::getline(in, line);
+  auto close = line.rfind(')');
+  if (close == std::string::npos)
+    return 0;
+  std::istringstream rest{line.substr(close + 2)};
+  std::string field;
+  uint64_t utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return utime + stime;
+}
+
+struct Standalone {
+  TempDir dir{"weir-time"};
+  RestWorker w;
+
+  explicit Standalone(std::map<std::string, std::string> extra = {}) : w(start_worker(dir, std::move(extra))) {}
+  ~Standalone() {
+    if (current_test_failing())
+      dir.keep();
+    if (w.process && w.process->running())
+      stop_cleanly(*w.process);
+  }
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(where_time_goes)
+
+BOOST_AUTO_TEST_CASE(an_expensive_smt_chain_is_named_and_its_stages_cost_most) {
+  auto topic = unique_name("weir-itest-time-smt");
+  create_topic(topic, 1);
+  produce(topic, 20000, [](size_t i) { return OutRecord{0, std::to_string(i), wide_json(i)}; }, 1000);
+  WideLoad load{topic, 1};
+  Standalone s;
+  auto config = expensive_chain();
+  config["connector.class"] = "FileStreamSink";
+  config["topics"] = topic;
+  config["file"] = "/dev/null";
+  BOOST_REQUIRE_EQUAL(s.w.call("POST", "/connectors", connector_json("smt", config)).status, 201);
+
+  TaskView task;
+  bool named = wait_until(60s, 500ms, [&] {
+    auto tree = tree_of(s.w.port);
+    if (!tree || !tree->tasks.count("smt-0"))
+      return false;
+    task = tree->tasks["smt-0"];
+    return task.bottleneck_stage.starts_with("rename") || task.bottleneck_stage.starts_with("cast");
+  });
+  BOOST_TEST_MESSAGE(describe(task));
+  BOOST_TEST(named, describe(task));
+  BOOST_TEST(task.bottleneck.starts_with("bottleneck: " + task.bottleneck_stage + " ("), task.bottleneck);
+  // The SMTs together cost more per record than the consumer and the sink.
+  double smts = 0, others = 0;
+  for (const auto& st : task.stages)
+    (st.role == "transform" ? smts : others) += st.ns_per_record;
+  BOOST_TEST(smts > others, describe(task));
+}
+
+BOOST_AUTO_TEST_CASE(a_locked_destination_names_the_sink_then_none_once_caught_up) {
+  Standalone s;
+  auto topic = unique_name("weir-itest-time-jdbc");
+  create_topic(topic, 1);
+  auto db = s.dir.path() + "/sink.db";
+  auto record = [](size_t i) {
+    return OutRecord{0, std::to_string(i), R"({"id":)" + std::to_string(i) + R"(,"name":"user-)" + std::to_string(i) + "\"}"};
+  };
+  produce(topic, 5000, record);
+  std::map<std::string, std::string> config{{"connector.class", "io.confluent.connect.jdbc.JdbcSinkConnector"},
+                                            {"topics", topic},
+                                            {"connection.url", "jdbc:sqlite:" + db},
+                                            {"table.name.format", "users"},
+                                            {"insert.mode", "insert"},
+                                            {"pk.mode", "none"},
+                                            {"auto.create", "true"}};
+  BOOST_REQUIRE_EQUAL(s.w.call("POST", "/connectors", connector_json("jdbc", config)).status, 201);
+  auto rows = [&] {
+    if (!std::filesystem::exists(db))
+      return int64_t{-1};
+    Sqlite sql(db);
+    return sql.scalar("SELECT count(*) FROM users", -1);
+  };
+  BOOST_REQUIRE_MESSAGE(wait_until(60s, 200ms, [&] { return rows() >= 5000; }), rows() << " of 5000 rows");
+
+  TaskView task;
+  {
+    Sqlite lock(db);
+    lock.exec("BEGIN EXCLUSIVE"); // the sink's next write waits for it (busy timeout 30 s)
+    produce(topic, 20000, [&](size_t i) { return record(5000 + i); });
+    bool named = wait_until(20s, 250ms, [&] {
+      auto tree = tree_of(s.w.port);
+      if (tree && tree->tasks.count("jdbc-0"))
+        task = tree->tasks["jdbc-0"];
+      return task.bottleneck_stage == "sink";
+    });
+    BOOST_TEST_MESSAGE("while locked: " << describe(task));
+    BOOST_TEST(named, describe(task));
+    BOOST_TEST(task.bottleneck.starts_with("bottleneck: sink (JdbcSinkConnector, SQLite): "), task.bottleneck);
+    auto status = s.w.call("GET", "/connectors/jdbc/status");
+    BOOST_TEST(has(status, R"("bottleneck":"bottleneck: sink (JdbcSinkConnector, SQLite))"), status.body);
+    lock.exec("COMMIT");
+  }
+  BOOST_REQUIRE_MESSAGE(wait_until(60s, 200ms, [&] { return rows() >= 25000; }), rows() << " of 25000 rows");
+  bool none = wait_until(30s, 250ms, [&] {
+    auto tree = tree_of(s.w.port);
+    if (tree && tree->tasks.count("jdbc-0"))
+      task = tree->tasks["jdbc-0"];
+    return task.bottleneck.starts_with("bottleneck: none (Kafka): the consumer is idle");
+  });
+  BOOST_TEST_MESSAGE("caught up: " << describe(task));
+  BOOST_TEST(none, describe(task));
+  BOOST_TEST(task.bottleneck.ends_with("lag 0"), task.bottleneck);
+  // The progress line says it too.
+  bool printed = wait_until(15s, 250ms, [&] {
+    return s.w.process->output().find("[jdbc] task 0: bottleneck: none (Kafka)") != std::string::npos;
+  });
+  BOOST_TEST(printed, tail_lines(s.w.process->output()));
+}
+
+BOOST_AUTO_TEST_CASE(eight_cpu_bound_tasks_on_two_threads_saturate_the_scheduler_and_proc_agrees) {
+  auto topic = unique_name("weir-itest-time-sat");
+  create_topic(topic, 8);
+  produce(topic, 20000, [](size_t i) { return OutRecord{static_cast<int32_t>(i % 8), std::to_string(i), wide_json(i)}; },
+          1000);
+  WideLoad load{topic, 8};
+  Standalone s{{{"scheduler.threads", "2"}}};
+  auto config = expensive_chain();
+  config["connector.class"] = "FileStreamSink";
+  config["tasks.max"] = "8";
+  config["topics"] = topic;
+  config["file"] = "/dev/null";
+  BOOST_REQUIRE_EQUAL(s.w.call("POST", "/connectors", connector_json("sat", config)).status, 201);
+
+  std::optional<TreeView> tree;
+  bool saturated = wait_until(60s, 500ms, [&] {
+    tree = tree_of(s.w.port);
+    if (!tree || !tree->node_verdict.starts_with("scheduler saturated: 2 of 2 threads"))
+      return false;
+    for (const auto& [id, t] : tree->tasks)
+      if (t.bottleneck.find("scheduler saturated: 2 of 2 threads") != std::string::npos)
+        return true;
+    return false;
+  });
+  BOOST_REQUIRE(tree);
+  BOOST_TEST_MESSAGE("node: '" << tree->node_verdict << "'");
+  for (const auto& [id, t] : tree->tasks)
+    BOOST_TEST_MESSAGE(id << ": " << describe(t));
+  BOOST_TEST(saturated, tree->node_verdict);
+  BOOST_TEST(tree->scheduler_threads == 2);
+
+  // Item 5, over the same interval: the meter's CPU time in actors against /proc's
+  // CPU time of the same threads (which adds their polling and waking).
+  auto pid = s.w.process->pid();
+  auto proc_ticks = [&](const std::vector<int>& tids) {
+    uint64_t sum = 0;
+    for (int tid : tids)
+      sum += thread_ticks(pid, tid);
+    return sum;
+  };
+  auto t0 = Clock::now();
+  auto before = tree_of(s.w.port);
+  BOOST_REQUIRE(before && before->tids.size() == 2u);
+  auto ticks0 = proc_ticks(before->tids);
+  std::this_thread::sleep_for(5s);
+  auto after = tree_of(s.w.port);
+  auto ticks1 = proc_ticks(before->tids);
+  double seconds = seconds_since(t0);
+  BOOST_REQUIRE(after && after->cpu_ns.size() == 2u);
+  double metered = 0;
+  for (size_t i = 0; i < 2; ++i)
+    metered += static_cast<double>(after->cpu_ns[i] - before->cpu_ns[i]) / 1e9 / seconds;
+  double proc = static_cast<double>(ticks1 - ticks0) / static_cast<double>(sysconf(_SC_CLK_TCK)) / seconds;
+  BOOST_TEST_MESSAGE("scheduler threads over " << seconds << " s: metered " << metered << " cores in actors, /proc "
+                                               << proc << " cores");
+  BOOST_TEST(std::fabs(metered - proc) <= 0.15 + 0.15 * proc, "metered " << metered << ", /proc " << proc);
+}
+
+BOOST_AUTO_TEST_CASE(the_cluster_tree_lists_every_node_and_marks_a_stopped_one_unreachable) {
+  nodes::Cluster c{3};
+  c.deploy("tree", 3000, 0);
+  // weir shell -c tree against node a: the tasks of all three nodes.
+  std::string shell_log = c.dir / "shell.log";
+  ChildProcess shell{{weir_binary(), "shell", "--url", "http://" + c[0].worker_id, "-c", "tree"}, shell_log};
+  auto ended = shell.wait(30s);
+  BOOST_REQUIRE_MESSAGE(ended && ended->clean(), "weir shell -c tree: " << (ended ? ended->describe() : "still running"));
+  auto out = shell.output();
+  for (const auto& n : c.nodes)
+    BOOST_TEST(out.find("node " + n.worker_id) != std::string::npos, out);
+  size_t tasks = 0;
+  for (auto at = out.find("    task "); at != std::string::npos; at = out.find("    task ", at + 1))
+    ++tasks;
+  BOOST_TEST(tasks == static_cast<size_t>(nodes::tasks), out);
+
+  c[2].process->signal(SIGSTOP);
+  auto t0 = Clock::now();
+  auto tree = tree_of(c[0].rest_port, "/weir/tree?scope=cluster");
+  double took = seconds_since(t0);
+  c[2].process->signal(SIGCONT);
+  BOOST_REQUIRE(tree);
+  BOOST_TEST_MESSAGE("with node c stopped the tree took " << took << " s");
+  // The request's deadline (the REST timeout) bounds the wait for c at 5 s.
+  BOOST_TEST(took < 10.0);
+  BOOST_TEST(tree->nodes == 3u);
+  BOOST_TEST(tree->unreachable == std::vector<std::string>{c[2].worker_id});
+  c.stop_all();
+}
+
+BOOST_AUTO_TEST_SUITE_END()
