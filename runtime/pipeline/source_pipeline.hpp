@@ -44,6 +44,7 @@ private:
   std::unique_ptr<convert::FastJsonDecoder> json_;
   size_t max_records_;
   uint64_t sequence_ = 0;
+  uint64_t committed_seen_ = 0; ///< committed batches last reported to the task
 };
 
 /// The converters at the end of a source pipeline: a decoded batch in, the bytes

@@ -104,6 +104,13 @@ public:
   /// (`batch.raw()[batch[index].raw_index]`). Throws data::DataError for bad data.
   virtual void decode(data::DecodedBatch& /*batch*/, uint32_t /*index*/) {}
 
+  /// Kafka Connect's SourceTask.commit(): `committed` holds the offsets Kafka now
+  /// holds durably (every record up to them delivered, or committed with the
+  /// transaction). Called between polls, on the poller's thread, when they changed;
+  /// a task that must tell its source how far it may forget (a replication slot)
+  /// does it here, never earlier.
+  virtual void commit(const OffsetMap& /*committed*/) {}
+
   /// The kind shown in the actor tree ("file", "datagen", "jdbc", ...).
   virtual std::string_view kind() const noexcept = 0;
 };
