@@ -14,7 +14,8 @@
 //     with exactly.once.source.support=enabled nothing is written twice;
 //  3. slot.drop.on.stop: the stopped connector's slot is dropped, or kept;
 //  4. a slot held by another client fails the task with a message saying so;
-//  5. heartbeats move the slot past WAL of tables nobody captures.
+//  5. heartbeats move the slot past WAL of tables nobody captures;
+//  6. the default replica identity and a primary key change, as Debezium emits them.
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/postgres.hpp"
 #include "tests/support/process.hpp"
@@ -381,6 +382,32 @@ BOOST_AUTO_TEST_CASE(heartbeats_free_wal_while_captured_tables_are_idle, *boost:
   s.pg.exec("DROP TABLE " + s.table + "; DROP TABLE " + s.table + "_other");
 }
 
+
+BOOST_AUTO_TEST_CASE(default_replica_identity_and_key_changes_as_debezium_emits_them, *boost::unit_test::timeout(120)) {
+  Setup s;
+  auto& t = s.table;
+  s.pg.exec("CREATE TABLE " + t + " (id integer PRIMARY KEY, name text NOT NULL, qty integer)");
+  auto weir = start_standalone(s.worker, {s.connector({{"snapshot.mode", "no_data"}})}, s.log);
+  BOOST_REQUIRE(wait_until(60s, 100ms, [&] { return s.confirmed_flush() >= 0; }));
+  s.pg.exec("INSERT INTO " + t + " VALUES (1, 'name-1', 1)");
+  s.pg.exec("UPDATE " + t + " SET qty = 2 WHERE id = 1");
+  s.pg.exec("UPDATE " + t + " SET id = 2 WHERE id = 1");
+  s.pg.exec("DELETE FROM " + t + " WHERE id = 2");
+  // c 1; u 1 (no before: the default identity logs none); the key change as d 1,
+  // tombstone 1, c 2; d 2 with the key only (NOT NULL name as "", qty null), tombstone 2.
+  auto events = events_of(read_topic(s.topic(t), 7, 60s, 2s));
+  std::string seen;
+  for (const auto& e : events)
+    seen += std::to_string(e.id) + (e.tombstone ? "T" : e.op) + " ";
+  BOOST_REQUIRE_MESSAGE(seen == "1c 1u 1d 1T 2c 2d 2T ", seen);
+  BOOST_TEST(events[1].before == "null");
+  BOOST_TEST(events[1].after == row_json(1, 2));
+  BOOST_TEST(events[2].before == R"({"id":1,"name":"","qty":null})");
+  BOOST_TEST(events[4].after == R"({"id":2,"name":"name-1","qty":2})");
+  BOOST_TEST(events[5].before == R"({"id":2,"name":"","qty":null})");
+  stop_cleanly(*weir);
+  s.pg.exec("DROP TABLE " + t);
+}
 
 BOOST_AUTO_TEST_CASE(slot_dropped_or_kept_on_stop, *boost::unit_test::timeout(180)) {
   for (bool drop : {true, false}) {
