@@ -96,6 +96,13 @@ PostgresCdcTask::PostgresCdcTask(const Config& config, std::string connector)
     partition_(partition_of(cfg_.topic_prefix)) {}
 
 PostgresCdcTask::~PostgresCdcTask() {
+  if (snapshot_ && sql_) {
+    try {
+      sql_->exec("ROLLBACK", "ending the unfinished snapshot"); // frees the connection for the drop
+    } catch (const std::exception& e) {
+      spdlog::warn("{}", e.what());
+    }
+  }
   snapshot_.reset();
   repl_.reset(); // ends the walsender, which releases the slot
   if (!cfg_.drop_slot_on_stop || !slot_ours_ || !sql_)
@@ -418,7 +425,10 @@ bool PostgresCdcTask::handle(std::string_view payload, uint64_t lsn, runtime::pi
   auto message = decode_message(payload);
   auto captured = [&](uint32_t oid) -> std::optional<uint32_t> {
     auto it = current_.find(oid);
-    return it == current_.end() ? std::nullopt : it->second;
+    if (it == current_.end()) // pgoutput sends a Relation before a table's first change
+      throw ProtocolError("pgoutput: a change of relation " + std::to_string(oid) + " at " + format_lsn(lsn)
+                          + " before its Relation message");
+    return it->second;
   };
   auto skip = [&](uint64_t at) { return skipping_ && at <= skip_lsn_; };
   // Room for an event (and its tombstone) with these tuples.

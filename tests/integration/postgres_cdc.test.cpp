@@ -12,13 +12,14 @@
 //  2. kill -9 mid-stream: the slot's confirmed position never passes what Kafka
 //     holds, and after a restart no row is missing;
 //     with exactly.once.source.support=enabled nothing is written twice;
-//  3. slot.drop.on.stop: the stopped connector's slot is dropped, or kept;
+//  3. the connector deleted (REST): its slot dropped or kept, per slot.drop.on.stop;
 //  4. a slot held by another client fails the task with a message saying so;
 //  5. heartbeats move the slot past WAL of tables nobody captures;
 //  6. the default replica identity and a primary key change, as Debezium emits them.
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/postgres.hpp"
 #include "tests/support/process.hpp"
+#include "tests/support/rest_worker.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -409,19 +410,30 @@ BOOST_AUTO_TEST_CASE(default_replica_identity_and_key_changes_as_debezium_emits_
   s.pg.exec("DROP TABLE " + t);
 }
 
-BOOST_AUTO_TEST_CASE(slot_dropped_or_kept_on_stop, *boost::unit_test::timeout(180)) {
+BOOST_AUTO_TEST_CASE(the_deleted_connectors_slot_is_dropped_or_kept, *boost::unit_test::timeout(180)) {
   for (bool drop : {true, false}) {
     Setup s;
     s.pg.exec("CREATE TABLE " + s.table + " (id integer PRIMARY KEY)");
     auto weir = start_standalone(s.worker, {s.connector({{"slot.drop.on.stop", drop ? "true" : "false"}})}, s.log);
-    BOOST_REQUIRE_MESSAGE(wait_until(60s, 100ms, [&] {
-                            return s.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '"
-                                               + s.slot() + "' AND active") == 1;
-                          }),
+    auto port = rest_port_of(*weir);
+    BOOST_REQUIRE_MESSAGE(port != 0, tail_lines(weir->output()));
+    auto active = [&] {
+      return s.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + s.slot() + "' AND active");
+    };
+    BOOST_REQUIRE_MESSAGE(wait_until(60s, 100ms, [&] { return active() == 1; }),
                           "the slot is not streaming: " << tail_lines(weir->output()));
+    RestWorker rest;
+    rest.port = port;
+    auto deleted = rest.call("DELETE", "/connectors/" + s.name);
+    BOOST_TEST(deleted.status == 204);
+    auto slots = [&] {
+      return s.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + s.slot() + "'");
+    };
+    // Dropped, or kept and no longer streamed from (so nothing of weir's holds it).
+    BOOST_TEST(wait_until(30s, 100ms, [&] { return drop ? slots() == 0 : active() == 0; }),
+               "slot.drop.on.stop=" << drop << ": " << slots() << " slot(s), " << active() << " active");
+    BOOST_TEST(slots() == (drop ? 0 : 1));
     stop_cleanly(*weir);
-    auto slots = s.pg.scalar("SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + s.slot() + "'");
-    BOOST_TEST(slots == (drop ? 0 : 1), "slot.drop.on.stop=" << drop << ": " << slots << " slot(s) left");
     s.pg.exec("DROP TABLE " + s.table);
   }
 }
