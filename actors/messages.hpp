@@ -31,7 +31,7 @@ auto inspect(Inspector& f, StageStats& x) {
   return f(caf::meta::type_name("weir::StageStats"), x.name, x.kind, x.state, x.records_in,
            x.records_out, x.batches_in, x.bytes_in, x.errors, x.last_error, x.cpu_ns, x.mailbox,
            x.capacity, x.held, x.out_capacity, x.out_in_flight, x.out_max_in_flight, x.lag,
-           x.partitions, x.idle_reason, x.waiting, x.commits, x.commit_ns);
+           x.partitions, x.idle_reason, x.waiting, x.commits, x.commit_ns, x.source_lag_bytes);
 }
 
 } // namespace weir::runtime

@@ -566,6 +566,12 @@ void PostgresCdcTask::commit(const runtime::pipeline::OffsetMap& committed) {
     confirmed_ = std::max(confirmed_, static_cast<uint64_t>(*c));
 }
 
+int64_t PostgresCdcTask::lag_bytes() const {
+  if (snapshot_ || received_ == 0)
+    return -1; // not streaming yet: the server has not said where its WAL ends
+  return received_ > confirmed_ ? static_cast<int64_t>(received_ - confirmed_) : 0;
+}
+
 void PostgresCdcTask::decode(DecodedBatch& batch, uint32_t index) {
   auto& rec = batch[index];
   const auto& raw = batch.raw();

@@ -52,6 +52,8 @@ public:
   runtime::pipeline::Form value_form() const noexcept override { return runtime::pipeline::Form::Custom; }
   void decode(runtime::data::DecodedBatch& batch, uint32_t index) override;
   std::string_view kind() const noexcept override { return "postgres-cdc"; }
+  /// The slot's lag: the server's WAL end minus the position confirmed to it.
+  int64_t lag_bytes() const override;
 
   /// {"server":"<topic.prefix>"}
   static std::string partition_of(const std::string& topic_prefix);

@@ -111,6 +111,10 @@ public:
   /// does it here, never earlier.
   virtual void commit(const OffsetMap& /*committed*/) {}
 
+  /// Bytes the origin keeps for this task that Kafka does not hold yet (a
+  /// replication slot's lag), for the actor tree and /metrics; -1: not known.
+  virtual int64_t lag_bytes() const { return -1; }
+
   /// The kind shown in the actor tree ("file", "datagen", "jdbc", ...).
   virtual std::string_view kind() const noexcept = 0;
 };

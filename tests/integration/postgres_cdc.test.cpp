@@ -424,6 +424,13 @@ BOOST_AUTO_TEST_CASE(the_deleted_connectors_slot_is_dropped_or_kept, *boost::uni
                           "the slot is not streaming: " << tail_lines(weir->output()));
     RestWorker rest;
     rest.port = port;
+    // The slot's lag is in /metrics once the stream has said where the WAL ends.
+    static const std::regex lag_line(R"re(weir_source_lag_bytes\{connector="([^"]+)"[^}]*\} ([0-9.e+]+))re");
+    BOOST_TEST(wait_until(30s, 200ms, [&] {
+      auto text = rest.call("GET", "/metrics").body;
+      std::smatch m;
+      return std::regex_search(text, m, lag_line) && m[1] == s.name;
+    }));
     auto deleted = rest.call("DELETE", "/connectors/" + s.name);
     BOOST_TEST(deleted.status == 204);
     auto slots = [&] {
