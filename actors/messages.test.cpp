@@ -84,6 +84,7 @@ BOOST_AUTO_TEST_CASE(stage_stats_round_trip) {
   s.out_max_in_flight = {2, 500};
   s.partitions = 0;
   s.idle_reason = "topic orders does not exist";
+  s.source_lag_bytes = 4096;
   auto out = round_trip(caf::make_message(s));
   BOOST_REQUIRE(out.match_elements<StageStats>());
   const auto& got = out.get_as<StageStats>(0);
@@ -94,6 +95,7 @@ BOOST_AUTO_TEST_CASE(stage_stats_round_trip) {
   BOOST_TEST((got.out_max_in_flight == s.out_max_in_flight));
   BOOST_TEST(got.partitions == 0);
   BOOST_TEST(got.idle_reason == s.idle_reason);
+  BOOST_TEST(got.source_lag_bytes == 4096);
 }
 
 BOOST_AUTO_TEST_CASE(offset_list_round_trips) {

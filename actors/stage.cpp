@@ -372,6 +372,7 @@ StageStats& observe(source_actor<Payload>* self, bool now = false) {
   st.stats.waiting = st.spec.source->waiting_reason();
   st.stats.commits = st.spec.source->commits();
   st.stats.commit_ns = st.spec.source->commit_ns();
+  st.stats.source_lag_bytes = st.spec.source->source_lag_bytes();
   if (st.spec.cell)
     st.spec.cell->publish(st.stats);
   return st.stats;

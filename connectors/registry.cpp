@@ -10,6 +10,8 @@
 #include "connectors/jdbc/jdbc_source.hpp"
 #include "connectors/jdbc/postgres_sink_writer.hpp"
 #include "connectors/jdbc/sqlite_sink_writer.hpp"
+#include "connectors/postgres_cdc/cdc_config.hpp"
+#include "connectors/postgres_cdc/cdc_task.hpp"
 #include "runtime/pipeline/connector_config.hpp"
 #include "runtime/pipeline/source_config.hpp"
 #include "runtime/plugins/loader.hpp"
@@ -183,6 +185,26 @@ SourcePlugin jdbc_source() {
   };
 }
 
+SourcePlugin postgres_cdc_source() {
+  return {
+    "io.debezium.connector.postgresql.PostgresConnector",
+    {"PostgresConnector", "PostgresCdc"},
+    WEIR_VERSION,
+    def_of<postgres_cdc::define_postgres_cdc>,
+    validate_with<postgres_cdc::define_postgres_cdc>,
+    // One slot, one reader: Debezium's PostgreSQL connector has a single task.
+    [](const StringMap& config, int) { return std::vector<StringMap>{config}; },
+    [](const StringMap& config, const std::string& connector, int)
+      -> std::unique_ptr<runtime::pipeline::SourceTask> {
+      return std::make_unique<postgres_cdc::PostgresCdcTask>(
+        parse_with<postgres_cdc::define_postgres_cdc>(config), connector);
+    },
+    // An offset names the last transaction emitted whole and the last event of the
+    // one after it; an interrupted snapshot is read again (docs/postgres-cdc.md).
+    true,
+  };
+}
+
 /// By class name or alias.
 template <class Plugins>
 auto find_plugin(const Plugins& plugins, std::string_view name) noexcept
@@ -201,7 +223,7 @@ auto find_plugin(const Plugins& plugins, std::string_view name) noexcept
 
 const std::vector<SourcePlugin>& source_plugins() {
   static const std::vector<SourcePlugin> all{file_stream_source(), datagen_source(),
-                                             jdbc_source()};
+                                             jdbc_source(), postgres_cdc_source()};
   return all;
 }
 

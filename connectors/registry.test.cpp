@@ -9,7 +9,8 @@ BOOST_AUTO_TEST_SUITE(source_registry)
 BOOST_AUTO_TEST_CASE(full_class_names_and_aliases_resolve) {
   for (auto name : {"org.apache.kafka.connect.file.FileStreamSourceConnector", "FileStreamSource",
                     "io.confluent.kafka.connect.datagen.DatagenConnector", "DatagenConnector",
-                    "io.confluent.connect.jdbc.JdbcSourceConnector", "JdbcSourceConnector"}) {
+                    "io.confluent.connect.jdbc.JdbcSourceConnector", "JdbcSourceConnector",
+                    "io.debezium.connector.postgresql.PostgresConnector", "PostgresConnector"}) {
     BOOST_TEST_CONTEXT(name) {
       const auto* p = find_source(name);
       BOOST_REQUIRE(p);

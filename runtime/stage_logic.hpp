@@ -95,6 +95,9 @@ public:
   /// Offset commits completed so far, and their total time (request to answer).
   virtual uint64_t commits() const { return 0; }
   virtual uint64_t commit_ns() const { return 0; }
+  /// A source task's origin: bytes it keeps for this source that Kafka does not hold
+  /// yet (a replication slot's lag); -1 when the source has no such figure.
+  virtual int64_t source_lag_bytes() const { return -1; }
 
   virtual std::string_view kind() const noexcept = 0;
 };

@@ -41,6 +41,8 @@ struct StageStats {
   std::string waiting;      ///< consumers, producers: why they cannot work now ("waiting for the broker since ...")
   uint64_t commits = 0;     ///< consumers: offset commits completed
   uint64_t commit_ns = 0;   ///< consumers: their total time, request to answer
+  int64_t source_lag_bytes = -1; ///< sources that know it: bytes their origin keeps for
+                                 ///< them, not yet durable in Kafka (a replication slot's lag)
 };
 
 /// The busy time of `s` at `now_ns` (steady clock), the batch in hand included.

@@ -200,6 +200,13 @@ std::string render_prometheus(const std::vector<StageSnapshot>& stages) {
       if (!series.consumers_only || s.stats.lag >= 0 || s.stats.partitions >= 0)
         w.sample(series.family, s.key, true, series.get(s.stats));
   }
+  const Family source_lag{"weir_source_lag_bytes", "gauge",
+                          "Bytes a source's origin keeps for it that Kafka does not hold yet (a "
+                          "replication slot's lag: the server's WAL end minus its confirmed position)."};
+  w.family(source_lag);
+  for (const auto& s : stages)
+    if (s.stats.source_lag_bytes >= 0)
+      w.sample(source_lag, s.key, true, double(s.stats.source_lag_bytes));
   const Family state{"weir_stage_state", "gauge",
                      "1 for the stage's current state (RUNNING, FINISHED, FAILED, ...)."};
   w.family(state);

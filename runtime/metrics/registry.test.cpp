@@ -71,6 +71,9 @@ BOOST_AUTO_TEST_CASE(prometheus_text_has_stage_and_task_series) {
   sink.cpu_ns = 3'000'000;
   reg.cell({"orders", 0, "sink"}, StageRole::sink_writer)->publish(sink);
   reg.cell({"we\"ird", 1, "poller"}, StageRole::source_reader)->publish(stats(0, 5, "FAILED"));
+  auto cdc = stats(0, 7);
+  cdc.source_lag_bytes = 8192;
+  reg.cell({"inventory", 0, "poller"}, StageRole::source_reader)->publish(cdc);
 
   auto text = render_prometheus(reg.snapshot());
   BOOST_TEST(has_line(text, "# TYPE weir_stage_records_in_total counter"));
@@ -79,6 +82,9 @@ BOOST_AUTO_TEST_CASE(prometheus_text_has_stage_and_task_series) {
   BOOST_TEST(text.find(R"(weir_consumer_lag_records{connector="orders",task="0",stage="mask"})") == std::string::npos,
              "lag only for consumers");
   BOOST_TEST(has_line(text, R"(weir_stage_state{connector="we\"ird",task="1",stage="poller",state="FAILED"} 1)"));
+  BOOST_TEST(has_line(text, R"(weir_source_lag_bytes{connector="inventory",task="0",stage="poller"} 8192)"));
+  BOOST_TEST(text.find(R"(weir_source_lag_bytes{connector="we\"ird")") == std::string::npos,
+             "lag bytes only for sources that know them");
   BOOST_TEST(has_line(text, R"(kafka_connect_sink_task_sink_record_read_total{connector="orders",task="0"} 1000)"));
   BOOST_TEST(has_line(text, R"(kafka_connect_sink_task_sink_record_send_total{connector="orders",task="0"} 990)"));
   BOOST_TEST(has_line(text, R"(kafka_connect_sink_task_put_batch_avg_time_ms{connector="orders",task="0"} 1.5)"));

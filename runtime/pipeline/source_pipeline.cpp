@@ -20,6 +20,10 @@ SourcePoller::SourcePoller(std::unique_ptr<SourceTask> task, std::shared_ptr<Sou
 SourcePoller::~SourcePoller() = default;
 
 DecodedSource::Status SourcePoller::fill(data::DecodedBatch& out, uint64_t max_bytes) {
+  if (auto n = offsets_->committed_batches(); n != committed_seen_) {
+    committed_seen_ = n;
+    task_->commit(offsets_->committed());
+  }
   Batch raw;
   raw.reserve(std::min<size_t>(max_records_, 1024), std::min<uint64_t>(max_bytes, 1u << 20));
   SourceRecords records{raw, max_bytes, max_records_};

@@ -32,6 +32,7 @@ public:
 
   Status fill(data::DecodedBatch& out, uint64_t max_bytes) override;
   std::string_view kind() const noexcept override { return task_->kind(); }
+  int64_t source_lag_bytes() const override { return task_->lag_bytes(); }
 
   SourceTask& task() noexcept { return *task_; }
 
@@ -44,6 +45,7 @@ private:
   std::unique_ptr<convert::FastJsonDecoder> json_;
   size_t max_records_;
   uint64_t sequence_ = 0;
+  uint64_t committed_seen_ = 0; ///< committed batches last reported to the task
 };
 
 /// The converters at the end of a source pipeline: a decoded batch in, the bytes

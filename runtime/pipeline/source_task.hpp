@@ -104,6 +104,17 @@ public:
   /// (`batch.raw()[batch[index].raw_index]`). Throws data::DataError for bad data.
   virtual void decode(data::DecodedBatch& /*batch*/, uint32_t /*index*/) {}
 
+  /// Kafka Connect's SourceTask.commit(): `committed` holds the offsets Kafka now
+  /// holds durably (every record up to them delivered, or committed with the
+  /// transaction). Called between polls, on the poller's thread, when they changed;
+  /// a task that must tell its source how far it may forget (a replication slot)
+  /// does it here, never earlier.
+  virtual void commit(const OffsetMap& /*committed*/) {}
+
+  /// Bytes the origin keeps for this task that Kafka does not hold yet (a
+  /// replication slot's lag), for the actor tree and /metrics; -1: not known.
+  virtual int64_t lag_bytes() const { return -1; }
+
   /// The kind shown in the actor tree ("file", "datagen", "jdbc", ...).
   virtual std::string_view kind() const noexcept = 0;
 };

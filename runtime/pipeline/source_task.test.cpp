@@ -2,7 +2,10 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "runtime/data/decoded_batch.hpp"
+#include "runtime/pipeline/error_policy.hpp"
 #include "runtime/pipeline/source_offsets_topic.hpp"
+#include "runtime/pipeline/source_pipeline.hpp"
 
 using namespace weir;
 using namespace weir::runtime::pipeline;
@@ -68,6 +71,51 @@ BOOST_AUTO_TEST_CASE(offset_keys_are_kafka_connects) {
   BOOST_TEST(partition_of_key(key, "my \"src\"") == R"({"filename":"/tmp/a"})");
   BOOST_TEST(partition_of_key(key, "other").empty());
   BOOST_TEST(partition_of_key("garbage", "my \"src\"").empty());
+}
+
+namespace {
+
+/// One line a poll, offset N after line N; remembers what commit() was told.
+class CountingTask : public SourceTask {
+public:
+  explicit CountingTask(std::vector<OffsetMap>& commits) : commits_(commits) {}
+  void start(const OffsetMap&) override {}
+  Status poll(SourceRecords& out) override {
+    out.add("t", std::nullopt, std::string_view{"line"});
+    out.set_offset("p", std::to_string(++n_));
+    return Status::ready;
+  }
+  Form value_form() const noexcept override { return Form::String; }
+  void commit(const OffsetMap& committed) override { commits_.push_back(committed); }
+  std::string_view kind() const noexcept override { return "counting"; }
+
+private:
+  std::vector<OffsetMap>& commits_;
+  int n_ = 0;
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(the_task_hears_only_what_was_delivered) {
+  std::vector<OffsetMap> commits;
+  auto offsets = std::make_shared<SourceOffsets>();
+  ConfigDef errors;
+  ErrorPolicy::define(errors);
+  SourcePoller poller(std::make_unique<CountingTask>(commits), offsets,
+                      std::make_shared<ErrorPolicy>(errors.parse({}), "c", 0, std::map<std::string, std::string>{}));
+  runtime::data::DecodedBatch batch;
+  poller.fill(batch, 1 << 20); // batch 1, offset 1
+  poller.fill(batch, 1 << 20); // batch 2, offset 2
+  BOOST_TEST(commits.empty()); // nothing delivered yet
+  offsets->delivered(2);
+  poller.fill(batch, 1 << 20);
+  BOOST_TEST(commits.empty()); // batch 2 waits for batch 1
+  offsets->delivered(1);
+  poller.fill(batch, 1 << 20);
+  BOOST_REQUIRE(commits.size() == 1u);
+  BOOST_TEST(commits[0].at("p") == "2");
+  poller.fill(batch, 1 << 20);
+  BOOST_TEST(commits.size() == 1u); // told again only when it changes
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -187,6 +187,8 @@ void append_tree_stage(const TreeStage& stage, std::string& out) {
   rate("idle", r.idle, out);
   optional_count("lag", s.lag, out);
   optional_count("partitions", s.partitions, out);
+  if (s.source_lag_bytes >= 0) // only sources that know it (a replication slot's lag)
+    count("source_lag_bytes", static_cast<uint64_t>(s.source_lag_bytes), out);
   out += '}';
 }
 
@@ -279,6 +281,7 @@ TreeStage stage(element e) {
   r.idle = real(e, "idle");
   s.lag = signed_or(e, "lag", -1);
   s.partitions = static_cast<int32_t>(signed_or(e, "partitions", -1));
+  s.source_lag_bytes = signed_or(e, "source_lag_bytes", -1);
   return st;
 }
 
