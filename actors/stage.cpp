@@ -259,6 +259,7 @@ void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
     // count as errors, so the progress line shows them instead of hiding them.
     st.stats.records_out += runtime::live_records(batch);
     st.stats.errors += runtime::record_errors(batch);
+    st.stats.dead_lettered = st.spec.logic->dead_lettered();
     if (st.upstream && !batch.empty())
       self->send(st.upstream, durable_atom::value, runtime::durable_offsets(batch));
     release(self, charged);

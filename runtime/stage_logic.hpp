@@ -50,6 +50,9 @@ public:
 
   /// The stage kind shown in the actor tree ("transform", "sink", ...).
   virtual std::string_view kind() const noexcept = 0;
+
+  /// Records this stage has sent to the dead-letter queue so far (a sink writer's).
+  virtual uint64_t dead_lettered() const noexcept { return 0; }
 };
 
 /// A stage that produces batches (a generator, a Kafka consumer, a source poller).

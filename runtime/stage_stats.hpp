@@ -20,6 +20,7 @@ struct StageStats {
   uint64_t batches_in = 0;
   uint64_t bytes_in = 0;
   uint64_t errors = 0;
+  uint64_t dead_lettered = 0; ///< sink writers: of the errors, records sent to the dead-letter queue
   std::string last_error;
   uint64_t cpu_ns = 0;
   uint64_t busy_ns = 0;        ///< wall time handling batches (one clock read pair per batch)

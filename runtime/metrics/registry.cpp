@@ -184,7 +184,7 @@ const StageSeries stage_series[] = {
 struct TaskTotals {
   StageKey key;
   bool sink = false, source = false;
-  double read = 0, sent = 0, polled = 0, written = 0, errors = 0;
+  double read = 0, sent = 0, polled = 0, written = 0, errors = 0, dead_lettered = 0;
   double put_batches = 0, put_cpu_ns = 0;
   double commits = 0, commit_ns = 0;
 };
@@ -229,6 +229,7 @@ std::string render_prometheus(const std::vector<StageSnapshot>& stages) {
         t.commit_ns += double(st.commit_ns);
         break;
       case StageRole::sink_writer:
+        t.dead_lettered += double(st.dead_lettered);
         t.sent += double(st.records_in);
         t.put_batches += double(st.batches_in);
         t.put_cpu_ns += double(st.cpu_ns);
@@ -281,6 +282,10 @@ std::string render_prometheus(const std::vector<StageSnapshot>& stages) {
   task_family({"kafka_connect_task_error_total_record_errors", "counter",
                "Record errors of the task (task-error-metrics total-record-errors)."},
               [](const TaskTotals&) { return true; }, [](const TaskTotals& t) { return t.errors; });
+  task_family({"kafka_connect_task_error_deadletterqueue_produce_requests", "counter",
+               "Records the sink task sent to its dead-letter queue (task-error-metrics "
+               "deadletterqueue-produce-requests)."},
+              [](const TaskTotals& t) { return t.sink; }, [](const TaskTotals& t) { return t.dead_lettered; });
   return out;
 }
 

@@ -67,6 +67,7 @@ BOOST_AUTO_TEST_CASE(prometheus_text_has_stage_and_task_series) {
   mask.errors = 10;
   reg.cell({"orders", 0, "mask"}, StageRole::transform)->publish(mask);
   auto sink = stats(990, 990);
+  sink.dead_lettered = 4;
   sink.batches_in = 2;
   sink.cpu_ns = 3'000'000;
   reg.cell({"orders", 0, "sink"}, StageRole::sink_writer)->publish(sink);
@@ -89,6 +90,7 @@ BOOST_AUTO_TEST_CASE(prometheus_text_has_stage_and_task_series) {
   BOOST_TEST(has_line(text, R"(kafka_connect_sink_task_sink_record_send_total{connector="orders",task="0"} 990)"));
   BOOST_TEST(has_line(text, R"(kafka_connect_sink_task_put_batch_avg_time_ms{connector="orders",task="0"} 1.5)"));
   BOOST_TEST(has_line(text, R"(kafka_connect_task_error_total_record_errors{connector="orders",task="0"} 10)"));
+  BOOST_TEST(has_line(text, R"(kafka_connect_task_error_deadletterqueue_produce_requests{connector="orders",task="0"} 4)"));
   BOOST_TEST(has_line(text, R"(kafka_connect_source_task_source_record_poll_total{connector="we\"ird",task="1"} 5)"));
   BOOST_TEST(text.find(R"(kafka_connect_sink_task_sink_record_read_total{connector="we\"ird")") == std::string::npos,
              "a source task has no sink metrics");

@@ -87,6 +87,7 @@ public:
   SinkWriterLogic(std::unique_ptr<SinkWriter> writer, std::shared_ptr<ErrorPolicy> policy);
   void process(data::DecodedBatch& batch) override;
   std::string_view kind() const noexcept override { return "sink"; }
+  uint64_t dead_lettered() const noexcept override { return policy_->dead_lettered(); }
 
 private:
   void write_with_retries(data::DecodedBatch& batch);

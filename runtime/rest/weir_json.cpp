@@ -189,6 +189,8 @@ void append_tree_stage(const TreeStage& stage, std::string& out) {
   optional_count("partitions", s.partitions, out);
   if (s.source_lag_bytes >= 0) // only sources that know it (a replication slot's lag)
     count("source_lag_bytes", static_cast<uint64_t>(s.source_lag_bytes), out);
+  if (s.dead_lettered > 0)
+    count("dead_lettered", s.dead_lettered, out);
   out += '}';
 }
 
@@ -282,6 +284,7 @@ TreeStage stage(element e) {
   s.lag = signed_or(e, "lag", -1);
   s.partitions = static_cast<int32_t>(signed_or(e, "partitions", -1));
   s.source_lag_bytes = signed_or(e, "source_lag_bytes", -1);
+  s.dead_lettered = number(e, "dead_lettered");
   return st;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tests/support/kafka_tools.hpp"
+#include "tests/support/rest_worker.hpp"
 
 using namespace weir::testing;
 using namespace std::chrono_literals;
@@ -174,6 +175,15 @@ BOOST_AUTO_TEST_CASE(poison_goes_to_the_dlq_and_every_other_record_arrives_once_
   BOOST_TEST(poison.empty(), poison.size() << " poison record(s) missing from the DLQ");
   // StringConverter refused nothing: its DLQ stays empty.
   BOOST_TEST(read_topic(string_name + "-dlq", 0, 0s, 2s).empty());
+  // And /metrics counts what went to each DLQ, under Kafka Connect's name.
+  auto port = rest_port_of(*weir);
+  BOOST_REQUIRE(port != 0);
+  auto metrics = weir::runtime::rest::test::TestClient{port}.request("GET", "/metrics").body;
+  for (const auto& [name, sent] : {std::pair{json_name, dead.size()}, std::pair{string_name, size_t{0}}})
+    BOOST_TEST(metrics.find("kafka_connect_task_error_deadletterqueue_produce_requests{connector=\"" + name
+                            + "\",task=\"0\"} " + std::to_string(sent) + "\n")
+                 != std::string::npos,
+               name << " did not count " << sent << " record(s) sent to its DLQ:\n" << metrics);
   stop_cleanly(*weir);
   if (current_test_failing())
     dir.keep();

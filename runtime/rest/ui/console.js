@@ -138,15 +138,16 @@ function taskRate(task) {
 }
 
 function connectorFigures(name) {
-  let rate = 0, lag = null, errors = 0;
+  let rate = 0, lag = null, errors = 0, deadLettered = 0;
   for (const { task } of treeTasks(name)) {
     rate += taskRate(task);
     for (const stage of task.stages || []) {
       errors += stage.errors || 0;
+      deadLettered += stage.dead_lettered || 0;
       if (stage.lag !== null && stage.lag !== undefined) lag = (lag || 0) + stage.lag;
     }
   }
-  return { rate, lag, errors };
+  return { rate, lag, errors, deadLettered };
 }
 
 function recordHistory(now) {
@@ -309,8 +310,9 @@ function renderConnectors() {
       el("span", { class: "rate" }, formatRate(figures.rate)),
       el("span", { class: "visually-hidden" }, " records per second now"));
     fillCell(cells[5], String(figures.lag), () => (figures.lag === null ? "–" : formatCount(figures.lag)));
-    fillCell(cells[6], `${figures.errors}|${dlq}`, () => [`${formatCount(figures.errors)} errors`,
-      el("span", { class: "trace" }, dlq ? `DLQ topic ${dlq}` : "no DLQ")]);
+    fillCell(cells[6], `${figures.errors}|${figures.deadLettered}|${dlq}`, () => [`${formatCount(figures.errors)} errors`,
+      el("span", { class: "trace" },
+        dlq ? `${formatCount(figures.deadLettered)} to DLQ topic ${dlq}` : "no DLQ")]);
     fillCell(cells[7], String(connectorState), () => connectorActions(name, connectorState));
     return row;
   });
