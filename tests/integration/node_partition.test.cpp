@@ -4,8 +4,8 @@
 // twice would show) with 6 tasks; each node is reached by the others only through a
 // Toxiproxy proxy of its own (cluster.advertised.address names the proxy, the seeds
 // are the proxies), so every connection between two nodes crosses one. In turn:
-//  1. 500 ms of latency on every connection between nodes: the cluster keeps its
-//     placement and records flow;
+//  1. 500 ms of latency and 64 KB/s on every connection between nodes: the cluster
+//     keeps its placement and records flow;
 //  2. every connection between nodes reset 1 s after it carries data, for 10 s;
 //  3. every proxy disabled for 20 s, ten times the unreachable timeout: each node is
 //     alone, yet all of them reach Kafka. Only the fenced leader (a) may assign: it
@@ -72,18 +72,22 @@ BOOST_AUTO_TEST_CASE(nodes_cut_from_each_other_keep_one_assignment_through_kafka
              "node a does not say it is reached through its proxy");
   size_t done = batch;
 
-  // 1. Latency: heartbeats arrive late but regularly, so nothing moves.
+  // 1. Latency and a narrow link: heartbeats arrive late but regularly, so nothing moves.
   auto since = log_sizes(c);
   for (const auto& link : links)
-    for (const char* stream : {"upstream", "downstream"})
+    for (const char* stream : {"upstream", "downstream"}) {
       toxiproxy.add_toxic(link, std::string{"slow-"} + stream, "latency", stream, R"({"latency":500})");
+      toxiproxy.add_toxic(link, std::string{"narrow-"} + stream, "bandwidth", stream, R"({"rate":64})");
+    }
   one_more_batch(c, done);
   done += batch;
   std::this_thread::sleep_for(5s);
   for (const auto& link : links)
-    for (const char* stream : {"upstream", "downstream"})
+    for (const char* stream : {"upstream", "downstream"}) {
       toxiproxy.remove_toxic(link, std::string{"slow-"} + stream);
-  BOOST_TEST(starts_since(c, since) == 0u, "a task moved under 500 ms of latency between the nodes");
+      toxiproxy.remove_toxic(link, std::string{"narrow-"} + stream);
+    }
+  BOOST_TEST(starts_since(c, since) == 0u, "a task moved under 500 ms of latency and 64 KB/s between the nodes");
   c.wait_spread(c.all_of(), 30s);
 
   // 2. Resets: connections between nodes die one after the other; the nodes dial
