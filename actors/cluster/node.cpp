@@ -380,7 +380,7 @@ caf::behavior node(node_actor* self, NodeSettings settings) {
       auto& st = self->state;
       if (!st.leading)
         return;
-      st.rebalancer->revoked(node, generation);
+      st.rebalancer->applied(node, generation);
       supervise(self);
     },
     [=](tick_atom) { on_tick(self); },

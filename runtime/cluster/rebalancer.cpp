@@ -34,7 +34,7 @@ void Rebalancer::adopt(const std::string& node, const std::vector<Work>& work, u
   dirty_ = true;
 }
 
-void Rebalancer::revoked(const std::string& node, uint64_t generation) {
+void Rebalancer::applied(const std::string& node, uint64_t generation) {
   if (generation == generation_)
     awaiting_.erase(node);
 }

@@ -48,7 +48,7 @@ public:
   void adopt(const std::string& node, const std::vector<Work>& work, uint64_t generation);
   /// `node` runs nothing but what round `generation` gives it (what the round
   /// revoked from it is stopped). Said of any other generation, it is ignored.
-  void revoked(const std::string& node, uint64_t generation);
+  void applied(const std::string& node, uint64_t generation);
 
   /// The next round to send, if any: call after every change and at deadline().
   std::optional<Round> poll(Clock::time_point now);

@@ -90,10 +90,10 @@ BOOST_AUTO_TEST_CASE(a_returning_node_gets_two_tasks_after_two_revocations) {
   BOOST_TEST(count(revoke->revoke) == 2u);
   BOOST_TEST((r.awaiting() == std::set<std::string>{"a", "b"}));
   BOOST_TEST(!r.poll(t0 + 2s).has_value());
-  r.revoked("a", revoke->generation);
-  r.revoked("b", revoke->generation - 1); // stale: ignored
+  r.applied("a", revoke->generation);
+  r.applied("b", revoke->generation - 1); // stale: ignored
   BOOST_TEST(!r.poll(t0 + 2s).has_value());
-  r.revoked("b", revoke->generation);
+  r.applied("b", revoke->generation);
   auto assign = r.poll(t0 + 2s);
   BOOST_REQUIRE(assign.has_value());
   BOOST_TEST(assign->generation == revoke->generation);
