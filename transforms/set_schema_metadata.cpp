@@ -62,7 +62,7 @@ SchemaPtr SetSchemaMetadata::derive(const Schema& input) const {
   if (input.optional())
     b.optional();
   // A struct default points at the old schema and cannot be re-pointed at a schema
-  // that is not built yet: it is dropped (see docs/transforms-part2.md).
+  // that is not built yet: it is dropped (see docs/transforms.md).
   if (const Value* d = input.default_value(); d && input.type() != Type::Struct)
     b.default_value(*d);
   if (schema_name_)

@@ -11,7 +11,7 @@
 // named but missing is added as null; the converted field's schema is the target's
 // (keeping only its optionality) and the derived struct schema is cached.
 //
-// weir's additions and differences (docs/transforms-part2.md): without a schema, a
+// weir's additions and differences (docs/transforms.md): without a schema, a
 // Date/Time/Timestamp result is its epoch milliseconds as an int64 (Kafka holds a
 // java.util.Date, which its JsonConverter cannot write); `field.syntax.version=V2`
 // (KIP-821) lets `field` name a nested field.
