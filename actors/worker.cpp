@@ -257,7 +257,8 @@ runtime::pipeline::OffsetMap resume_offsets(const runtime::worker::ConnectorPlan
   if (!plan.exactly_once)
     return stored;
   auto props = runtime::pipeline::task_client_props(plan.config, worker, "producer");
-  runtime::kafka::create_topics(props, {{plan.offsets_topic, 1, -1}});
+  runtime::kafka::create_topics(props, {{plan.offsets_topic, std::stoi(worker.at("offset.storage.partitions")),
+                                         static_cast<int16_t>(std::stoi(worker.at("offset.storage.replication.factor")))}});
   for (const auto& id : transactional_ids) {
     auto p = props;
     p["transactional.id"] = id;

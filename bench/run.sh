@@ -675,6 +675,7 @@ failover_run() {
       printf 'config.storage.topic=%s-configs\n' "$name"
       printf 'offset.storage.topic=%s-offsets\n' "$name"
       printf 'status.storage.topic=%s-status\n' "$name"
+      printf '%s.storage.replication.factor=1\n' config offset status
       printf 'scheduled.rebalance.max.delay.ms=0\n'
       printf 'listeners=http://127.0.0.1:%s\n' "${rest_ports[i]}"
       ((${#failover_props[@]} == 0)) || printf '%s\n' "${failover_props[@]}"
@@ -686,7 +687,6 @@ failover_run() {
       else
         printf 'rest.advertised.host.name=127.0.0.1\n'
         printf 'rest.advertised.port=%s\n' "${rest_ports[i]}"
-        printf '%s.storage.replication.factor=1\n' config offset status
       fi
     } >"$dir/n$i/worker.properties"
   done

@@ -144,11 +144,17 @@ int run_node(const NodeOptions& opt) {
   // The shared state: connectors in the config topic, statuses in the status topic.
   // Declared after the actor system, so they stop (and stop calling into it) first.
   auto client = runtime::pipeline::task_client_props({}, worker_config, "admin");
-  runtime::cluster::ConfigLog configs{client, parsed.get_string("config.storage.topic")};
-  runtime::cluster::StatusLog statuses{client, parsed.get_string("status.storage.topic")};
+  auto replication = [&](const char* key) { return static_cast<int16_t>(parsed.get_int(key)); };
+  runtime::cluster::ConfigLog configs{client, parsed.get_string("config.storage.topic"),
+                                      replication("config.storage.replication.factor")};
+  runtime::cluster::StatusLog statuses{client, parsed.get_string("status.storage.topic"),
+                                       parsed.get_int("status.storage.partitions"),
+                                       replication("status.storage.replication.factor")};
   // Source offsets: in offset.storage.topic, so a task that moves resumes where it was.
   setup.options.offsets_topic = parsed.get_string("offset.storage.topic");
-  runtime::kafka::create_topics(client, {{setup.options.offsets_topic, 25, -1, {{"cleanup.policy", "compact"}}}});
+  runtime::cluster::create_storage_topic(client, "offset.storage.topic", setup.options.offsets_topic,
+                                         parsed.get_int("offset.storage.partitions"),
+                                         replication("offset.storage.replication.factor"));
 
   actors::Worker worker{sys, state, metrics, setup.options};
   auto started = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -17,6 +17,15 @@ namespace weir::cli {
 
 namespace {
 
+/// Kafka Connect's rule for a storage topic's partitions or replication factor:
+/// -1 (the broker's default) or at least 1.
+std::optional<std::string> broker_default_or_positive(const ConfigValue& value) {
+  auto n = std::get<int32_t>(value);
+  if (n == -1 || n >= 1)
+    return std::nullopt;
+  return "Must be -1 (the broker's default) or at least 1";
+}
+
 constexpr std::string_view https_prefix = "listeners.https.";
 
 // Kafka Connect's `listeners.https.` keys, PEM keystores and truststores only.
@@ -127,6 +136,15 @@ const ConfigDef& worker_def(bool node) {
     d.define("offset.storage.topic", ConfigType::String, "connect-offsets", Importance::Medium,
              "With exactly-once source support: the topic each transaction writes its "
              "source offsets to (a connector's offsets.storage.topic overrides it).");
+    d.define("offset.storage.partitions", ConfigType::Int, "25", Importance::Low,
+             "Partitions of offset.storage.topic when weir creates it (-1: the broker's default).",
+             broker_default_or_positive);
+    // Kafka Connect's standalone worker has no offsets topic (nor this key): there the
+    // broker's default, so exactly-once on a one-broker dev setup needs no setting.
+    d.define("offset.storage.replication.factor", ConfigType::Int, node ? "3" : "-1", Importance::Low,
+             "Replication factor of offset.storage.topic when weir creates it (-1: the broker's "
+             "default). A node's default is Kafka Connect's, 3, which needs three brokers.",
+             broker_default_or_positive);
     d.define("plugin.path", ConfigType::List, "", Importance::Low,
              "Directories with plugin shared libraries.");
     d.define("listeners", ConfigType::List, "http://127.0.0.1:8083", Importance::Low,
@@ -197,6 +215,17 @@ const ConfigDef& worker_def(bool node) {
              "The topic where connector configs and target states are stored.");
     d.define("status.storage.topic", ConfigType::String, "connect-status", Importance::High,
              "The topic where connector and task statuses are stored.");
+    d.define("config.storage.replication.factor", ConfigType::Int, "3", Importance::Low,
+             "Replication factor of config.storage.topic when weir creates it (-1: the broker's "
+             "default). Kafka Connect's default, 3, needs three brokers.",
+             broker_default_or_positive);
+    d.define("status.storage.partitions", ConfigType::Int, "5", Importance::Low,
+             "Partitions of status.storage.topic when weir creates it (-1: the broker's default).",
+             broker_default_or_positive);
+    d.define("status.storage.replication.factor", ConfigType::Int, "3", Importance::Low,
+             "Replication factor of status.storage.topic when weir creates it (-1: the broker's "
+             "default). Kafka Connect's default, 3, needs three brokers.",
+             broker_default_or_positive);
     return d;
   };
   static const ConfigDef standalone = make(false);

@@ -62,10 +62,10 @@ using RecordHandler = std::function<void(std::string_view key, std::optional<std
 class TopicTail {
 public:
   /// `purpose` names the topic's role in log lines ("config.storage.topic").
-  /// Creates the topic when missing (`partitions`, compact) and checks that it is
+  /// Creates the topic when missing (`partitions`, `replication`, compact) and checks that it is
   /// compacted and, when `single_partition`, that it has one partition.
   TopicTail(const kafka::Properties& props, std::string topic, std::string purpose,
-            int32_t partitions, bool single_partition);
+            int32_t partitions, int16_t replication, bool single_partition);
   ~TopicTail() { stop(); }
   TopicTail(const TopicTail&) = delete;
   TopicTail& operator=(const TopicTail&) = delete;
@@ -128,10 +128,10 @@ private:
 };
 
 TopicTail::TopicTail(const kafka::Properties& props, std::string topic, std::string purpose,
-                     int32_t partitions, bool single_partition)
+                     int32_t partitions, int16_t replication, bool single_partition)
   : topic_(std::move(topic)), purpose_(std::move(purpose)) {
   const std::string what = purpose_ + " '" + topic_ + "'";
-  kafka::create_topics(props, {{topic_, partitions, -1, {{"cleanup.policy", "compact"}}}});
+  create_storage_topic(props, purpose_, topic_, partitions, replication);
 
   // The metadata of a topic created a moment ago may lag on a broker.
   auto deadline = Clock::now() + 10s;
@@ -440,8 +440,8 @@ bool TopicTail::catch_up(std::chrono::milliseconds timeout) {
 template <class State>
 struct TailedState {
   TailedState(const kafka::Properties& props, std::string topic, std::string purpose,
-              int32_t partitions, bool single_partition)
-    : tail(props, std::move(topic), std::move(purpose), partitions, single_partition) {}
+              int32_t partitions, int16_t replication, bool single_partition)
+    : tail(props, std::move(topic), std::move(purpose), partitions, replication, single_partition) {}
 
   State snapshot() const {
     std::lock_guard lock(mutex);
@@ -525,9 +525,24 @@ std::optional<std::string> target_state_of(std::string_view wire) {
 
 } // namespace
 
+void create_storage_topic(const kafka::Properties& props, std::string_view purpose, const std::string& topic,
+                          int32_t partitions, int16_t replication) {
+  try {
+    kafka::create_topics(props, {{topic, partitions, replication, {{"cleanup.policy", "compact"}}}});
+  } catch (const kafka::KafkaError& e) {
+    // Most often a replication factor above the broker count (Kafka Connect's default
+    // is 3): name the key that sets it.
+    auto key = std::string{purpose.substr(0, purpose.rfind("topic"))} + "replication.factor";
+    throw kafka::KafkaError(std::string{purpose} + " '" + topic + "' could not be created with replication factor " +
+                              std::to_string(replication) + " (" + key + "; -1 takes the broker's default): " +
+                              e.what(),
+                            e.code());
+  }
+}
+
 struct ConfigLog::Impl : TailedState<ClusterConfig> {
-  Impl(const kafka::Properties& props, std::string topic)
-    : TailedState(props, std::move(topic), "config.storage.topic", 1, true) {}
+  Impl(const kafka::Properties& props, std::string topic, int16_t replication)
+    : TailedState(props, std::move(topic), "config.storage.topic", 1, replication, true) {}
 
   void apply(std::string_view key, std::optional<std::string_view> value, int64_t offset) {
     std::lock_guard lock(mutex);
@@ -601,8 +616,8 @@ struct ConfigLog::Impl : TailedState<ClusterConfig> {
   }
 };
 
-ConfigLog::ConfigLog(kafka::Properties props, std::string topic)
-  : impl_(std::make_unique<Impl>(props, std::move(topic))) {}
+ConfigLog::ConfigLog(kafka::Properties props, std::string topic, int16_t replication)
+  : impl_(std::make_unique<Impl>(props, std::move(topic), replication)) {}
 
 ConfigLog::~ConfigLog() { impl_->tail.stop(); }
 
@@ -675,8 +690,8 @@ std::string task_key(const std::string& connector, int task) {
 } // namespace
 
 struct StatusLog::Impl : TailedState<ClusterStatus> {
-  Impl(const kafka::Properties& props, std::string topic)
-    : TailedState(props, std::move(topic), "status.storage.topic", 5, false) {}
+  Impl(const kafka::Properties& props, std::string topic, int32_t partitions, int16_t replication)
+    : TailedState(props, std::move(topic), "status.storage.topic", partitions, replication, false) {}
 
   void apply(std::string_view key, std::optional<std::string_view> value) {
     std::string_view rest;
@@ -728,8 +743,8 @@ struct StatusLog::Impl : TailedState<ClusterStatus> {
   }
 };
 
-StatusLog::StatusLog(kafka::Properties props, std::string topic)
-  : impl_(std::make_unique<Impl>(props, std::move(topic))) {}
+StatusLog::StatusLog(kafka::Properties props, std::string topic, int32_t partitions, int16_t replication)
+  : impl_(std::make_unique<Impl>(props, std::move(topic), partitions, replication)) {}
 
 StatusLog::~StatusLog() { impl_->tail.stop(); }
 

@@ -24,6 +24,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "runtime/cluster/published_assignment.hpp"
 #include "runtime/kafka/client_config.hpp"
@@ -46,11 +47,17 @@ struct ClusterConfig {
   int64_t assignment_offset = -1;
 };
 
+/// Creates the compacted storage topic `topic` (`purpose`: its key, e.g.
+/// "offset.storage.topic") when missing; an error names the replication factor's key.
+void create_storage_topic(const kafka::Properties& props, std::string_view purpose, const std::string& topic,
+                          int32_t partitions, int16_t replication);
+
 class ConfigLog {
 public:
   /// `props`: client properties (bootstrap.servers, ...). Creates `topic` when it is
-  /// missing (1 partition, cleanup.policy=compact). Throws KafkaError.
-  ConfigLog(kafka::Properties props, std::string topic);
+  /// missing (1 partition, cleanup.policy=compact, `replication` copies: -1 is the
+  /// broker's default). Throws KafkaError.
+  ConfigLog(kafka::Properties props, std::string topic, int16_t replication = -1);
   ~ConfigLog();
   ConfigLog(const ConfigLog&) = delete;
   ConfigLog& operator=(const ConfigLog&) = delete;
@@ -98,8 +105,9 @@ struct ClusterStatus {
 
 class StatusLog {
 public:
-  /// Creates `topic` when it is missing (5 partitions, compact) like Kafka Connect.
-  StatusLog(kafka::Properties props, std::string topic);
+  /// Creates `topic` when it is missing (compact; `partitions` and `replication`,
+  /// -1 the broker's default for either). Throws KafkaError.
+  StatusLog(kafka::Properties props, std::string topic, int32_t partitions = 5, int16_t replication = -1);
   ~StatusLog();
   StatusLog(const StatusLog&) = delete;
   StatusLog& operator=(const StatusLog&) = delete;

@@ -27,6 +27,24 @@ using namespace std::chrono_literals;
 
 BOOST_AUTO_TEST_SUITE(cluster_nodes)
 
+// Kafka Connect's default replication factor of its topics is 3; on one broker a node
+// left at the default stops at start with an error that names the key (issue 21).
+BOOST_AUTO_TEST_CASE(the_default_replication_factor_on_one_broker_names_its_key) {
+  TempDir dir{"weir-rf"};
+  auto config = worker_config(dir / "n.db");
+  auto group = unique_name("weir-itest-rf");
+  config["group.id"] = group;
+  config["cluster.listen"] = "127.0.0.1:" + std::to_string(free_ports(1)[0]);
+  config["config.storage.topic"] = group + "-configs";
+  write_properties(dir / "n.properties", config);
+  ChildProcess p{{weir_binary(), "node", "--config", dir / "n.properties"}, dir / "n.log"};
+  auto status = p.wait(60s);
+  BOOST_REQUIRE(status.has_value());
+  BOOST_TEST(status->exited);
+  BOOST_TEST(status->code == 1);
+  BOOST_TEST(p.output().find("config.storage.replication.factor") != std::string::npos, p.output());
+}
+
 // Must-show 1: tasks.max=6 on a 6-partition topic over three nodes -> 2/2/2, as
 // every node's REST API reports it; each node started exactly the tasks its
 // worker_id shows, once; the sink writes every record once; SIGTERM drains (each

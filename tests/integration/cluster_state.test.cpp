@@ -322,6 +322,29 @@ BOOST_AUTO_TEST_CASE(topics_are_created_compacted) {
   BOOST_CHECK_THROW(ConfigLog(broker(), split), KafkaError);
 }
 
+// Kafka Connect's *.storage.partitions and *.storage.replication.factor (issue 21).
+BOOST_AUTO_TEST_CASE(storage_topics_take_their_partitions_and_replication_factor) {
+  using weir::runtime::kafka::partition_count;
+  const auto status_topic = unique_name("weir-itest-status");
+  StatusLog statuses(broker(), status_topic, 3, 1);
+  BOOST_TEST(partition_count(broker(), status_topic).value_or(-1) == 3);
+  const auto offsets_topic = unique_name("weir-itest-offsets");
+  create_storage_topic(broker(), "offset.storage.topic", offsets_topic, 25, -1);
+  BOOST_TEST(partition_count(broker(), offsets_topic).value_or(-1) == 25);
+
+  // Kafka Connect's default replication factor, 3, on this one broker: the error
+  // names the topic and the key that sets it.
+  const auto config_topic = unique_name("weir-itest-configs");
+  try {
+    ConfigLog configs(broker(), config_topic, 3);
+    BOOST_FAIL("a replication factor of 3 on one broker was accepted");
+  } catch (const KafkaError& e) {
+    std::string what = e.what();
+    BOOST_TEST(what.find("config.storage.replication.factor") != std::string::npos, what);
+    BOOST_TEST(what.find(config_topic) != std::string::npos, what);
+  }
+}
+
 PublishedAssignment assignment_of(uint64_t generation, const std::string& leader,
                                   const std::string& node, int tasks) {
   PublishedAssignment a;

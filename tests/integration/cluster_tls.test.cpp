@@ -37,6 +37,8 @@ struct Nodes {
     config["config.storage.topic"] = group + "-configs";
     config["status.storage.topic"] = group + "-status";
     config["offset.storage.topic"] = group + "-offsets";
+    for (std::string topic : {"config", "offset", "status"}) // one broker: not Kafka Connect's 3
+      config[topic + ".storage.replication.factor"] = "1";
     if (!cert.empty()) {
       config["cluster.tls.certificate"] = dir / (cert + ".pem");
       config["cluster.tls.key"] = dir / (cert + ".key");

@@ -270,6 +270,8 @@ struct Cluster {
     common["config.storage.topic"] = group + "-configs";
     common["offset.storage.topic"] = group + "-offsets";
     common["status.storage.topic"] = group + "-status";
+    for (std::string topic : {"config", "offset", "status"}) // one broker: not Kafka Connect's 3
+      common[topic + ".storage.replication.factor"] = "1";
     common["cluster.heartbeat.interval.ms"] = std::to_string(heartbeat_ms);
     common["cluster.unreachable.timeout.ms"] = std::to_string(unreachable_ms);
     std::string seeds;

@@ -199,8 +199,10 @@ BOOST_AUTO_TEST_CASE(cluster_nodes_forward_over_https_and_the_shell_speaks_it) {
     config["cluster.listen"] = "127.0.0.1:" + std::to_string(ports[2 * i]);
     config["cluster.seeds"] = "127.0.0.1:" + std::to_string(ports[0]);
     config["cluster.secret"] = "secret";
-    for (std::string topic : {"config", "status", "offset"})
+    for (std::string topic : {"config", "status", "offset"}) {
       config[topic + ".storage.topic"] = group + "-" + topic;
+      config[topic + ".storage.replication.factor"] = "1"; // one broker: not Kafka Connect's 3
+    }
     write_properties(h.dir / ("node-" + name + ".properties"), config);
     nodes.push_back(std::make_unique<ChildProcess>(
         std::vector<std::string>{weir_binary(), "node", "--config", h.dir / ("node-" + name + ".properties")},
