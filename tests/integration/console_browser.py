@@ -8,7 +8,9 @@ weir runs a DatagenConnector source (poller -> producer) into a fresh topic and 
 FileStreamSink (consumer -> InsertField -> sink) reading it back. The checks are
 what a person sees: the page loads and asks for the token (the API answers 401
 without it); the connector names and states in the list; a pipeline with one box
-per stage and a records/s that changes; Pause turns the state PAUSED in the page
+per stage and a records/s that changes; a sink made slow on purpose (20 Cast and
+ReplaceField steps on wide records, over a backlog) has the SMT stage that the tree
+names as its bottleneck marked in the page; Pause turns the state PAUSED in the page
 and in GET /connectors/X/status; a create with a bad key shows the validation
 message next to that key (and creates nothing); the tap shows records and pauses;
 the cluster's pipelines with its two nodes as columns, a task on each.
@@ -26,6 +28,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -277,13 +280,90 @@ def check_pipeline(browser, base):
           else "note: this node's tree names no bottleneck (issue 22's fields are not in this build)")
 
 
+def expensive_chain(fields):
+    """20 SMT steps that rebuild every record (Cast of every number to float64, ReplaceField
+    renaming every one, Cast back, ReplaceField back, five times): the sink's bottleneck."""
+    config, aliases = {}, []
+    for step in range(20):
+        kind = step % 4
+        alias = f"{'cast' if kind % 2 == 0 else 'rename'}{step}"
+        aliases.append(alias)
+        spec = ",".join([f"n{f}:float64", f"n{f}:m{f}", f"m{f}:int64", f"m{f}:n{f}"][kind] for f in range(fields))
+        config[f"transforms.{alias}.type"] = ("org.apache.kafka.connect.transforms.Cast$Value" if kind % 2 == 0
+                                             else "org.apache.kafka.connect.transforms.ReplaceField$Value")
+        config[f"transforms.{alias}.{'spec' if kind % 2 == 0 else 'renames'}"] = spec
+    config["transforms"] = ",".join(aliases)
+    return config
+
+
+def check_bottleneck(browser, base, work):
+    """A sink whose SMT chain is expensive on purpose, over a backlog that keeps growing
+    while the check runs: the tree names one of its SMT stages as the bottleneck, and
+    the page marks that stage."""
+    fields = 100
+
+    def lines(first, count):
+        return "".join('{"id":%d,%s}\n' % (i, ",".join(f'"n{n}":{i + n}' for n in range(fields)))
+                       for i in range(first, first + count))
+    with open(f"{work}/wide.jsonl", "w") as f:
+        f.write(lines(0, 20000))
+    # FileStreamSource follows the file as it grows: 5,000 more lines a second (faster
+    # than the chain), 150,000 at most, until the check ends.
+    stop = threading.Event()
+
+    def grow():
+        written = 20000
+        while written < 150000 and not stop.wait(0.2):
+            with open(f"{work}/wide.jsonl", "a") as f:
+                f.write(lines(written, 1000))
+            written += 1000
+    grower = threading.Thread(target=grow, daemon=True)
+    grower.start()
+    try:
+        topic = f"console-wide-{os.getpid()}-{int(time.time())}"
+        status, answer = http("PUT", f"{base}/connectors/wide-source/config", {
+            "connector.class": "FileStreamSource", "file": f"{work}/wide.jsonl", "topic": topic,
+            "value.converter": "org.apache.kafka.connect.storage.StringConverter"}, token=TOKEN)
+        assert status in (200, 201), f"creating wide-source: {status} {answer}"
+        status, answer = http("PUT", f"{base}/connectors/heavy-sink/config", {
+            "connector.class": "FileStreamSink", "topics": topic, "file": "/dev/null", **expensive_chain(fields)},
+            token=TOKEN)
+        assert status in (200, 201), f"creating heavy-sink: {status} {answer}"
+
+        def named():
+            tree = http("GET", f"{base}/weir/tree/heavy-sink", token=TOKEN)[1]
+            tasks = tree["nodes"][0]["connectors"][0]["tasks"] if isinstance(tree, dict) and tree.get("nodes") else []
+            stage = tasks[0].get("bottleneck_stage", "") if tasks else ""
+            return stage if stage.startswith(("cast", "rename")) else None
+        stage = wait_for("the tree to name an SMT stage of heavy-sink as its bottleneck", named, timeout=60)
+        browser.go(f"{base}/ui#/pipeline/heavy-sink")
+        seen = []
+
+        def marked_twice():
+            # The renames cost about the same each, so the one named can move between
+            # polls while the rates settle: the picture waits for two polls that agree.
+            seen.append(browser.js(
+                "return [...document.querySelectorAll('[data-task=\"heavy-sink-0\"] article.bottleneck')]"
+                ".map(e => e.dataset.stage).filter(s => /^(cast|rename)/.test(s))[0]"))
+            time.sleep(1)
+            return seen[-1] if len(seen) > 1 and seen[-1] and seen[-1] == seen[-2] else None
+        marked = wait_for("the page to mark an SMT stage of heavy-sink as the bottleneck", marked_twice)
+        browser.screenshot("04-bottleneck")
+        print(f"ok: the tree named {stage} the bottleneck; the page marked {marked}")
+    finally:
+        stop.set()
+        grower.join()
+        for name in ("heavy-sink", "wide-source"):
+            http("DELETE", f"{base}/connectors/{name}", token=TOKEN)
+
+
 def check_pause(browser, base):
     browser.go(f"{base}/ui#/connectors")
     wait_for("console-source RUNNING", lambda: row_state(browser, "console-source") == "RUNNING")
     browser.click('tr[data-connector="console-source"] button[data-action="pause"]')
     wait_for("PAUSED in the page", lambda: row_state(browser, "console-source") == "PAUSED")
     wait_for("PAUSED in GET /connectors/console-source/status", lambda: status_of(base, "console-source") == "PAUSED")
-    browser.screenshot("04-paused")
+    browser.screenshot("05-paused")
     browser.click('tr[data-connector="console-source"] button[data-action="resume"]')
     wait_for("RUNNING again in the page", lambda: row_state(browser, "console-source") == "RUNNING")
     print("ok: Pause shows PAUSED in the page and the REST status; Resume brings RUNNING back")
@@ -300,7 +380,7 @@ def check_bad_create(browser, base):
     assert browser.text('dd[data-key="topics"] .field-error') is None, "a message next to a good key"
     status, _ = http("GET", f"{base}/connectors/console-bad", token=TOKEN)
     assert status == 404, f"console-bad was created anyway: GET answered {status}"
-    browser.screenshot("05-validation")
+    browser.screenshot("06-validation")
     browser.click("#editor-cancel")
     print(f"ok: the bad key's message is shown next to it ({message!r}); nothing was created")
 
@@ -322,7 +402,7 @@ def check_tap(browser, base):
     time.sleep(2)
     again = browser.js("return document.querySelectorAll('#tap tbody tr').length")
     assert again == held, f"the paused tap still grew: {held} -> {again} rows"
-    browser.screenshot("06-tap")
+    browser.screenshot("07-tap")
     browser.click("#tap-toggle")  # resume
     wait_for("more records after resuming", lambda: browser.js(
         "return document.querySelectorAll('#tap tbody tr').length") > held or None)
@@ -350,7 +430,7 @@ def check_logs(browser, base):
     browser.go(f"{base}/ui#/logs")
     wait_for("log lines", lambda: browser.js("return document.querySelectorAll('#logs li').length"))
     wait_for("the root logger's level", lambda: "root" in (browser.text("#loggers tbody") or ""))
-    browser.screenshot("07-logs")
+    browser.screenshot("08-logs")
     print("ok: the logs view shows the node's lines and its logger levels")
 
 
@@ -371,6 +451,7 @@ def start_cluster(work):
             "config.storage.topic": f"{group}-configs",
             "offset.storage.topic": f"{group}-offsets",
             "status.storage.topic": f"{group}-status",
+            **{f"{t}.storage.replication.factor": "1" for t in ("config", "offset", "status")},  # one broker
             "scheduled.rebalance.max.delay.ms": "0",
             "offset.storage.file.filename": f"{work}/node{i}.db",
             "key.converter": "org.apache.kafka.connect.storage.StringConverter",
@@ -405,7 +486,7 @@ def check_cluster(browser, work):
             lambda cols: cols if len(cols) == 2 and all(c["tasks"] for c in cols) else None)(browser.js(
                 "return [...document.querySelectorAll('section.node-col')].map(c => ({node: c.dataset.node,"
                 " tasks: [...c.querySelectorAll('[data-task^=\"cluster-source-\"]')].map(t => t.dataset.task)}))")))
-        browser.screenshot("08-cluster")
+        browser.screenshot("09-cluster")
         print(f"ok: the cluster view shows the nodes as columns: {columns}")
     finally:
         for node in nodes:
@@ -415,6 +496,19 @@ def check_cluster(browser, work):
                 node.wait(45)
             except subprocess.TimeoutExpired:
                 node.kill()
+
+
+def stop_all(browser, weir, work):
+    """Closes the browser (if it started), stops weir (SIGTERM, then SIGKILL after 45 s)
+    and removes its work directory."""
+    if browser:
+        browser.close()
+    weir.terminate()
+    try:
+        weir.wait(45)
+    except subprocess.TimeoutExpired:
+        weir.kill()
+    shutil.rmtree(work, ignore_errors=True)
 
 
 def main():
@@ -438,6 +532,7 @@ def main():
         check_token(browser, base)
         check_list(browser)
         check_pipeline(browser, base)
+        check_bottleneck(browser, base, work)
         check_pause(browser, base)
         check_bad_create(browser, base)
         check_tap(browser, base)
@@ -456,14 +551,7 @@ def main():
             print("weir's log, last lines:\n" + "".join(f.readlines()[-40:]))
         return 1
     finally:
-        if browser:
-            browser.close()
-        weir.terminate()
-        try:
-            weir.wait(45)
-        except subprocess.TimeoutExpired:
-            weir.kill()
-        shutil.rmtree(work, ignore_errors=True)
+        stop_all(browser, weir, work)
 
 
 if __name__ == "__main__":
