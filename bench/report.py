@@ -251,12 +251,13 @@ def main():
     n = int(meta.get("records", "0"))
     out = []
     w = out.append
-    w("# weir vs Apache Kafka Connect: bench/run.sh")
+    only_timing = all(r["kind"] in TIMING_KINDS for r in runs)
+    w("# weir: what measuring costs, bench/run.sh --only timing" if only_timing
+      else "# weir vs Apache Kafka Connect: bench/run.sh")
     w("")
     only_failover = all(r["kind"] in FAILOVER_KINDS for r in runs)
     only_jdbc = all(r["kind"] in JDBC_KINDS for r in runs)
     only_postgres = all(r["kind"] in PG_KINDS for r in runs)
-    only_timing = all(r["kind"] in TIMING_KINDS for r in runs)
     if only_timing:
         w(f"- the cost-of-measuring pair only: `bench/run.sh --only timing --records {n}`; {n:,} JSON user "
           "events (~180 bytes), topic of 8 partitions")
@@ -275,7 +276,8 @@ def main():
       f"scheduling priority of the whole run (broker included): nice {meta.get('nice', '0')}")
     w(f"- versions: Kafka broker {meta.get('kafka', '?')}, Kafka Connect {meta.get('connect', '?')} on "
       f"{meta.get('java', '?')}, librdkafka {meta.get('librdkafka', '?')}, SQLite {meta.get('sqlite', '?')}")
-    w(f"- Kafka Connect JVM: `{meta.get('connect_jvm', '?')}` (connect-standalone.sh's defaults)")
+    if not only_timing:
+        w(f"- Kafka Connect JVM: `{meta.get('connect_jvm', '?')}` (connect-standalone.sh's defaults)")
     if only_timing:
         timing_table(w, meta, runs)
         notes = meta.get("notes", "")
