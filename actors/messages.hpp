@@ -32,7 +32,8 @@ auto inspect(Inspector& f, StageStats& x) {
            x.records_out, x.batches_in, x.bytes_in, x.errors, x.last_error, x.cpu_ns, x.busy_ns,
            x.credit_wait_ns, x.idle_ns, x.busy_since_ns, x.mailbox,
            x.capacity, x.held, x.out_capacity, x.out_in_flight, x.out_max_in_flight, x.lag,
-           x.partitions, x.idle_reason, x.waiting, x.commits, x.commit_ns, x.source_lag_bytes);
+           x.partition_lags, x.partitions, x.idle_reason, x.waiting, x.commits, x.commit_ns,
+           x.source_lag_bytes, x.poll_to_ack);
 }
 
 } // namespace weir::runtime

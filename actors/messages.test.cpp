@@ -85,6 +85,8 @@ BOOST_AUTO_TEST_CASE(stage_stats_round_trip) {
   s.partitions = 0;
   s.idle_reason = "topic orders does not exist";
   s.source_lag_bytes = 4096;
+  s.partition_lags = {{"orders", 0, 12}, {"orders", 1, -1}};
+  s.poll_to_ack.record(3'000'000, 7);
   auto out = round_trip(caf::make_message(s));
   BOOST_REQUIRE(out.match_elements<StageStats>());
   const auto& got = out.get_as<StageStats>(0);
@@ -96,6 +98,9 @@ BOOST_AUTO_TEST_CASE(stage_stats_round_trip) {
   BOOST_TEST(got.partitions == 0);
   BOOST_TEST(got.idle_reason == s.idle_reason);
   BOOST_TEST(got.source_lag_bytes == 4096);
+  BOOST_TEST((got.partition_lags == s.partition_lags));
+  BOOST_TEST((got.poll_to_ack == s.poll_to_ack));
+  BOOST_TEST(got.poll_to_ack.total() == 7u);
 }
 
 BOOST_AUTO_TEST_CASE(offset_list_round_trips) {

@@ -58,6 +58,8 @@ void publish(producer_actor* self) {
   st.stats.waiting = st.producer ? st.producer->brokers().describe() : std::string{};
   if (!st.spec.cell)
     return;
+  if (st.spec.offsets)
+    st.stats.poll_to_ack = st.spec.offsets->poll_to_ack();
   st.stats.held = {st.ledger.held_batches(), st.ledger.held_bytes()};
   st.spec.cell->publish(st.stats);
 }

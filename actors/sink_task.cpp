@@ -69,6 +69,8 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
                         std::make_shared<pipeline::SinkWriterLogic>(std::move(writer), policy),
                         {}, spec.capacity, spec.observer};
   sink.detached = true; // database and file writes block
+  const bool timed = pipeline::stage_timing_enabled(spec.worker_config);
+  sink.timed = timed;
   sink.cell = cell("sink", StageRole::sink_writer);
   task.stages.push_back(spawn_stage(sys, std::move(sink)));
   task.names.push_back("sink");
@@ -77,6 +79,7 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
                          std::make_shared<pipeline::TransformLogic>(chain.stage(i), policy),
                          task.stages.back(), spec.capacity, {}};
     smt.cell = cell(chain.name(i), StageRole::transform);
+    smt.timed = timed;
     task.stages.push_back(spawn_stage(sys, std::move(smt)));
     task.names.push_back(chain.name(i));
   }
@@ -87,6 +90,7 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
   source.role = "the consumer of sink task " + spec.connector + "-" + std::to_string(spec.task);
   source.idle_delay = std::chrono::milliseconds{1};
   source.detached = true;
+  source.timed = timed;
   source.cell = cell("consumer", StageRole::sink_reader);
   task.stages.push_back(spawn_source(sys, std::move(source)));
   task.names.push_back("consumer");

@@ -52,6 +52,7 @@ SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec)
 
   // Spawned back to front: each stage needs its downstream.
   SourceTask out;
+  const bool timed = pipeline::stage_timing_enabled(spec.worker_config);
   out.offsets = offsets;
   std::string prefix = spec.connector + "-" + std::to_string(spec.task) + "/";
   out.stages.push_back(spawn_producer(sys, std::move(producer)));
@@ -61,6 +62,7 @@ SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec)
                          std::make_shared<pipeline::TransformLogic>(chain.stage(i), policy),
                          out.stages.back(), spec.capacity, {}};
     smt.cell = cell(chain.name(i), StageRole::transform);
+    smt.timed = timed;
     out.stages.push_back(spawn_stage(sys, std::move(smt)));
     out.names.push_back(chain.name(i));
   }
@@ -71,6 +73,7 @@ SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec)
   source.role = "the " + kind + " poller of source task " + spec.connector + "-"
                 + std::to_string(spec.task);
   source.detached = true; // file reads and database queries block
+  source.timed = timed;
   source.cell = cell("poller", StageRole::source_reader);
   out.stages.push_back(spawn_source(sys, std::move(source)));
   out.names.push_back("poller");

@@ -41,14 +41,18 @@ uint64_t wall_ns() {
 /// pair of each per batch, never per record.
 class CpuMeter {
 public:
-  explicit CpuMeter(StageStats& stats) : stats_(stats), cpu_(thread_cpu_ns()), wall_(wall_ns()) {}
+  /// `timed` false (metrics.stage.timing.enabled=false): no clock is read.
+  CpuMeter(StageStats& stats, bool timed)
+    : stats_(timed ? &stats : nullptr), cpu_(timed ? thread_cpu_ns() : 0), wall_(timed ? wall_ns() : 0) {}
   ~CpuMeter() {
-    stats_.cpu_ns += thread_cpu_ns() - cpu_;
-    stats_.busy_ns += wall_ns() - wall_;
+    if (!stats_)
+      return;
+    stats_->cpu_ns += thread_cpu_ns() - cpu_;
+    stats_->busy_ns += wall_ns() - wall_;
   }
 
 private:
-  StageStats& stats_;
+  StageStats* stats_;
   uint64_t cpu_;
   uint64_t wall_;
 };
@@ -239,7 +243,7 @@ void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
       st.spec.cell->publish(st.stats);
     }
     try {
-      CpuMeter meter{st.stats};
+      CpuMeter meter{st.stats, st.spec.timed};
       st.spec.logic->process(batch);
     } catch (const std::exception& e) {
       fail(self, e.what());
@@ -364,7 +368,9 @@ StageStats& observe(source_actor<Payload>* self, bool now = false) {
   st.stats.mailbox = self->mailbox().size();
   st.out.fill_stats(st.stats);
   st.stats.idle_ns = st.idling.total(st.idled_ns);
-  st.stats.lag = st.spec.source->lag();
+  st.stats.partition_lags = st.spec.source->partition_lags();
+  st.stats.lag = st.stats.partition_lags.empty() ? st.spec.source->lag() : runtime::total_lag(st.stats.partition_lags);
+  st.stats.poll_to_ack = st.spec.source->poll_to_ack();
   st.stats.partitions = st.spec.source->assigned_partitions();
   if (st.stats.partitions == 0)
     st.stats.idle_reason = st.spec.source->idle_reason();
@@ -451,8 +457,9 @@ void pump(source_actor<Payload>* self) {
     Payload batch;
     typename runtime::SourceOf<Payload>::Status status;
     auto busy_before = st.stats.busy_ns;
+    auto waited_before = st.spec.source->wait_ns();
     try {
-      CpuMeter meter{st.stats};
+      CpuMeter meter{st.stats, st.spec.timed};
       status = st.spec.source->fill(batch, room);
     } catch (const std::exception& e) {
       ++st.stats.errors;
@@ -464,11 +471,13 @@ void pump(source_actor<Payload>* self) {
       return;
     }
     st.ended = status == runtime::SourceOf<Payload>::Status::end;
-    if (status == runtime::SourceOf<Payload>::Status::idle && batch.empty()) {
-      // An empty poll waited for records to come (a consumer's poll timeout): idle, not work.
-      st.idled_ns += st.stats.busy_ns - busy_before;
-      st.stats.busy_ns = busy_before;
-    }
+    // Waiting for records to come (a consumer's poll timeout) is idle, not work: all
+    // of an empty poll, and the wait of one that a record ended (a trickle).
+    auto waited = status == runtime::SourceOf<Payload>::Status::idle && batch.empty()
+                    ? st.stats.busy_ns - busy_before
+                    : std::min(st.spec.source->wait_ns() - waited_before, st.stats.busy_ns - busy_before);
+    st.idled_ns += waited;
+    st.stats.busy_ns -= waited;
     // A source's "in" is what its poll returned: from Kafka for a sink task's
     // consumer, from the source system for a source task's poller.
     if (!batch.empty()) {

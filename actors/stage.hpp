@@ -31,6 +31,7 @@ struct StageSpecOf {
   caf::actor observer; ///< receives (done, StageStats) at end of stream (sinks)
   bool detached = false; ///< own thread, for logic that blocks (database writes)
   std::shared_ptr<runtime::metrics::StatsCell> cell = nullptr; ///< where it publishes its stats
+  bool timed = true; ///< reads the clocks around each batch (metrics.stage.timing.enabled)
 };
 
 /// A stage that produces batches while it holds credit from `downstream`.
@@ -45,6 +46,7 @@ struct SourceSpecOf {
   std::shared_ptr<runtime::metrics::StatsCell> cell = nullptr; ///< where it publishes its stats
   /// What it is, for log lines ("the consumer of sink task orders-1"); empty: "source NAME".
   std::string role = {};
+  bool timed = true; ///< reads the clocks around each fill (metrics.stage.timing.enabled)
 };
 
 using StageSpec = StageSpecOf<Batch>;

@@ -641,7 +641,13 @@ void Worker::sample_rates() {
     auto stats = s.stats;
     stats.busy_ns = runtime::busy_at(stats, runtime::metrics::SchedulerMeter::now_ns());
     stats.busy_since_ns = 0;
+    auto before = r.rates;
     r.rates = runtime::metrics::rates_between(r.last, stats, dt);
+    // A trickle acks now and then: between acks, the latency of the last ones stays shown.
+    if (stats.poll_to_ack.since(r.last.poll_to_ack).total() == 0) {
+      r.rates.poll_to_ack_p50 = before.poll_to_ack_p50;
+      r.rates.poll_to_ack_p99 = before.poll_to_ack_p99;
+    }
     r.last = stats;
     r.at = now;
   }
@@ -1349,6 +1355,10 @@ rest::ActorTree Worker::actor_tree(const std::optional<std::string>& connector, 
               stage.rates = r->second.rates;
             if (!task.stages.empty())
               stage.upstream_wait = task.stages.back().rates.credit_wait;
+            if (!s.stats.poll_to_ack.counts.empty()) { // the task's consumer or producer
+              task.poll_to_ack_p50 = stage.rates.poll_to_ack_p50;
+              task.poll_to_ack_p99 = stage.rates.poll_to_ack_p99;
+            }
             task.stages.push_back(std::move(stage));
           }
       tc.tasks.push_back(std::move(task));

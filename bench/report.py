@@ -72,6 +72,7 @@ def row(name, r, records, note=""):
 FAILOVER_KINDS = ("weir_failover", "kc_failover")
 JDBC_KINDS = ("weir_jdbc", "raw_sqlite")
 PG_KINDS = ("weir_pg", "kc_pg", "pg_copy")
+TIMING_KINDS = ("weir_timing_on", "weir_timing_off")
 
 
 def pg_row(r):
@@ -217,6 +218,30 @@ def failover_table(w, meta, runs):
             w(f"| {r['subject']} | {failover_cell(r)} | | | | {victim} |")
 
 
+def timing_table(w, meta, runs):
+    """Step 3b: the same sink with the per-stage timing on and off, and what it costs."""
+    rows = [r for r in runs if r["kind"] in TIMING_KINDS]
+    if not rows:
+        return
+    n = int(meta.get("records", "0"))
+    w("")
+    w("### What measuring costs (step 3b)")
+    w("")
+    w("weir's sink (tasks.max=1) with `metrics.stage.timing.enabled` true and false, in the same run, the "
+      "order swapped each round. The machine is shared: single runs move by 20% and more, so only a "
+      "difference beyond that says anything.")
+    w("")
+    w("| run | records/s | s to last record | s to first record | CPU s | CPU s / M records | peak RSS MB | notes |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for r in rows:
+        w(row(r["subject"], r, n))
+    on, off = best(runs, "weir_timing_on"), best(runs, "weir_timing_off")
+    if ok(on) and ok(off):
+        x = ratio(num(on, "rate"), num(off, "rate"))
+        w("")
+        w(f"Best with timing on: {fmt_rate(on)} records/s; off: {fmt_rate(off)} records/s; on ÷ off = {100 * x:.0f}%.")
+
+
 def ratio(a, b):
     return a / b if a and b else 0.0
 
@@ -226,12 +251,17 @@ def main():
     n = int(meta.get("records", "0"))
     out = []
     w = out.append
-    w("# weir vs Apache Kafka Connect: bench/run.sh")
+    only_timing = all(r["kind"] in TIMING_KINDS for r in runs)
+    w("# weir: what measuring costs, bench/run.sh --only timing" if only_timing
+      else "# weir vs Apache Kafka Connect: bench/run.sh")
     w("")
     only_failover = all(r["kind"] in FAILOVER_KINDS for r in runs)
     only_jdbc = all(r["kind"] in JDBC_KINDS for r in runs)
     only_postgres = all(r["kind"] in PG_KINDS for r in runs)
-    if only_postgres:
+    if only_timing:
+        w(f"- the cost-of-measuring pair only: `bench/run.sh --only timing --records {n}`; {n:,} JSON user "
+          "events (~180 bytes), topic of 8 partitions")
+    elif only_postgres:
         w(f"- the PostgreSQL step only: `bench/run.sh --only postgres --records {n}`")
     elif only_failover:
         w("- the failover runs only: `bench/run.sh --only failover`")
@@ -246,7 +276,16 @@ def main():
       f"scheduling priority of the whole run (broker included): nice {meta.get('nice', '0')}")
     w(f"- versions: Kafka broker {meta.get('kafka', '?')}, Kafka Connect {meta.get('connect', '?')} on "
       f"{meta.get('java', '?')}, librdkafka {meta.get('librdkafka', '?')}, SQLite {meta.get('sqlite', '?')}")
-    w(f"- Kafka Connect JVM: `{meta.get('connect_jvm', '?')}` (connect-standalone.sh's defaults)")
+    if not only_timing:
+        w(f"- Kafka Connect JVM: `{meta.get('connect_jvm', '?')}` (connect-standalone.sh's defaults)")
+    if only_timing:
+        timing_table(w, meta, runs)
+        notes = meta.get("notes", "")
+        if notes:
+            w("")
+            w(notes)
+        print("\n".join(out))
+        return
     # A step run alone (--only): its own table and its own targets.
     for alone, table, targets in ((only_postgres, postgres_table, postgres_targets),
                                   (only_failover, failover_table, failover_target)):
@@ -285,6 +324,7 @@ def main():
     for r in runs:
         if r["kind"] in ("weir_source", "kc_source"):
             w(row(r["subject"], r, n))
+    timing_table(w, meta, runs)
     failover_table(w, meta, runs)
     raw = first(runs, "raw_sqlite")
     jdbc_baselines(w, raw, n, meta.get('rounds', '1'))

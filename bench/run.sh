@@ -4,7 +4,8 @@
 #
 #   bench/run.sh [--records N] [--tasks "1 2 4 8"] [--connect-tasks "1 2 4 8"]
 #                [--out FILE] [--keep] [--no-failover] [--no-postgres]
-#                [--only failover|jdbc|postgres] [--no-build] [--check] [--rounds R]
+#                [--only failover|jdbc|postgres|timing] [--no-build] [--check] [--rounds R]
+#                [--no-timing]
 #
 #   --records N        input size, default 2000000 (a topic of N JSON user events,
 #                      ~180 bytes each, 8 partitions; and a file of N lines)
@@ -18,6 +19,9 @@
 #   --only jdbc        run the JDBC sink on SQLite and its raw baselines only (step 6)
 #   --only postgres    run the PostgreSQL runs only (step 7): weir's JDBC sink for each
 #                      --tasks, Debezium's for each --connect-tasks, and COPY
+#   --only timing      run the cost-of-measuring pair only (step 3b): weir's sink with
+#                      its per-stage timing on, then off (metrics.stage.timing.enabled)
+#   --no-timing        skip that pair
 #   --no-build         use the build directory as it is (WEIR_BENCH_BUILD, e.g. the
 #                      test build of scripts/test.sh): no meson, only a check that
 #                      weir and the bench tools are there; the report names its type
@@ -83,6 +87,7 @@ failover=1
 sinks=1    # steps 3, 4, 5 and 8
 jdbc=1     # step 6
 postgres=1 # step 7
+timing=1   # step 3b
 build=1
 check=0
 rounds=2
@@ -95,12 +100,14 @@ while [[ $# -gt 0 ]]; do
     --keep) keep=1 ;;
     --no-failover) failover=0 ;;
     --no-postgres) postgres=0 ;;
+    --no-timing) timing=0 ;;
     --only)
       case "${2:-}" in
-        failover) sinks=0; jdbc=0; postgres=0 ;;
-        jdbc) sinks=0; failover=0; postgres=0 ;;
-        postgres) sinks=0; jdbc=0; failover=0 ;;
-        *) weir::die "--only takes: failover, jdbc, postgres" ;;
+        failover) sinks=0; jdbc=0; postgres=0; timing=0 ;;
+        jdbc) sinks=0; failover=0; postgres=0; timing=0 ;;
+        postgres) sinks=0; jdbc=0; failover=0; timing=0 ;;
+        timing) sinks=0; jdbc=0; failover=0; postgres=0 ;;
+        *) weir::die "--only takes: failover, jdbc, postgres, timing" ;;
       esac
       shift ;;
     --no-build) build=0 ;;
@@ -263,7 +270,7 @@ broker_started=1
 "$WEIR_REPO/scripts/kafka.sh" start >/dev/null
 topic="user-events-$run_id"
 pg_topic="pg-user-events-$run_id" # the same events with schemas, one user each (step 7)
-if ((sinks || jdbc || failover)); then
+if ((sinks || jdbc || failover || timing)); then
   "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$topic" --partitions 8 --records "$records" >&2
 fi
 if ((sinks)); then "$tools/preload" --file "$work/run/source-input.txt" --records "$records"; fi
@@ -277,7 +284,7 @@ fi
 # The first consumer group on a fresh broker waits for __consumer_offsets to be
 # created and loaded (seconds): pay that here, not in whichever run comes first.
 warmup_topic="$topic"
-((sinks || jdbc || failover)) || warmup_topic="$pg_topic"
+((sinks || jdbc || failover || timing)) || warmup_topic="$pg_topic"
 timeout 120 "$tools/bare_consumer" --bootstrap-servers "$bootstrap" --topic "$warmup_topic" \
   --group "bench-warmup-$run_id" --records 1 >/dev/null
 
@@ -389,6 +396,30 @@ if ((sinks)); then
       --group "connect-bench-bare-r$round-$run_id" --records "$records"
   done
 fi
+
+# --- step 3b: what measuring costs --------------------------------------------------------
+# Issue 22: the per-stage timing (busy, CPU, ns/record: clock reads per batch) must not
+# cost throughput. The same weir sink pipeline as step 3 (tasks.max=1: one consumer
+# thread, where a per-batch cost shows most) with the timing on and off, the order
+# swapped each round so that neither side always runs on a warmer cache.
+timing_runs() {
+  local round name sink mode
+  weir::log "bench: step 3b: weir FileStreamSink with per-stage timing on and off, $rounds round(s)"
+  for ((round = 1; round <= rounds; round++)); do
+    local modes=(true false)
+    ((round % 2)) || modes=(false true)
+    for mode in "${modes[@]}"; do
+      name="bench-weir-timing-$mode-r$round-$run_id"
+      sink="$work/run/$name.txt"
+      measure "weir_timing_$([[ $mode == true ]] && echo on || echo off)" \
+        "weir FileStreamSink, tasks.max=1, metrics.stage.timing.enabled=$mode$(round_label "$round")" \
+        "file:$sink" tasks=1 -- \
+        "$weir" standalone "$(worker_file "$name" "metrics.stage.timing.enabled=$mode")" "$(sink_file "$name" 1 "$sink")"
+      rm -f "$sink"
+    done
+  done
+}
+((!timing)) || timing_runs
 
 if ((jdbc)); then
   # --- step 6: JDBC sink on SQLite, and the raw insert rate -----------------------------

@@ -352,6 +352,39 @@ std::string stage_rate(element stage, std::string_view key) { return fixed(numbe
 
 std::string percent(double fraction) { return std::to_string(static_cast<int>(fraction * 100 + 0.5)) + "%"; }
 
+// A latency in the unit that reads best: "850 µs", "12.5 ms", "1.20 s".
+std::string duration(double seconds) {
+  if (seconds < 1e-3) return fixed(seconds * 1e6, 0) + " µs";
+  if (seconds < 1) return fixed(seconds * 1e3) + " ms";
+  return fixed(seconds, 2) + " s";
+}
+
+// A task's poll-to-ack latency ("p50 12.0 ms, p99 40.0 ms"), "" before the first ack.
+std::string poll_to_ack(element task) {
+  element latency;
+  if (task["poll_to_ack"].get(latency) || latency.is_null()) return {};
+  return "p50 " + duration(number(latency, "p50")) + ", p99 " + duration(number(latency, "p99"));
+}
+
+// A consumer's lag, with each partition's when it has more than one:
+// "lag 42 (orders/0 10, orders/1 12, orders/2 20)"; past eight, how many more.
+std::string lag_cell(element stage) {
+  std::string out = "lag " + std::to_string(integer(stage, "lag"));
+  simdjson::dom::array partitions;
+  if (stage["partition_lags"].get(partitions) || partitions.size() < 2) return out;
+  std::string each;
+  size_t shown = 0;
+  for (element p : partitions) {
+    if (shown++ == 8) {
+      each += ", +" + std::to_string(partitions.size() - 8) + " more";
+      break;
+    }
+    each += (each.empty() ? "" : ", ") + text(p, "topic") + "/" + std::to_string(integer(p, "partition")) + " " +
+            (p["lag"].is_null() ? "?" : std::to_string(integer(p, "lag")));
+  }
+  return out + " (" + each + ")";
+}
+
 // A node's header: its scheduler threads' busy fractions, run queue, CPU, RSS and
 // the scheduler's verdict; or that it did not answer.
 std::string node_header(element node, const std::string& indent) {
@@ -389,7 +422,7 @@ std::vector<std::string> stage_cells(element stage) {
                                  "busy " + percent(number(stage, "busy")),
                                  fixed(number(stage, "ns_per_record") / 1000, 2) + " µs/record",
                                  "waiting on " + std::string{waiting_on(f)}};
-  if (!stage["lag"].is_null()) cells.push_back("lag " + std::to_string(integer(stage, "lag")));
+  if (!stage["lag"].is_null()) cells.push_back(lag_cell(stage));
   if (!stage["partitions"].is_null()) cells.push_back("partitions " + std::to_string(integer(stage, "partitions")));
   if (int64_t errors = integer(stage, "errors"))
     cells.push_back("errors " + std::to_string(errors) + ": " + first_line(text(stage, "last_error")));
@@ -579,6 +612,8 @@ std::string render_tree(const std::string& tree_json) {
           out += "    task " + std::to_string(integer(task, "id")) + ' ' + state_line(task) + '\n';
           if (auto verdict = text(task, "bottleneck"); !verdict.empty())
             out += "      " + verdict + '\n';
+          if (auto latency = poll_to_ack(task); !latency.empty())
+            out += "      poll to ack " + latency + '\n';
           std::vector<std::vector<std::string>> rows;
           for (element stage : task["stages"].get_array()) rows.push_back(stage_cells(stage));
           out += table(rows, "      ");
@@ -606,12 +641,15 @@ std::string render_top(const std::string& tree_json) {
         for (element task : connector["tasks"].get_array()) {
           auto named = text(task, "bottleneck_stage");
           auto verdict = text(task, "bottleneck");
+          element latency;
+          std::string p99 = task["poll_to_ack"].get(latency) || latency.is_null() ? "-" : duration(number(latency, "p99"));
           bool first = true;
           for (element stage : task["stages"].get_array()) {
             StageFigures f = figures(stage);
             auto name = text(stage, "name");
             // The verdict on the stage it names, else on the task's first stage.
             bool here = named.empty() ? first : name == named;
+            bool reader = first; // the task's own figures go on its first row
             first = false;
             rows.push_back({!named.empty() && name == named, number(stage, "busy"),
                             {text(connector, "name"), std::to_string(integer(task, "id")), name, f.role, f.state,
@@ -620,7 +658,7 @@ std::string render_top(const std::string& tree_json) {
                              granted_credit(stage, f), sent_credit(stage, f),
                              fixed(number(stage, "cpu_per_sec") * 100),
                              stage["lag"].is_null() ? "-" : std::to_string(integer(stage, "lag")),
-                             std::to_string(integer(stage, "errors")), std::string{waiting_on(f)},
+                             reader ? p99 : "", std::to_string(integer(stage, "errors")), std::string{waiting_on(f)},
                              here ? verdict : ""}});
           }
         }
@@ -629,14 +667,15 @@ std::string render_top(const std::string& tree_json) {
       return a.bottleneck != b.bottleneck ? a.bottleneck : a.busy > b.busy;
     });
     std::vector<std::vector<std::string>> cells{{"CONNECTOR", "TASK", "STAGE", "ROLE", "STATE", "BUSY", "IN/s",
-                                                 "OUT/s", "MAILBOX", "CREDIT", "IN-FLIGHT", "CPU%", "LAG", "ERRORS",
-                                                 "WAITING ON", "BOTTLENECK"}};
+                                                 "OUT/s", "MAILBOX", "CREDIT", "IN-FLIGHT", "CPU%", "LAG", "ACK-P99",
+                                                 "ERRORS", "WAITING ON", "BOTTLENECK"}};
     for (auto& row : rows) {
       if (row.cells.back().empty()) row.cells.pop_back(); // no trailing blanks
       cells.push_back(std::move(row.cells));
     }
-    //   CONNECTOR TASK STAGE ROLE STATE BUSY IN/s OUT/s MAILBOX CREDIT IN-FLIGHT CPU% LAG ERRORS WAITING-ON BOTTLENECK
-    static const std::vector<bool> numbers{false, true, false, false, false, true, true, true,
+    //   CONNECTOR TASK STAGE ROLE STATE BUSY IN/s OUT/s MAILBOX CREDIT IN-FLIGHT CPU% LAG ACK-P99 ERRORS
+    //   WAITING-ON BOTTLENECK
+    static const std::vector<bool> numbers{false, true, false, false, false, true, true, true, true,
                                            true,  true, true, true,  true,  true,  false, false};
     return header + table(cells, "", numbers);
   });

@@ -60,12 +60,14 @@ const std::string sink_tree =
     "  connector sink (sink) RUNNING\n"
     "    task 0 RUNNING\n"
     "      bottleneck: sink (fake)\n"
-    "      consumer  sink_reader  consumer  RUNNING  in 100.0/s  out 100.0/s  mailbox 0  credit -    in flight 1/8  cpu 25.0%  busy 30%  2.00 µs/record  waiting on poll            lag 42  partitions 3\n"
+    "      poll to ack p50 12.0 ms, p99 40.0 ms\n"
+    "      consumer  sink_reader  consumer  RUNNING  in 100.0/s  out 100.0/s  mailbox 0  credit -    in flight 1/8  cpu 25.0%  busy 30%  2.00 µs/record  waiting on poll            lag 42 (orders/0 10, orders/1 12, orders/2 20)  partitions 3\n"
     "      sink      sink_writer  sink      RUNNING  in 100.0/s  out 100.0/s  mailbox 1  credit 2/8  in flight -    cpu 50.0%  busy 60%  4.00 µs/record  waiting on previous stage\n";
 const std::string source_tree =
     "  connector source (source) RUNNING\n"
     "    task 0 RUNNING\n"
     "      bottleneck: producer (fake)\n"
+    "      poll to ack p50 12.0 ms, p99 40.0 ms\n"
     "      poller    source_reader  file       RUNNING  in 100.0/s  out 100.0/s  mailbox 0  credit -    in flight 1/8  cpu 25.0%  busy 30%  2.00 µs/record  waiting on poll\n"
     "      mask      transform      transform  RUNNING  in 100.0/s  out 100.0/s  mailbox 1  credit 2/8  in flight 1/8  cpu 50.0%  busy 60%  4.00 µs/record  waiting on previous stage\n"
     "      producer  source_writer  producer   RUNNING  in 100.0/s  out 100.0/s  mailbox 2  credit 2/8  in flight -    cpu 75.0%  busy 90%  6.00 µs/record  waiting on previous stage\n"
@@ -184,15 +186,15 @@ BOOST_AUTO_TEST_CASE(nodes_tree_and_top) {
   // Bottlenecks first (the stage each verdict names), then the busiest.
   BOOST_TEST(top.out ==
              "node 127.0.0.1:8083: threads 0/2 busy (50% 25%), run queue 1, cpu 100.0%, rss 64.0 MiB, fds 32, connections 8\n"
-             "CONNECTOR  TASK  STAGE     ROLE           STATE    BUSY   IN/s  OUT/s  MAILBOX  CREDIT  IN-FLIGHT  CPU%  LAG  ERRORS  WAITING ON      BOTTLENECK\n"
-             "source        0  producer  source_writer  RUNNING   90%  100.0  100.0        2     2/8          -  75.0    -       0  previous stage  bottleneck: producer (fake)\n"
-             "sink          0  sink      sink_writer    RUNNING   60%  100.0  100.0        1     2/8          -  50.0    -       0  previous stage  bottleneck: sink (fake)\n"
-             "source        1  producer  source_writer  FAILED    90%  200.0  200.0        2     2/8          -  75.0    -       1  -\n"
-             "source        0  mask      transform      RUNNING   60%  100.0  100.0        1     2/8        1/8  50.0    -       0  previous stage\n"
-             "source        1  mask      transform      FAILED    60%  200.0  200.0        1     2/8        1/8  50.0    -       0  -\n"
-             "sink          0  consumer  sink_reader    RUNNING   30%  100.0  100.0        0       -        1/8  25.0   42       0  poll\n"
-             "source        0  poller    source_reader  RUNNING   30%  100.0  100.0        0       -        1/8  25.0    -       0  poll\n"
-             "source        1  poller    source_reader  FAILED    30%  200.0  200.0        0       -        1/8  25.0    -       0  -\n");
+             "CONNECTOR  TASK  STAGE     ROLE           STATE    BUSY   IN/s  OUT/s  MAILBOX  CREDIT  IN-FLIGHT  CPU%  LAG  ACK-P99  ERRORS  WAITING ON      BOTTLENECK\n"
+             "source        0  producer  source_writer  RUNNING   90%  100.0  100.0        2     2/8          -  75.0    -                0  previous stage  bottleneck: producer (fake)\n"
+             "sink          0  sink      sink_writer    RUNNING   60%  100.0  100.0        1     2/8          -  50.0    -                0  previous stage  bottleneck: sink (fake)\n"
+             "source        1  producer  source_writer  FAILED    90%  200.0  200.0        2     2/8          -  75.0    -                1  -\n"
+             "source        0  mask      transform      RUNNING   60%  100.0  100.0        1     2/8        1/8  50.0    -                0  previous stage\n"
+             "source        1  mask      transform      FAILED    60%  200.0  200.0        1     2/8        1/8  50.0    -                0  -\n"
+             "sink          0  consumer  sink_reader    RUNNING   30%  100.0  100.0        0       -        1/8  25.0   42  40.0 ms       0  poll\n"
+             "source        0  poller    source_reader  RUNNING   30%  100.0  100.0        0       -        1/8  25.0    -  40.0 ms       0  poll\n"
+             "source        1  poller    source_reader  FAILED    30%  200.0  200.0        0       -        1/8  25.0    -        -       0  -\n");
 }
 
 BOOST_AUTO_TEST_CASE(top_on_a_terminal_hands_its_rendering_to_the_redraw_loop) {

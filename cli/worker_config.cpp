@@ -120,6 +120,10 @@ const ConfigDef& worker_def(bool node) {
              "offsets as soon as they are durable, at most every 100 ms; source offsets "
              "are written to the state file this often, and at shutdown.",
              validators::range(0, std::nullopt));
+    d.define("metrics.stage.timing.enabled", ConfigType::Boolean, "true", Importance::Low,
+             "weir: whether every stage times each batch it handles (busy time, CPU time, "
+             "ns/record: two clock reads of each kind per batch). false leaves those figures and "
+             "the verdict at zero; bench/run.sh's timing subject measures what they cost.");
     d.define("topic.creation.enable", ConfigType::Boolean, "true", Importance::Low,
              "Whether to allow automatic creation of topics used by source connectors, when "
              "source connectors are configured with `topic.creation.` properties.");

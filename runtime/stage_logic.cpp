@@ -33,4 +33,15 @@ std::vector<kafka::TopicPartitionOffset> durable_offsets(const data::DecodedBatc
   return durable_offsets(batch.raw());
 }
 
+int64_t total_lag(const std::vector<kafka::PartitionLag>& lags) {
+  int64_t total = 0;
+  bool known = false;
+  for (const auto& p : lags)
+    if (p.lag >= 0) {
+      total += p.lag;
+      known = true;
+    }
+  return known ? total : -1;
+}
+
 } // namespace weir::runtime

@@ -13,6 +13,7 @@
 
 #include "runtime/data/decoded_batch.hpp"
 #include "runtime/kafka/topic_partition.hpp"
+#include "runtime/metrics/latency_histogram.hpp"
 #include "weir/batch.hpp"
 
 namespace weir::runtime {
@@ -36,6 +37,9 @@ inline size_t record_errors(const data::DecodedBatch& b) noexcept { return b.err
 /// records count: they were processed.
 std::vector<kafka::TopicPartitionOffset> durable_offsets(const Batch& batch);
 std::vector<kafka::TopicPartitionOffset> durable_offsets(const data::DecodedBatch& batch);
+
+/// The sum of the known lags (-1 when none is known).
+int64_t total_lag(const std::vector<kafka::PartitionLag>& lags);
 
 /// A stage that transforms or consumes batches (an SMT, a sink writer). One actor
 /// calls it at a time, so implementations need no locking.
@@ -88,6 +92,14 @@ public:
   /// and how many partitions are assigned (-1: not a consumer).
   virtual int64_t lag() const { return -1; }
   virtual int32_t assigned_partitions() const { return -1; }
+  /// A consumer's lag per assigned partition (what lag() sums); empty otherwise.
+  virtual std::vector<kafka::PartitionLag> partition_lags() const { return {}; }
+  /// Of the time in fill(), how much (in total) was spent waiting for records to
+  /// arrive (a consumer's poll timeout): the actor counts it idle, not busy.
+  virtual uint64_t wait_ns() const { return 0; }
+  /// Per record, the time from the fill() that read it to on_durable() covering it;
+  /// empty for sources that do not keep it.
+  virtual metrics::LatencyHistogram poll_to_ack() const { return {}; }
   /// A consumer with no partition: why, in words ("topic orders does not exist",
   /// "waiting for its first assignment"); empty when it has partitions, is no
   /// consumer, or was simply given none (more tasks than partitions).

@@ -6,7 +6,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "runtime/kafka/topic_partition.hpp"
+#include "runtime/metrics/latency_histogram.hpp"
 #include "weir/credit.hpp"
 
 namespace weir::runtime {
@@ -25,7 +28,8 @@ struct StageStats {
   uint64_t cpu_ns = 0;
   uint64_t busy_ns = 0;        ///< wall time handling batches (one clock read pair per batch)
   uint64_t credit_wait_ns = 0; ///< time with output ready and no credit from downstream
-  uint64_t idle_ns = 0;        ///< readers: time their source had nothing to give
+  uint64_t idle_ns = 0;        ///< readers: time their source had nothing to give (its
+                               ///< poll's wait for records included)
   /// Stages on a thread of their own (a sink writing to a database): the steady
   /// clock's ns when the batch in hand began, 0 between batches, so that a write
   /// stuck for seconds shows as busy before it ends (see busy_at()).
@@ -37,6 +41,8 @@ struct StageStats {
   Credit out_in_flight;     ///< of which in flight now
   Credit out_max_in_flight; ///< the most ever in flight at once
   int64_t lag = -1;         ///< consumers: records behind the high watermarks
+  /// Consumers: the same per assigned partition (whose known lags sum to `lag`).
+  std::vector<kafka::PartitionLag> partition_lags;
   int32_t partitions = -1;  ///< consumers: partitions assigned
   std::string idle_reason;  ///< consumers with no partition: why ("" when not known)
   std::string waiting;      ///< consumers, producers: why they cannot work now ("waiting for the broker since ...")
@@ -44,6 +50,9 @@ struct StageStats {
   uint64_t commit_ns = 0;   ///< consumers: their total time, request to answer
   int64_t source_lag_bytes = -1; ///< sources that know it: bytes their origin keeps for
                                  ///< them, not yet durable in Kafka (a replication slot's lag)
+  /// A sink task's consumer, a source task's producer: per record, the time from the
+  /// poll that read it to its ack (the sink wrote it durably, Kafka acknowledged it).
+  metrics::LatencyHistogram poll_to_ack;
 };
 
 /// The busy time of `s` at `now_ns` (steady clock), the batch in hand included.

@@ -258,7 +258,11 @@ size_t Consumer::fetch(std::chrono::milliseconds timeout, size_t max) {
   if (timeout.count() > 0) {
     // consume_batch_queue waits until the array is full or the timeout expires:
     // block for the first message only, then take what is already there.
+    // Two clock reads per waiting poll (never per record): the wait is idle time.
+    auto waiting_since = std::chrono::steady_clock::now();
     got = rd_kafka_consume_batch_queue(queue_, clamp_ms(timeout), fetched_.data(), 1);
+    poll_wait_ns_ += static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - waiting_since).count());
     if (got == 1 && max > 1) {
       auto more = rd_kafka_consume_batch_queue(queue_, 0, fetched_.data() + 1, max - 1);
       got = more < 0 ? got : got + more;

@@ -41,13 +41,6 @@ struct RebalanceEvent {
 /// committed) and after assigned partitions are taken.
 using RebalanceListener = std::function<void(const RebalanceEvent&)>;
 
-/// How far a partition's consumption is behind its high watermark.
-struct PartitionLag {
-  std::string topic;
-  int32_t partition = -1;
-  int64_t lag = -1; ///< -1 until both the watermark and the position are known
-};
-
 class Consumer {
 public:
   /// `props` are librdkafka consumer properties; `bootstrap.servers` and `group.id`
@@ -113,6 +106,9 @@ public:
   /// Offset commits answered so far, and their total time from request to answer.
   uint64_t commits_done() const noexcept { return commits_done_; }
   uint64_t commit_ns() const noexcept { return commit_ns_; }
+  /// Total time poll() waited for records to arrive (its timeout, when it had nothing
+  /// to return): time a caught-up consumer is idle, not busy.
+  uint64_t poll_wait_ns() const noexcept { return poll_wait_ns_; }
 
   /// Whether the brokers are reachable: from a failed connection until a commit or a
   /// metadata request (poll() asks, see BrokerWatch) succeeds again. Records do not
@@ -188,6 +184,7 @@ private:
   bool assigned_once_ = false; ///< a rebalance assigned partitions (or none) at least once
   std::set<std::string> missing_topics_;
   uint64_t errors_ = 0;
+  uint64_t poll_wait_ns_ = 0;
 };
 
 } // namespace weir::runtime::kafka

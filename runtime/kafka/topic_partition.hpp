@@ -29,6 +29,15 @@ struct TopicPartitionOffset {
   friend auto operator<=>(const TopicPartitionOffset&, const TopicPartitionOffset&) = default;
 };
 
+/// How far a partition's consumption is behind its high watermark.
+struct PartitionLag {
+  std::string topic;
+  int32_t partition = -1;
+  int64_t lag = -1; ///< -1 until both the watermark and the position are known
+
+  friend bool operator==(const PartitionLag&, const PartitionLag&) = default;
+};
+
 /// Whether two values (TopicPartition, TopicPartitionOffset, ...) name the same
 /// partition.
 template <class A, class B>
@@ -53,6 +62,11 @@ auto inspect(Inspector& f, TopicPartition& x) {
 template <class Inspector>
 auto inspect(Inspector& f, TopicPartitionOffset& x) {
   return f(x.topic, x.partition, x.offset);
+}
+
+template <class Inspector>
+auto inspect(Inspector& f, PartitionLag& x) {
+  return f(x.topic, x.partition, x.lag);
 }
 
 } // namespace weir::runtime::kafka

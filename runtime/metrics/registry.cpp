@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <cmath>
+#include <initializer_list>
+#include <utility>
 
 namespace weir::runtime::metrics {
 
@@ -91,8 +93,9 @@ public:
     out_ += '\n';
   }
 
-  void sample(const Family& f, const StageKey& key, bool with_stage, double value,
-              std::string_view extra_label = {}, std::string_view extra_value = {}) {
+  using Labels = std::initializer_list<std::pair<std::string_view, std::string_view>>;
+
+  void sample(const Family& f, const StageKey& key, bool with_stage, double value, Labels extra = {}) {
     out_ += f.name;
     out_ += '{';
     label("connector", key.connector);
@@ -102,9 +105,9 @@ public:
       out_ += ',';
       label("stage", key.stage);
     }
-    if (!extra_label.empty()) {
+    for (const auto& [name, label_value] : extra) {
       out_ += ',';
-      label(extra_label, extra_value);
+      label(name, label_value);
     }
     out_ += '}';
     end(value);
@@ -211,7 +214,16 @@ std::string render_prometheus(const std::vector<StageSnapshot>& stages) {
                      "1 for the stage's current state (RUNNING, FINISHED, FAILED, ...)."};
   w.family(state);
   for (const auto& s : stages)
-    w.sample(state, s.key, true, 1, "state", s.stats.state.empty() ? "UNKNOWN" : s.stats.state);
+    w.sample(state, s.key, true, 1, {{"state", s.stats.state.empty() ? "UNKNOWN" : s.stats.state}});
+  const Family partition_lag{"weir_consumer_records_lag", "gauge",
+                             "Records behind the high watermark of one assigned partition (consumers; "
+                             "Kafka's consumer records-lag)."};
+  w.family(partition_lag);
+  for (const auto& s : stages)
+    for (const auto& p : s.stats.partition_lags)
+      if (p.lag >= 0)
+        w.sample(partition_lag, s.key, true, double(p.lag),
+                 {{"topic", p.topic}, {"partition", std::to_string(p.partition)}});
 
   std::vector<TaskTotals> tasks;
   for (const auto& s : stages) {
@@ -313,6 +325,18 @@ std::string render_interval_metrics(const std::vector<StageSnapshot>& stages,
       auto r = rates.find(s.key);
       w.sample(series.family, s.key, true, r == rates.end() ? 0.0 : series.get(r->second));
     }
+  }
+  const Family latency{"weir_task_poll_to_ack_seconds", "gauge",
+                       "Per record, from the poll that read it to its ack (a sink: written durably; a "
+                       "source: acknowledged by Kafka), over the last interval with acks."};
+  w.family(latency);
+  for (const auto& s : stages) {
+    auto r = rates.find(s.key);
+    if (r == rates.end() || (s.role != StageRole::sink_reader && s.role != StageRole::source_writer)
+        || s.stats.poll_to_ack.counts.empty())
+      continue;
+    w.sample(latency, s.key, false, r->second.poll_to_ack_p50, {{"quantile", "0.5"}});
+    w.sample(latency, s.key, false, r->second.poll_to_ack_p99, {{"quantile", "0.99"}});
   }
   const Family busy{"weir_scheduler_thread_busy_ratio", "gauge",
                     "A scheduler thread's time running actors ÷ wall time, last interval."};

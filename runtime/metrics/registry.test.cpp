@@ -62,6 +62,7 @@ BOOST_AUTO_TEST_CASE(prometheus_text_has_stage_and_task_series) {
   auto consumer = stats(0, 1000);
   consumer.lag = 42;
   consumer.partitions = 3;
+  consumer.partition_lags = {{"orders", 0, 40}, {"orders", 1, 2}, {"orders", 2, -1}};
   reg.cell({"orders", 0, "consumer"}, StageRole::sink_reader)->publish(consumer);
   auto mask = stats(1000, 990);
   mask.errors = 10;
@@ -82,6 +83,9 @@ BOOST_AUTO_TEST_CASE(prometheus_text_has_stage_and_task_series) {
   BOOST_TEST(has_line(text, R"(weir_consumer_lag_records{connector="orders",task="0",stage="consumer"} 42)"));
   BOOST_TEST(text.find(R"(weir_consumer_lag_records{connector="orders",task="0",stage="mask"})") == std::string::npos,
              "lag only for consumers");
+  BOOST_TEST(has_line(text, R"(weir_consumer_records_lag{connector="orders",task="0",stage="consumer",topic="orders",partition="0"} 40)"));
+  BOOST_TEST(has_line(text, R"(weir_consumer_records_lag{connector="orders",task="0",stage="consumer",topic="orders",partition="1"} 2)"));
+  BOOST_TEST(text.find(R"(partition="2")") == std::string::npos, "a lag not known yet is left out");
   BOOST_TEST(has_line(text, R"(weir_stage_state{connector="we\"ird",task="1",stage="poller",state="FAILED"} 1)"));
   BOOST_TEST(has_line(text, R"(weir_source_lag_bytes{connector="inventory",task="0",stage="poller"} 8192)"));
   BOOST_TEST(text.find(R"(weir_source_lag_bytes{connector="we\"ird")") == std::string::npos,
@@ -114,7 +118,14 @@ BOOST_AUTO_TEST_CASE(interval_metrics_name_the_stage_and_node_figures) {
   node.process.groups = {{"kafka", 4, 0.125}};
   node.process.cpu = 1.5;
   node.process.rss_bytes = 1024;
-  auto text = render_interval_metrics({mask, fresh}, {{mask.key, r}}, node);
+  StageSnapshot consumer{{"orders", 0, "consumer"}, StageRole::sink_reader, stats(10, 10)};
+  consumer.stats.poll_to_ack.record(5'000'000, 10);
+  StageRates acked;
+  acked.poll_to_ack_p50 = 0.005;
+  acked.poll_to_ack_p99 = 0.25;
+  auto text = render_interval_metrics({consumer, mask, fresh}, {{mask.key, r}, {consumer.key, acked}}, node);
+  BOOST_TEST(has_line(text, R"(weir_task_poll_to_ack_seconds{connector="orders",task="0",quantile="0.5"} 0.005)"));
+  BOOST_TEST(has_line(text, R"(weir_task_poll_to_ack_seconds{connector="orders",task="0",quantile="0.99"} 0.25)"));
   BOOST_TEST(has_line(text, R"(weir_stage_busy_ratio{connector="orders",task="0",stage="mask"} 0.97)"));
   BOOST_TEST(has_line(text, R"(weir_stage_ns_per_record{connector="orders",task="0",stage="mask"} 2100)"));
   BOOST_TEST(has_line(text, R"(weir_stage_credit_wait_ratio{connector="orders",task="0",stage="mask"} 0.25)"));

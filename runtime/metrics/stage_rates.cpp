@@ -24,6 +24,9 @@ StageRates rates_between(const StageStats& then, const StageStats& now, double s
   r.ns_per_record = records > 0 ? delta(now.cpu_ns, then.cpu_ns) / records : 0.0;
   r.credit_wait = fraction(now.credit_wait_ns, then.credit_wait_ns);
   r.idle = fraction(now.idle_ns, then.idle_ns);
+  auto acked = now.poll_to_ack.since(then.poll_to_ack);
+  r.poll_to_ack_p50 = acked.quantile_seconds(0.5);
+  r.poll_to_ack_p99 = acked.quantile_seconds(0.99);
   return r;
 }
 

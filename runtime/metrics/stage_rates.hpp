@@ -17,6 +17,10 @@ struct StageRates {
   double ns_per_record = 0; ///< CPU ns per record received; 0 without records
   double credit_wait = 0;   ///< time waiting for the downstream's credit ÷ the interval
   double idle = 0;          ///< readers: time with nothing to read ÷ the interval
+  /// Stages that keep it (StageStats::poll_to_ack): the poll-to-ack latency of the
+  /// records acknowledged in the interval, in seconds; 0 when none was.
+  double poll_to_ack_p50 = 0;
+  double poll_to_ack_p99 = 0;
 };
 
 /// The figures between two samples of one stage `seconds` apart. A counter that

@@ -43,4 +43,19 @@ BOOST_AUTO_TEST_CASE(counters_that_went_back_count_as_zero_and_fractions_stay_in
   BOOST_CHECK_EQUAL(none.busy, 0.0);
 }
 
+BOOST_AUTO_TEST_CASE(poll_to_ack_quantiles_are_of_the_records_acked_in_the_interval) {
+  StageStats then, now;
+  then.poll_to_ack.record(2'000'000'000, 100); // 2 s, before the interval
+  now = then;
+  now.poll_to_ack.record(4'000'000, 99); // 4 ms
+  now.poll_to_ack.record(300'000'000, 1);  // 300 ms
+  auto r = rates_between(then, now, 1.0);
+  BOOST_CHECK_CLOSE(r.poll_to_ack_p50, 0.004, 10.0);
+  BOOST_CHECK_CLOSE(r.poll_to_ack_p99, 0.004, 10.0);
+  now.poll_to_ack.record(300'000'000, 1);
+  r = rates_between(then, now, 1.0);
+  BOOST_CHECK_CLOSE(r.poll_to_ack_p99, 0.3, 10.0);
+  BOOST_CHECK_EQUAL(rates_between(now, now, 1.0).poll_to_ack_p99, 0.0); // nothing acked
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -10,6 +10,8 @@ namespace {
 
 // Java's max.poll.records (records per poll, and so per put() in Kafka Connect) is the
 // batch size here; librdkafka has no such property.
+constexpr size_t max_unacked = 4096;
+
 KafkaSource::Options take_max_poll_records(KafkaSource::Options options) {
   auto it = options.consumer.find("max.poll.records");
   if (it == options.consumer.end())
@@ -93,6 +95,13 @@ BatchSource::Status KafkaSource::fill(Batch& out, uint64_t max_bytes) {
   if (n > 0) {
     last_records_ = out.size();
     last_bytes_ = out.byte_size();
+    // One stamp per batch; the credit window bounds how many are out, the cap only
+    // guards against a sink that never reports (a failed one).
+    const auto& last = out[out.size() - 1];
+    if (unacked_.size() >= max_unacked)
+      unacked_.pop_front();
+    unacked_.push_back({std::chrono::steady_clock::now(),
+                        {std::string{out.topic(last)}, last.partition, last.offset + 1}, n});
   }
   // An empty poll already waited poll_timeout: come back soon, but through the
   // mailbox, so credit and stats requests are served in between.
@@ -138,16 +147,7 @@ KafkaSource::~KafkaSource() {
     options_.join_gate->leave(gate_member_);
 }
 
-int64_t KafkaSource::lag() const {
-  int64_t total = 0;
-  bool known = false;
-  for (const auto& p : consumer_.lag())
-    if (p.lag >= 0) {
-      total += p.lag;
-      known = true;
-    }
-  return known ? total : -1;
-}
+int64_t KafkaSource::lag() const { return total_lag(consumer_.lag()); }
 
 std::string KafkaSource::idle_reason() const {
   if (!consumer_.assignment().empty())
@@ -170,6 +170,7 @@ std::string KafkaSource::idle_reason() const {
 std::string KafkaSource::waiting_reason() const { return consumer_.brokers().describe(); }
 
 void KafkaSource::on_durable(const std::vector<kafka::TopicPartitionOffset>& offsets) {
+  acked(offsets);
   const auto& assigned = consumer_.assignment();
   for (const auto& o : offsets) {
     // A batch written after its partition was revoked: the new owner reads it again
@@ -182,6 +183,24 @@ void KafkaSource::on_durable(const std::vector<kafka::TopicPartitionOffset>& off
     uncommitted_ = true;
   }
   commit_due();
+}
+
+void KafkaSource::acked(const std::vector<kafka::TopicPartitionOffset>& offsets) {
+  auto covered = [&](const Unacked& u) {
+    return std::any_of(offsets.begin(), offsets.end(), [&](const auto& o) {
+      return kafka::same_partition(o, u.end) && o.offset >= u.end.offset;
+    });
+  };
+  auto last = std::find_if(unacked_.rbegin(), unacked_.rend(), covered);
+  if (last == unacked_.rend())
+    return;
+  auto now = std::chrono::steady_clock::now();
+  auto end = last.base(); // one past the newest covered batch
+  for (auto it = unacked_.begin(); it != end; ++it)
+    poll_to_ack_.record(static_cast<uint64_t>(
+                          std::chrono::duration_cast<std::chrono::nanoseconds>(now - it->polled).count()),
+                        it->records);
+  unacked_.erase(unacked_.begin(), end);
 }
 
 void KafkaSource::commit_due() {

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +50,9 @@ public:
   void on_durable(const std::vector<kafka::TopicPartitionOffset>& offsets) override;
   std::string_view kind() const noexcept override { return "consumer"; }
   int64_t lag() const override;
+  std::vector<kafka::PartitionLag> partition_lags() const override { return consumer_.lag(); }
+  uint64_t wait_ns() const override { return consumer_.poll_wait_ns(); }
+  metrics::LatencyHistogram poll_to_ack() const override { return poll_to_ack_; }
   int32_t assigned_partitions() const override {
     return static_cast<int32_t>(consumer_.assignment().size());
   }
@@ -65,6 +69,8 @@ private:
   /// Commits the durable offsets not yet committed, once commit_interval has passed;
   /// a failure is logged and the commit tried again an interval later.
   void commit_due();
+  /// Records the poll-to-ack time of the batches that `offsets` made durable.
+  void acked(const std::vector<kafka::TopicPartitionOffset>& offsets);
 
   Options options_;
   kafka::RebalanceListener listener_;
@@ -83,6 +89,16 @@ private:
   size_t last_bytes_ = 0;
   bool blocked_ = false;
   std::chrono::steady_clock::time_point blocked_since_;
+  /// Batches read and not yet durable, oldest first: when each was polled and where
+  /// it ended (the position after its last record). A sink writes batches in order,
+  /// so a durable report covering one's end covers every batch before it too.
+  struct Unacked {
+    std::chrono::steady_clock::time_point polled;
+    kafka::TopicPartitionOffset end;
+    uint64_t records;
+  };
+  std::deque<Unacked> unacked_;
+  metrics::LatencyHistogram poll_to_ack_;
 };
 
 } // namespace weir::runtime::pipeline

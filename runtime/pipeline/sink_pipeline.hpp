@@ -58,8 +58,13 @@ public:
   std::string_view kind() const noexcept override { return "consumer"; }
   int64_t lag() const override { return kafka_->lag(); }
   int32_t assigned_partitions() const override { return kafka_->assigned_partitions(); }
+  std::vector<kafka::PartitionLag> partition_lags() const override { return kafka_->partition_lags(); }
+  uint64_t wait_ns() const override { return kafka_->wait_ns(); }
+  metrics::LatencyHistogram poll_to_ack() const override { return kafka_->poll_to_ack(); }
   std::string idle_reason() const override { return kafka_->idle_reason(); }
   std::string waiting_reason() const override { return kafka_->waiting_reason(); }
+  uint64_t commits() const override { return kafka_->commits(); }
+  uint64_t commit_ns() const override { return kafka_->commit_ns(); }
 
 private:
   std::shared_ptr<KafkaSource> kafka_;

@@ -137,14 +137,25 @@ std::unique_ptr<convert::Converter> task_converter(const StringMap& connector,
   return convert::make_converter(cls, options, is_key, prefix + ".");
 }
 
-bool topic_creation_enabled(const StringMap& worker) {
-  auto it = worker.find("topic.creation.enable");
+namespace {
+
+/// A worker's Boolean key that defaults to true (its value was validated already).
+bool enabled_unless_false(const StringMap& worker, const std::string& key) {
+  auto it = worker.find(key);
   if (it == worker.end())
     return true;
   std::string v = it->second;
   for (auto& c : v)
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return v != "false";
+}
+
+} // namespace
+
+bool topic_creation_enabled(const StringMap& worker) { return enabled_unless_false(worker, "topic.creation.enable"); }
+
+bool stage_timing_enabled(const StringMap& worker) {
+  return enabled_unless_false(worker, "metrics.stage.timing.enabled");
 }
 
 kafka::Properties task_client_props(const StringMap& connector, const StringMap& worker,

@@ -57,6 +57,10 @@ std::unique_ptr<convert::Converter> task_converter(const StringMap& connector,
 /// The worker's topic.creation.enable (default true).
 bool topic_creation_enabled(const StringMap& worker);
 
+/// The worker's metrics.stage.timing.enabled (default true): whether stages read
+/// the clocks around each batch (busy time, CPU time, ns/record).
+bool stage_timing_enabled(const StringMap& worker);
+
 /// Client properties of a task: `bootstrap.servers`, the worker's `KIND.*` keys,
 /// then the connector's `KIND.override.*` keys (KIND = producer | consumer | admin),
 /// with the Java client's names that librdkafka spells differently translated.

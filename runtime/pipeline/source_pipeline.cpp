@@ -31,7 +31,7 @@ DecodedSource::Status SourcePoller::fill(data::DecodedBatch& out, uint64_t max_b
   if (raw.empty())
     return status == Status::end ? Status::end : Status::idle;
   raw.sequence = ++sequence_;
-  offsets_->emitted(raw.sequence, std::move(records.offsets()));
+  offsets_->emitted(raw.sequence, std::move(records.offsets()), raw.size());
   out.reset(std::move(raw));
   decode(out);
   return status == Status::end ? Status::end : Status::ready;

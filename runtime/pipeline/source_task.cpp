@@ -16,20 +16,26 @@ void SourceRecords::set_offset(std::string_view partition, std::string_view offs
 }
 
 void SourceOffsets::emitted(uint64_t sequence,
-                            std::vector<std::pair<std::string, std::string>> positions) {
+                            std::vector<std::pair<std::string, std::string>> positions,
+                            uint64_t records) {
+  auto now = std::chrono::steady_clock::now(); // one stamp per batch
   std::lock_guard lock{mutex_};
   if (!pending_.empty() && pending_.back().sequence >= sequence)
     throw std::logic_error("source batch sequence numbers must increase");
-  pending_.push_back({sequence, std::move(positions), false});
+  pending_.push_back({sequence, std::move(positions), false, now, records});
 }
 
 void SourceOffsets::delivered(uint64_t sequence) {
+  auto now = std::chrono::steady_clock::now();
   std::lock_guard lock{mutex_};
   auto it = std::find_if(pending_.begin(), pending_.end(),
                          [&](const Pending& p) { return p.sequence == sequence; });
   if (it == pending_.end())
     return; // already committed, or never emitted (an empty batch)
   it->delivered = true;
+  poll_to_ack_.record(
+    static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(now - it->emitted).count()),
+    it->records);
   // Deliveries may complete out of order (batches to different partitions); only
   // the delivered prefix may be committed.
   while (!pending_.empty() && pending_.front().delivered) {
@@ -40,6 +46,11 @@ void SourceOffsets::delivered(uint64_t sequence) {
     pending_.pop_front();
     ++committed_batches_;
   }
+}
+
+metrics::LatencyHistogram SourceOffsets::poll_to_ack() const {
+  std::lock_guard lock{mutex_};
+  return poll_to_ack_;
 }
 
 OffsetMap SourceOffsets::through(uint64_t sequence) const {

@@ -16,6 +16,7 @@
 // by the poller (emitted) and the producer (delivered) and is thread-safe.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -126,8 +127,10 @@ class SourceOffsets {
 public:
   explicit SourceOffsets(OffsetMap stored = {}) : committed_(std::move(stored)) {}
 
-  /// The poller sends batch `sequence` (increasing) whose records reach `positions`.
-  void emitted(uint64_t sequence, std::vector<std::pair<std::string, std::string>> positions);
+  /// The poller sends batch `sequence` (increasing) of `records` records, which reach
+  /// `positions`.
+  void emitted(uint64_t sequence, std::vector<std::pair<std::string, std::string>> positions,
+               uint64_t records = 1);
   /// Every record of batch `sequence` was delivered (or, with exactly-once, committed).
   void delivered(uint64_t sequence);
 
@@ -143,12 +146,16 @@ public:
   /// Batches delivered and still waiting for an earlier one, for tests and stats.
   uint64_t committed_batches() const;
   size_t pending_batches() const;
+  /// Per record, the time from emitted() to delivered() (the task's poll-to-ack).
+  metrics::LatencyHistogram poll_to_ack() const;
 
 private:
   struct Pending {
     uint64_t sequence;
     std::vector<std::pair<std::string, std::string>> positions;
     bool delivered = false;
+    std::chrono::steady_clock::time_point emitted;
+    uint64_t records = 0;
   };
 
   mutable std::mutex mutex_;
@@ -156,6 +163,7 @@ private:
   OffsetMap committed_;
   OffsetMap changed_;
   uint64_t committed_batches_ = 0;
+  metrics::LatencyHistogram poll_to_ack_;
 };
 
 } // namespace weir::runtime::pipeline

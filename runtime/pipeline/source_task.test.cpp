@@ -36,6 +36,21 @@ BOOST_AUTO_TEST_CASE(offsets_commit_only_the_delivered_prefix) {
   BOOST_TEST(offsets.take_changes().empty());
 }
 
+BOOST_AUTO_TEST_CASE(poll_to_ack_counts_each_delivered_batch_by_its_records) {
+  SourceOffsets offsets;
+  BOOST_TEST(offsets.poll_to_ack().total() == 0u);
+  offsets.emitted(1, {{"p", "10"}}, 10);
+  offsets.emitted(2, {{"p", "20"}}, 5);
+  offsets.delivered(2);
+  BOOST_TEST(offsets.poll_to_ack().total() == 5u);
+  offsets.delivered(1);
+  offsets.delivered(1); // already committed: not counted again
+  auto latency = offsets.poll_to_ack();
+  BOOST_TEST(latency.total() == 15u);
+  BOOST_TEST(latency.quantile_seconds(0.99) >= latency.quantile_seconds(0.5));
+  BOOST_TEST(latency.quantile_seconds(0.5) > 0.0);
+}
+
 BOOST_AUTO_TEST_CASE(through_gives_what_a_transaction_reaches) {
   SourceOffsets offsets;
   offsets.emitted(1, {{"p", "1"}});

@@ -198,6 +198,10 @@ struct TreeTask {
   std::vector<TreeStage> stages; ///< in pipeline order, reader first
   std::string bottleneck = {};       ///< the verdict in words; "" when not known yet
   std::string bottleneck_stage = {}; ///< the stage it names; "" for none
+  /// Per record, from the poll that read it to its ack, over the last interval with
+  /// acks, in seconds; 0 before the first ack.
+  double poll_to_ack_p50 = 0;
+  double poll_to_ack_p99 = 0;
 };
 
 struct TreeConnector {

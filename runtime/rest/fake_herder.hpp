@@ -343,6 +343,7 @@ private:
     if (reader && sink) {
       s.lag = 42;
       s.partitions = 3;
+      s.partition_lags = {{"orders", 0, 10}, {"orders", 1, 12}, {"orders", 2, 20}};
     }
     if (writer && task.state.state == "FAILED") {
       s.errors = 1;
@@ -371,6 +372,8 @@ private:
       if (state.state.state == "RUNNING") {
         task.bottleneck_stage = names.back();
         task.bottleneck = "bottleneck: " + names.back() + " (fake)";
+        task.poll_to_ack_p50 = 0.012;
+        task.poll_to_ack_p99 = 0.04;
       }
       connector.tasks.push_back(std::move(task));
     }

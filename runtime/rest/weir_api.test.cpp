@@ -54,12 +54,14 @@ const std::string counters = R"("records_in":1000,"records_out":1000,"batches_in
 const std::string sink_connector =
     R"({"name":"sink","type":"sink","state":"RUNNING","worker_id":"127.0.0.1:8083","tasks":[)"
     R"({"id":0,"state":"RUNNING","worker_id":"127.0.0.1:8083",)"
-    R"x("bottleneck":"bottleneck: sink (fake)","bottleneck_stage":"sink","stages":[)x"
+    R"x("bottleneck":"bottleneck: sink (fake)","bottleneck_stage":"sink","poll_to_ack":{"p50":0.012,"p99":0.04},)x"
+    R"("stages":[)"
     R"({"name":"consumer","role":"sink_reader","kind":"consumer","state":"RUNNING","mailbox":0,)" +
     credit + counters +
     R"("errors":0,"last_error":null,"cpu_ns":2000000,"cpu_per_sec":0.25,)"
     R"("busy_ns":0,"busy":0.3,"ns_per_record":2000.0,"credit_wait_ns":0,"credit_wait":0.5,"upstream_wait":0.0,)"
-    R"("idle":0.0,"lag":42,"partitions":3},)"
+    R"("idle":0.0,"lag":42,"partitions":3,"partition_lags":[{"topic":"orders","partition":0,"lag":10},)"
+    R"({"topic":"orders","partition":1,"lag":12},{"topic":"orders","partition":2,"lag":20}]},)"
     R"({"name":"sink","role":"sink_writer","kind":"sink","state":"RUNNING","mailbox":1,)" +
     credit + counters +
     R"("errors":0,"last_error":null,"cpu_ns":4000000,"cpu_per_sec":0.5,)"
@@ -93,7 +95,8 @@ BOOST_AUTO_TEST_CASE(whole_tree_lists_every_connector_task_and_stage) {
   // The source: two tasks, each poller → mask → producer.
   BOOST_TEST(tree.body.find(R"({"name":"source","type":"source","state":"RUNNING")") != std::string::npos);
   BOOST_TEST(tree.body.find(R"x({"id":1,"state":"RUNNING","worker_id":"127.0.0.1:8083",)x"
-                            R"x("bottleneck":"bottleneck: producer (fake)","bottleneck_stage":"producer","stages":[)x"
+                            R"x("bottleneck":"bottleneck: producer (fake)","bottleneck_stage":"producer",)x"
+                            R"("poll_to_ack":{"p50":0.012,"p99":0.04},"stages":[)"
                             R"({"name":"poller","role":"source_reader","kind":"file")") != std::string::npos);
   BOOST_TEST(tree.body.find(R"({"name":"mask","role":"transform","kind":"transform")") != std::string::npos);
   BOOST_TEST(tree.body.find(R"({"name":"producer","role":"source_writer","kind":"producer")") != std::string::npos);
@@ -110,7 +113,7 @@ BOOST_AUTO_TEST_CASE(tree_shows_failures) {
   BOOST_TEST(tree.status == 200);
   BOOST_TEST(tree.body.find(R"({"id":0,"state":"FAILED","worker_id":"127.0.0.1:8083",)"
                             R"("trace":"java.lang.RuntimeException: boom in bad",)"
-                            R"("bottleneck":null,"bottleneck_stage":null,"stages":[)") != std::string::npos);
+                            R"("bottleneck":null,"bottleneck_stage":null,"poll_to_ack":null,"stages":[)") != std::string::npos);
   BOOST_TEST(tree.body.find(R"("errors":1,"last_error":"boom",)") != std::string::npos);
 }
 

@@ -61,6 +61,16 @@ void append_task(const TreeTask& task, std::string& out) {
   append_state_fields(task.state, out);
   text_or_null("bottleneck", task.bottleneck, out);
   text_or_null("bottleneck_stage", task.bottleneck_stage, out);
+  // Seconds; null before the first record was acknowledged.
+  key("poll_to_ack", out);
+  if (task.poll_to_ack_p99 <= 0) {
+    out += "null";
+  } else {
+    out += "{\"p50\":";
+    append_json_double(task.poll_to_ack_p50, out);
+    rate("p99", task.poll_to_ack_p99, out);
+    out += '}';
+  }
   out += ",\"stages\":";
   append_array(task.stages, append_tree_stage, out);
   out += '}';
@@ -187,6 +197,20 @@ void append_tree_stage(const TreeStage& stage, std::string& out) {
   rate("idle", r.idle, out);
   optional_count("lag", s.lag, out);
   optional_count("partitions", s.partitions, out);
+  if (!s.partition_lags.empty()) { // consumers
+    key("partition_lags", out);
+    append_array(
+      s.partition_lags,
+      [](const kafka::PartitionLag& p, std::string& o) {
+        o += "{\"topic\":";
+        append_json_string(p.topic, o);
+        key("partition", o);
+        append_int(p.partition, o);
+        optional_count("lag", p.lag, o);
+        o += '}';
+      },
+      out);
+  }
   if (s.source_lag_bytes >= 0) // only sources that know it (a replication slot's lag)
     count("source_lag_bytes", static_cast<uint64_t>(s.source_lag_bytes), out);
   if (s.dead_lettered > 0)
@@ -283,6 +307,11 @@ TreeStage stage(element e) {
   r.idle = real(e, "idle");
   s.lag = signed_or(e, "lag", -1);
   s.partitions = static_cast<int32_t>(signed_or(e, "partitions", -1));
+  simdjson::dom::array lags;
+  if (!e["partition_lags"].get(lags))
+    for (element p : lags)
+      s.partition_lags.push_back({text(p, "topic"), static_cast<int32_t>(signed_or(p, "partition", -1)),
+                                  signed_or(p, "lag", -1)});
   s.source_lag_bytes = signed_or(e, "source_lag_bytes", -1);
   s.dead_lettered = number(e, "dead_lettered");
   return st;
@@ -345,6 +374,11 @@ ActorTree parse_actor_tree(std::string_view json) {
         for (element t : tasks) {
           TreeTask task{static_cast<int>(signed_or(t, "id", 0)), state(t), {}, text(t, "bottleneck"),
                         text(t, "bottleneck_stage")};
+          element latency;
+          if (!t["poll_to_ack"].get(latency)) {
+            task.poll_to_ack_p50 = real(latency, "p50");
+            task.poll_to_ack_p99 = real(latency, "p99");
+          }
           simdjson::dom::array stages;
           if (!t["stages"].get(stages))
             for (element s : stages)

@@ -504,11 +504,20 @@ BOOST_AUTO_TEST_CASE(kafka_source_coalesces_commits_and_loses_none) {
     KafkaSource source(options(closing_group, 1h));
     auto batches = read_all_durable(source, n);
     BOOST_TEST(batches >= 40u);
+    // Every record read was acknowledged once, each batch timed from its poll.
+    BOOST_TEST(source.poll_to_ack().total() == static_cast<uint64_t>(n));
+    BOOST_TEST(source.poll_to_ack().quantile_seconds(0.5) > 0.0);
     source.on_durable({{foreign, 0, 7}});
+    auto waited = source.wait_ns();
     for (auto until = Clock::now() + 1s; Clock::now() < until;) {
       weir::Batch idle;
       source.fill(idle, 1 << 20);
     }
+    // Caught up, its polls waited for records that did not come: that wait is counted.
+    BOOST_TEST(source.wait_ns() - waited > 500'000'000u);
+    auto lags = source.partition_lags();
+    BOOST_TEST(lags.size() == 2u);
+    BOOST_TEST(weir::runtime::total_lag(lags) == source.lag());
     // The first report was committed at once; the others wait for the interval.
     BOOST_TEST(source.commits() == 1u);
     BOOST_TEST(sum(weir::testing::committed_offsets(closing_group, topic, 2)) < n);

@@ -9,7 +9,10 @@
 //  4. three nodes: `weir shell -c tree` against one lists the tasks of all three; with
 //     one SIGSTOPped, the tree comes within the deadline and marks it unreachable;
 //  5. the scheduler threads' CPU time in actors, summed, is within 0.15 cores + 15% of
-//     what /proc counts for those threads over the same interval (docs/metrics.md).
+//     what /proc counts for those threads over the same interval (docs/metrics.md);
+// and the per-task figures: poll-to-ack p50/p99 once records were acknowledged, the
+// consumer's lag per partition summing to its total, and a consumer fed a trickle
+// counted idle (its wait inside poll), with the verdict `none`.
 // Figures are read from GET /weir/tree; every wait is bounded. Nothing asserts speed.
 #include "tests/integration/node_cluster.hpp"
 #include "tests/support/rest_worker.hpp"
@@ -20,6 +23,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 using namespace weir::testing;
@@ -75,20 +79,22 @@ std::string connector_json(const std::string& name, const std::map<std::string, 
   return out + "}}";
 }
 
-/// Produces wide records on a thread of its own until stopped, so a task never runs
-/// dry while a test watches it.
+/// Produces `per_tick` records (wide ones unless `value` says otherwise) every 50 ms
+/// on a thread of its own until stopped, so a task never runs dry while a test
+/// watches it.
 class WideLoad {
 public:
-  explicit WideLoad(std::string topic, int partitions) {
-    thread_ = std::thread([this, topic = std::move(topic), partitions] {
+  explicit WideLoad(std::string topic, int partitions, int per_tick = 200,
+                    std::function<std::string(size_t)> value = wide_json) {
+    thread_ = std::thread([this, topic = std::move(topic), partitions, per_tick, value = std::move(value)] {
       weir::runtime::kafka::Producer producer(broker(), [](uint64_t, size_t, size_t, const std::string&) {});
       weir::Batch batch;
       uint64_t token = 0;
       size_t id = 0;
       while (!stop_) {
         batch.clear();
-        for (int k = 0; k < 200; ++k, ++id)
-          batch.append(topic, static_cast<int32_t>(id % partitions), -1, -1, std::to_string(id), wide_json(id));
+        for (int k = 0; k < per_tick; ++k, ++id)
+          batch.append(topic, static_cast<int32_t>(id % partitions), -1, -1, std::to_string(id), value(id));
         producer.produce(batch, token++);
         producer.poll(0ms);
         std::this_thread::sleep_for(50ms);
@@ -109,11 +115,20 @@ private:
 /// A task as GET /weir/tree shows it.
 struct TaskView {
   std::string bottleneck, bottleneck_stage;
+  double p50 = -1, p99 = -1; ///< poll_to_ack in seconds; -1 while it is null
   struct Stage {
     std::string name, role;
-    double busy = 0, ns_per_record = 0, records_in_per_sec = 0;
+    double busy = 0, ns_per_record = 0, records_in_per_sec = 0, idle = 0;
+    int64_t lag = -1;                    ///< null: -1
+    std::vector<int64_t> partition_lags; ///< consumers: each partition's (-1: null)
   };
   std::vector<Stage> stages;
+  const Stage* stage(const std::string& name) const {
+    for (const auto& s : stages)
+      if (s.name == name)
+        return &s;
+    return nullptr;
+  }
 };
 
 /// The node figures and tasks of a tree, by "connector-task".
@@ -166,9 +181,24 @@ std::optional<TreeView> tree_of(uint16_t port, const std::string& path = "/weir/
           task.bottleneck = text;
         if (!t["bottleneck_stage"].get(text))
           task.bottleneck_stage = text;
-        for (auto s : t["stages"].get_array())
-          task.stages.push_back({std::string{std::string_view(s["name"])}, std::string{std::string_view(s["role"])},
-                                 double(s["busy"]), double(s["ns_per_record"]), double(s["records_in_per_sec"])});
+        simdjson::dom::element latency;
+        if (!t["poll_to_ack"].get(latency) && !latency.is_null()) {
+          task.p50 = double(latency["p50"]);
+          task.p99 = double(latency["p99"]);
+        }
+        for (auto s : t["stages"].get_array()) {
+          TaskView::Stage stage{std::string{std::string_view(s["name"])}, std::string{std::string_view(s["role"])},
+                                double(s["busy"]), double(s["ns_per_record"]), double(s["records_in_per_sec"]),
+                                double(s["idle"]), -1, {}};
+          int64_t n = -1;
+          if (!s["lag"].get(n))
+            stage.lag = n;
+          simdjson::dom::array lags;
+          if (!s["partition_lags"].get(lags))
+            for (auto p : lags)
+              stage.partition_lags.push_back(p["lag"].get(n) ? -1 : n);
+          task.stages.push_back(std::move(stage));
+        }
         view.tasks[std::string{std::string_view(c["name"])} + "-" + std::to_string(int64_t(t["id"]))] = task;
       }
   }
@@ -177,11 +207,27 @@ std::optional<TreeView> tree_of(uint16_t port, const std::string& path = "/weir/
 
 std::string describe(const TaskView& t) {
   std::ostringstream out;
-  out << "verdict '" << t.bottleneck << "'";
-  for (const auto& s : t.stages)
-    out << "\n  " << s.name << " (" << s.role << "): busy " << s.busy << ", " << s.ns_per_record
-        << " ns/record, in " << s.records_in_per_sec << "/s";
+  out << "verdict '" << t.bottleneck << "', poll to ack p50 " << t.p50 << " s, p99 " << t.p99 << " s";
+  for (const auto& s : t.stages) {
+    out << "\n  " << s.name << " (" << s.role << "): busy " << s.busy << ", idle " << s.idle << ", "
+        << s.ns_per_record << " ns/record, in " << s.records_in_per_sec << "/s";
+    if (s.lag >= 0 || !s.partition_lags.empty()) {
+      out << ", lag " << s.lag << " (";
+      for (auto l : s.partition_lags)
+        out << ' ' << l;
+      out << " )";
+    }
+  }
   return out.str();
+}
+
+/// The known per-partition lags of a consumer, summed (-1 when none is known).
+int64_t summed(const std::vector<int64_t>& lags) {
+  int64_t total = -1;
+  for (auto l : lags)
+    if (l >= 0)
+      total = std::max<int64_t>(total, 0) + l;
+  return total;
 }
 
 /// utime + stime of thread `tid` of process `pid`, in clock ticks (0 if gone).
@@ -252,10 +298,13 @@ BOOST_AUTO_TEST_CASE(an_expensive_smt_chain_is_named_and_its_stages_cost_most) {
 BOOST_AUTO_TEST_CASE(a_locked_destination_names_the_sink_then_none_once_caught_up) {
   Standalone s;
   auto topic = unique_name("weir-itest-time-jdbc");
-  create_topic(topic, 1);
+  create_topic(topic, 2);
   auto db = s.dir.path() + "/sink.db";
+  // Two partitions, unevenly fed (2 of every 3 records to partition 0), so that
+  // their lags differ while the sink is held up.
   auto record = [](size_t i) {
-    return OutRecord{0, std::to_string(i), R"({"id":)" + std::to_string(i) + R"(,"name":"user-)" + std::to_string(i) + "\"}"};
+    return OutRecord{i % 3 == 2 ? 1 : 0, std::to_string(i),
+                     R"({"id":)" + std::to_string(i) + R"(,"name":"user-)" + std::to_string(i) + "\"}"};
   };
   produce(topic, 5000, record);
   std::map<std::string, std::string> config{{"connector.class", "io.confluent.connect.jdbc.JdbcSinkConnector"},
@@ -288,6 +337,24 @@ BOOST_AUTO_TEST_CASE(a_locked_destination_names_the_sink_then_none_once_caught_u
     BOOST_TEST_MESSAGE("while locked: " << describe(task));
     BOOST_TEST(named, describe(task));
     BOOST_TEST(task.bottleneck.starts_with("bottleneck: sink (JdbcSinkConnector, SQLite): "), task.bottleneck);
+    // The consumer's lag per partition: both partitions behind, and summing to its total.
+    const TaskView::Stage* consumer = nullptr;
+    bool behind = wait_until(20s, 250ms, [&] {
+      auto tree = tree_of(s.w.port);
+      if (tree && tree->tasks.count("jdbc-0"))
+        task = tree->tasks["jdbc-0"];
+      consumer = task.stage("consumer");
+      return consumer && consumer->partition_lags.size() == 2 && consumer->partition_lags[0] > 0
+             && consumer->partition_lags[1] > 0;
+    });
+    BOOST_TEST_MESSAGE("lag while locked: " << describe(task));
+    BOOST_REQUIRE_MESSAGE(behind, describe(task));
+    BOOST_TEST(summed(consumer->partition_lags) == consumer->lag, describe(task));
+    BOOST_TEST(consumer->partition_lags[0] != consumer->partition_lags[1], describe(task));
+    auto metrics = s.w.call("GET", "/metrics");
+    BOOST_TEST(has(metrics, "weir_consumer_records_lag{connector=\"jdbc\",task=\"0\",stage=\"consumer\",topic=\"" +
+                              topic + "\",partition=\"1\"}"),
+               metrics.body);
     auto status = s.w.call("GET", "/connectors/jdbc/status");
     BOOST_TEST(has(status, R"("bottleneck":"bottleneck: sink (JdbcSinkConnector, SQLite))"), status.body);
     lock.exec("COMMIT");
@@ -302,11 +369,47 @@ BOOST_AUTO_TEST_CASE(a_locked_destination_names_the_sink_then_none_once_caught_u
   BOOST_TEST_MESSAGE("caught up: " << describe(task));
   BOOST_TEST(none, describe(task));
   BOOST_TEST(task.bottleneck.ends_with("lag 0"), task.bottleneck);
+  // Records were acknowledged: the poll-to-ack quantiles are there and ordered.
+  BOOST_TEST(task.p50 > 0.0, describe(task));
+  BOOST_TEST(task.p99 >= task.p50, describe(task));
+  auto metrics = s.w.call("GET", "/metrics");
+  BOOST_TEST(has(metrics, "weir_task_poll_to_ack_seconds{connector=\"jdbc\",task=\"0\",quantile=\"0.99\"}"),
+             metrics.body);
   // The progress line says it too.
   bool printed = wait_until(15s, 250ms, [&] {
     return s.w.process->output().find("[jdbc] task 0: bottleneck: none (Kafka)") != std::string::npos;
   });
   BOOST_TEST(printed, tail_lines(s.w.process->output()));
+}
+
+BOOST_AUTO_TEST_CASE(a_consumer_fed_a_trickle_is_idle_and_its_records_are_acked_quickly) {
+  auto topic = unique_name("weir-itest-time-trickle");
+  create_topic(topic, 1);
+  Standalone s;
+  std::map<std::string, std::string> config{{"connector.class", "FileStreamSink"},
+                                            {"topics", topic},
+                                            {"file", s.dir.path() + "/out.txt"}};
+  BOOST_REQUIRE_EQUAL(s.w.call("POST", "/connectors", connector_json("trickle", config)).status, 201);
+  // Two records every 50 ms: each poll waits most of its timeout for the next ones.
+  auto trickle = std::make_unique<WideLoad>(topic, 1, 2, [](size_t id) { return R"({"id":)" + std::to_string(id) + "}"; });
+  TaskView task;
+  bool idle = wait_until(60s, 500ms, [&] {
+    auto tree = tree_of(s.w.port);
+    if (tree && tree->tasks.count("trickle-0"))
+      task = tree->tasks["trickle-0"];
+    auto consumer = task.stage("consumer");
+    return consumer && consumer->records_in_per_sec > 0 && task.p50 > 0
+           && task.bottleneck.starts_with("bottleneck: none (Kafka): the consumer is idle");
+  });
+  trickle.reset();
+  BOOST_TEST_MESSAGE("trickle: " << describe(task));
+  BOOST_TEST(idle, describe(task));
+  auto consumer = task.stage("consumer");
+  BOOST_REQUIRE(consumer);
+  BOOST_TEST(consumer->records_in_per_sec > 0.0, describe(task)); // records flowed in that interval
+  BOOST_TEST(consumer->busy < 0.5, describe(task));
+  BOOST_TEST(consumer->idle >= 0.5, describe(task));
+  BOOST_TEST(task.p99 >= task.p50, describe(task));
 }
 
 BOOST_AUTO_TEST_CASE(eight_cpu_bound_tasks_on_two_threads_saturate_the_scheduler_and_proc_agrees) {

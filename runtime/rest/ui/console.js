@@ -450,6 +450,9 @@ function stageBox(stage, isBottleneck) {
     rows.push(["in flight", `${stage.out_credit.in_flight.batches}/${stage.out_credit.granted.batches}`]);
   if (stage.cpu_per_sec !== undefined) rows.push(["CPU", `${(stage.cpu_per_sec * 100).toFixed(1)}%`]);
   if (stage.lag !== null && stage.lag !== undefined) rows.push(["lag", formatCount(stage.lag)]);
+  if ((stage.partition_lags || []).length > 1)
+    for (const p of stage.partition_lags)
+      rows.push([`lag ${p.topic}/${p.partition}`, p.lag === null ? "–" : formatCount(p.lag)]);
   if (stage.errors) rows.push(["errors", formatCount(stage.errors)]);
   return el("li", {},
     el("article", { class: `stage${isBottleneck ? " bottleneck" : ""}`, "data-stage": stage.name,
@@ -474,6 +477,13 @@ function nodeFigures(node) {
   ];
 }
 
+/** A latency in seconds in the unit that reads best: "850 µs", "12.5 ms", "1.20 s". */
+function formatDuration(seconds) {
+  if (seconds < 1e-3) return `${(seconds * 1e6).toFixed(0)} µs`;
+  if (seconds < 1) return `${(seconds * 1e3).toFixed(1)} ms`;
+  return `${seconds.toFixed(2)} s`;
+}
+
 function renderPipeline() {
   const wanted = state.pipelineConnector;
   const nodes = state.tree?.nodes || [];
@@ -487,6 +497,8 @@ function renderPipeline() {
       return el("div", { class: "task", "data-task": `${c.name}-${task.id}` },
         el("h4", {}, `${c.name} task ${task.id} `, stateBadge(task.state)),
         bottleneck ? el("p", { class: "verdict" }, bottleneck.text) : null,
+        task.poll_to_ack ? el("p", { class: "muted", "data-figure": "poll to ack" },
+          `Poll to ack: p50 ${formatDuration(task.poll_to_ack.p50)}, p99 ${formatDuration(task.poll_to_ack.p99)}`) : null,
         task.trace ? el("p", { class: "trace" }, task.trace.split("\n")[0]) : null,
         el("ol", { class: "stages", "aria-label": `pipeline of ${c.name} task ${task.id}` },
           (task.stages || []).map((stage) => stageBox(stage, Boolean(bottleneck && bottleneck.stage === stage.name)))));
