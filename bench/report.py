@@ -168,11 +168,14 @@ def cdc_table(w, meta, runs):
       f"`PostgresConnector`, then by Debezium's {meta.get('debezium_pg', '?')} on Kafka Connect "
       f"{meta.get('connect', '?')} standalone, with one connector config (`plugin.name=pgoutput`, "
       "`publication.autocreate.mode=filtered`, `snapshot.mode=initial`, a fresh slot, publication, table and "
-      "topic each run; every other key at its default) and JsonConverter with schemas for keys and values. "
+      "topic each run; every other key at its default) and JsonConverter for keys and values, "
+      + ("with schemas (`schemas.enable=true`, its default: ~3 KB a change event). "
+         if meta.get("cdc_schemas", "true") == "true" else
+         "without schemas (`schemas.enable=false`, `WEIR_BENCH_CDC_SCHEMAS=false`: ~0.6 KB a change event). ") +
       "Each run's workload starts once the connector streams (after its snapshot of the empty table: a marker "
       "row inserted every 0.5 s has reached Kafka as a streamed insert). Events/s is over the first → last "
       "event's broker append time; the commit rate is the workload's own pace over the same events' commit "
-      "times (the ceiling of events/s). Latency is commit → record in Kafka: the record's timestamp "
+      "times (the ceiling of events/s: an engine that keeps up streams at the workload's pace). Latency is commit → record in Kafka: the record's timestamp "
       "(the topic has `message.timestamp.type=LogAppendTime`, so it is the broker's clock when it appended "
       "the record) minus the event's `source.ts_ms` (the transaction's commit time, from pgoutput's Begin "
       "message); both in ms, on one machine's clock. Stream CPU is the engine process's user+sys from the "

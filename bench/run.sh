@@ -67,6 +67,10 @@
 #                       probe: to each of its phases, at most 180)
 #   WEIR_BENCH_PORT     the first port tried for REST and cluster listeners on
 #                       127.0.0.1, default 28083 (up to 116 above it are tried)
+#   WEIR_BENCH_CDC_SCHEMAS  true (default, JsonConverter's own default) or false: the
+#                       CDC runs' key and value converters write the schema into
+#                       every record or not (with it a change event is ~3 KB, without
+#                       ~0.6 KB); the report names it
 #   WEIR_BENCH_FAILOVER_PROPS  extra worker properties for both clusters of the
 #                       failover runs, "key=value key=value" (default none: both
 #                       engines with their defaults); the report names them
@@ -819,6 +823,8 @@ fi
 # against the record's LogAppendTime). Stream CPU is the engine's CPU from the
 # workload's start to the N-th record.
 cdc_pgbench=""
+cdc_schemas="${WEIR_BENCH_CDC_SCHEMAS:-true}"
+[[ "$cdc_schemas" == true || "$cdc_schemas" == false ]] || weir::die "WEIR_BENCH_CDC_SCHEMAS takes true or false"
 cdc_script="$work/run/cdc-insert.sql"
 
 # cdc_setup — the server, pgbench and its script (once, before the first CDC run).
@@ -871,6 +877,7 @@ cdc_run() {
     printf 'bootstrap.servers=%s\n' "$bootstrap"
     printf 'key.converter=org.apache.kafka.connect.json.JsonConverter\n'
     printf 'value.converter=org.apache.kafka.connect.json.JsonConverter\n'
+    printf 'key.converter.schemas.enable=%s\nvalue.converter.schemas.enable=%s\n' "$cdc_schemas" "$cdc_schemas"
     printf 'offset.storage.file.filename=%s\n' "$work/run/$name.offsets"
     printf 'listeners=http://127.0.0.1:%s\n' "$(free_port)"
     [[ "$engine" == weir ]] || printf 'plugin.path=%s\n' "$debezium_pg_dir/plugins"
@@ -934,7 +941,8 @@ PROPS
   if [[ "$status" == ok && "$line" == status=ok* ]]; then
     cpu_s="$(sed -n 's/.* cpu_s=\([0-9.]*\).*/\1/p' <<<"$line")"
     # status=ok unless the topic's events are not N distinct rows' inserts.
-    probe="$("$tools/cdc_probe" --bootstrap-servers "$bootstrap" --topic "$topic" --records "$records")"
+    probe="$("$tools/cdc_probe" --bootstrap-servers "$bootstrap" --topic "$topic" --records "$records" \
+      --timeout "$run_timeout")"
     line="${probe%% *} ${line#status=ok } ${probe#* } streaming_s=$streaming_s workload_s=$workload_s"
     line+=" clients=$clients stream_cpu_s=$(awk -v a="$cpu_s" -v b="$cpu0" 'BEGIN { printf "%.2f", a - b }')"
   elif [[ "$status" != ok ]]; then
@@ -955,6 +963,7 @@ PROPS
 if ((cdc)); then
   weir::log "bench: CDC: $records inserts (transactions of 100 rows) streamed to Kafka: weir's and Debezium's PostgresConnector"
   cdc_setup
+  meta cdc_schemas "$cdc_schemas"
   for ((round = 1; round <= rounds; round++)); do
     cdc_run weir "$round"
     cdc_run debezium "$round"
