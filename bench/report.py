@@ -208,7 +208,12 @@ def cdc_targets(w, runs):
         b = num(pick(good["kc_cdc"], key=lambda r: num(r, key)), key)
         x = ratio(a, b)
         shown = f"{x:.1f}×" if key == "events_per_s" else (f"1/{1 / x:.1f}" if x else "—")
-        w(f"| {name.format(what)} | {fmt(a, 0)} | {fmt(b, 0)} | {shown} | {goal} | {'yes' if met(x) else 'NO'} |")
+        verdict = "yes" if met(x) else "NO"
+        best_weir = pick(good["weir_cdc"], key=lambda r: num(r, key))
+        if key == "events_per_s" and not met(x) and a >= 0.95 * num(best_weir, "commit_rate"):
+            # An engine that keeps up streams at the workload's pace, whatever it could do.
+            verdict = "NO (weir kept up with the workload: a lower bound)"
+        w(f"| {name.format(what)} | {fmt(a, 0)} | {fmt(b, 0)} | {shown} | {goal} | {verdict} |")
 
 
 def jdbc_baselines(w, raw, records, rounds):
