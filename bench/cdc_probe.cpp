@@ -19,8 +19,8 @@
 // default 120), then prints one line:
 //   status=ok|short|bad_records events=N distinct_ids=N events_per_s=…
 //   commit_rate=… latency_p50_ms=… latency_p99_ms=… latency_max_ms=… span_s=…
-// events_per_s: N over the first → last append time; commit_rate: N over the first →
-// last commit time (the workload's own pace, the ceiling of events_per_s);
+// events_per_s: N over the first → last append time (+1 ms); commit_rate: N over the
+// first → last commit time (the workload's own pace, the ceiling of events_per_s);
 // latency: append time − commit time per event (both in ms, so ±1 ms).
 // status=short: fewer than N events; bad_records: a record without those fields, a
 // timestamp that is not LogAppendTime, or ids not N distinct ones (a loss or a repeat).
@@ -169,8 +169,10 @@ int main(int argc, char** argv) {
   if (other_clock)
     std::fprintf(stderr, "cdc_probe: %llu records not stamped with LogAppendTime: make the topic with "
                          "message.timestamp.type=LogAppendTime\n", other_clock);
-  double span_s = latencies.empty() ? 0 : static_cast<double>(last_append - first_append) / 1000.0;
-  double commit_span_s = latencies.empty() ? 0 : static_cast<double>(last_commit - first_commit) / 1000.0;
+  // Both clocks tick in ms: a span counts its last millisecond too, so that a run whose
+  // events all land within one millisecond still has a rate.
+  double span_s = latencies.empty() ? 0 : static_cast<double>(last_append - first_append + 1) / 1000.0;
+  double commit_span_s = latencies.empty() ? 0 : static_cast<double>(last_commit - first_commit + 1) / 1000.0;
   double n = static_cast<double>(latencies.size());
   std::printf("status=%s events=%zu distinct_ids=%zu bad=%llu events_per_s=%.0f commit_rate=%.0f "
               "latency_p50_ms=%.0f latency_p99_ms=%.0f latency_max_ms=%.0f span_s=%.3f\n",

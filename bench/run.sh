@@ -48,6 +48,10 @@
 # scheduled.rebalance.max.delay.ms=0; failover_probe (bench/failover_probe.cpp)
 # produces a steady load, kills one worker with SIGKILL and times until every
 # partition has again a record written that was produced after the kill.
+# Then the CDC runs: N inserts in transactions of 100 rows (pgbench) streamed from
+# PostgreSQL to Kafka by weir's PostgresConnector, then by Debezium's on Kafka Connect;
+# cdc_probe (bench/cdc_probe.cpp) reads each topic back for events/s and commit ->
+# Kafka latency.
 #
 # It builds weir (release) into build-release/, installs what is missing (apt-get,
 # Kafka's and Kafka Connect's jars with Maven into tools/*/lib, Debezium's JDBC sink
