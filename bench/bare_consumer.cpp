@@ -16,20 +16,14 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "rdkafka_client.hpp"
+
 namespace {
 
 long long mono_ns() {
   timespec ts{};
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<long long>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
-}
-
-void set(rd_kafka_conf_t* conf, const char* key, const std::string& value) {
-  char err[512];
-  if (rd_kafka_conf_set(conf, key, value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
-    std::fprintf(stderr, "bare_consumer: %s\n", err);
-    std::exit(2);
-  }
 }
 
 } // namespace
@@ -48,24 +42,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: bare_consumer --bootstrap-servers B --topic T --group G --records N\n");
     return 2;
   }
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  set(conf, "bootstrap.servers", bootstrap);
-  set(conf, "group.id", group);
-  set(conf, "auto.offset.reset", "earliest");
-  set(conf, "enable.auto.commit", "false");
-  set(conf, "enable.auto.offset.store", "false");
-  set(conf, "partition.assignment.strategy", "cooperative-sticky");
-  char err[512];
-  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, err, sizeof err);
-  if (!rk) {
-    std::fprintf(stderr, "bare_consumer: %s\n", err);
-    return 2;
-  }
-  rd_kafka_poll_set_consumer(rk);
-  rd_kafka_topic_partition_list_t* topics = rd_kafka_topic_partition_list_new(1);
-  rd_kafka_topic_partition_list_add(topics, topic.c_str(), RD_KAFKA_PARTITION_UA);
-  rd_kafka_subscribe(rk, topics);
-  rd_kafka_topic_partition_list_destroy(topics);
+  rd_kafka_t* rk = bench::subscribed_consumer("bare_consumer", topic,
+                                              {{"bootstrap.servers", bootstrap},
+                                               {"group.id", group},
+                                               {"auto.offset.reset", "earliest"},
+                                               {"enable.auto.commit", "false"},
+                                               {"enable.auto.offset.store", "false"},
+                                               {"partition.assignment.strategy", "cooperative-sticky"}});
   rd_kafka_queue_t* queue = rd_kafka_queue_get_consumer(rk);
 
   std::vector<rd_kafka_message_t*> msgs(10000);

@@ -45,6 +45,8 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "rdkafka_client.hpp"
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -107,14 +109,6 @@ private:
   std::string pending_;
 };
 
-void set(rd_kafka_conf_t* conf, const char* key, const std::string& value) {
-  char err[512];
-  if (rd_kafka_conf_set(conf, key, value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
-    std::fprintf(stderr, "failover_probe: %s\n", err);
-    std::exit(2);
-  }
-}
-
 std::string list(const std::vector<int>& ps) {
   std::string out;
   for (int p : ps) out += (out.empty() ? "" : ",") + std::to_string(p);
@@ -149,15 +143,8 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  rd_kafka_conf_t* conf = rd_kafka_conf_new();
-  set(conf, "bootstrap.servers", bootstrap);
-  set(conf, "linger.ms", "5");
-  char err[512];
-  rd_kafka_t* rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, err, sizeof err);
-  if (!rk) {
-    std::fprintf(stderr, "failover_probe: %s\n", err);
-    return 2;
-  }
+  rd_kafka_t* rk =
+      bench::rdkafka_client("failover_probe", RD_KAFKA_PRODUCER, {{"bootstrap.servers", bootstrap}, {"linger.ms", "5"}});
 
   const int64_t start = mono_us();
   const int64_t fresh_us = 2'000'000;  // "flowing": written within 2 s of production

@@ -4,7 +4,8 @@
 //   preload --bootstrap-servers B --topic T [--partitions P] --records N [--schemas]
 //   preload --file PATH --records N
 //   preload --csv PATH --records N          (the --schemas events' rows, for COPY)
-//   preload --bootstrap-servers B --create-topic T [--partitions P]   (empty topic)
+//   preload --bootstrap-servers B --create-topic T [--partitions P] [--config K=V]...
+//                                                       (empty topic, with topic configs)
 //
 // The topic is created (P partitions, default 8) and must not exist yet; records
 // are keyed by user id, so they spread over every partition, and go through weir's
@@ -20,6 +21,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -144,6 +147,7 @@ int produce(const runtime::kafka::Properties& client, const std::string& topic, 
 
 int main(int argc, char** argv) {
   std::string bootstrap, topic, create_only, file, csv;
+  std::map<std::string, std::string> configs;
   int partitions = 8;
   uint64_t records = 0;
   bool schemas = false;
@@ -165,7 +169,14 @@ int main(int argc, char** argv) {
     else if (a == "--records") records = std::strtoull(argv[i + 1], nullptr, 10);
     else if (a == "--file") file = argv[i + 1];
     else if (a == "--csv") csv = argv[i + 1];
-    else {
+    else if (a == "--config") {
+      std::string kv = argv[i + 1];
+      if (kv.find('=') == std::string::npos || kv.front() == '=') {
+        std::fprintf(stderr, "preload: --config needs KEY=VALUE, not %s\n", kv.c_str());
+        return 2;
+      }
+      configs[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+    } else {
       std::fprintf(stderr, "preload: unknown option %s\n", argv[i]);
       return 2;
     }
@@ -180,10 +191,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "usage: preload --bootstrap-servers B --topic T [--partitions P] --records N [--schemas]\n"
                            "       preload --file PATH --records N\n"
                            "       preload --csv PATH --records N\n"
-                           "       preload --bootstrap-servers B --create-topic T [--partitions P]\n");
+                           "       preload --bootstrap-servers B --create-topic T [--partitions P] [--config K=V]...\n");
       return 2;
     }
-    runtime::kafka::create_topics(client, {{name, partitions, 1}});
+    runtime::kafka::create_topics(client, {{name, partitions, 1, configs}});
     if (!create_only.empty()) return 0;
     return produce(client, topic, records, schemas);
   } catch (const std::exception& e) {

@@ -73,6 +73,7 @@ FAILOVER_KINDS = ("weir_failover", "kc_failover")
 JDBC_KINDS = ("weir_jdbc", "raw_sqlite")
 PG_KINDS = ("weir_pg", "kc_pg", "pg_copy")
 TIMING_KINDS = ("weir_timing_on", "weir_timing_off")
+CDC_KINDS = ("weir_cdc", "kc_cdc")
 
 
 def pg_row(r):
@@ -138,6 +139,82 @@ def postgres_targets(w, runs):
         x = ratio(a, b)
         w(f"| peak RSS (MB), PostgreSQL runs, vs Kafka Connect + Debezium | {fmt(a, 0)} | {fmt(b, 0)} | "
           f"{'1/' + format(1 / x, '.1f') if x else '—'} | ≤ 1/10 | {'yes' if 0 < x <= 0.1 else 'NO'} |")
+
+
+def cdc_row(r):
+    """One CDC run: events/s and latency from the topic (cdc_probe), CPU and RSS (bench_run)."""
+    if not ok(r):
+        why = r.get("why", "").replace("_", " ") or f"status {r.get('status', '?').replace('_', ' ')}"
+        got = f"{int(num(r, 'events')):,} events ({int(num(r, 'distinct_ids')):,} distinct)" if "events" in r else ""
+        return f"| {r['subject']} | {why} | | | | | | | | {got} |"
+    events = num(r, "events")
+    return (f"| {r['subject']} | {num(r, 'events_per_s'):,.0f} | {num(r, 'commit_rate'):,.0f} | "
+            f"{fmt(num(r, 'latency_p50_ms'), 0)} | {fmt(num(r, 'latency_p99_ms'), 0)} | "
+            f"{fmt(num(r, 'latency_max_ms'), 0)} | {fmt(num(r, 'streaming_s'))} | {fmt(num(r, 'stream_cpu_s'))} "
+            f"({fmt(num(r, 'stream_cpu_s') / (events / 1e6) if events else 0)}/M) | {fmt(num(r, 'rss_mb'), 0)} | "
+            f"{int(events):,} |")
+
+
+def cdc_table(w, meta, runs):
+    """The CDC runs: weir's PostgresConnector and Debezium's, N inserts streamed to Kafka."""
+    rows = [r for r in runs if r["kind"] in CDC_KINDS]
+    if not rows:
+        return
+    records = int(meta.get("cdc_records", meta.get("records", "0")))
+    w("")
+    w(f"CDC: {records:,} inserts into one table (pgbench, `-f` a script of one `INSERT … SELECT … "
+      f"generate_series(1, 100)`: transactions of 100 rows, {rows[0].get('clients', '?')} pgbench clients, "
+      "`synchronous_commit` on) on PostgreSQL "
+      f"{meta.get('postgres', '?')} (scripts/postgres.sh, `wal_level=logical`), streamed to Kafka by weir's "
+      f"`PostgresConnector`, then by Debezium's {meta.get('debezium_pg', '?')} on Kafka Connect "
+      f"{meta.get('connect', '?')} standalone, with one connector config (`plugin.name=pgoutput`, "
+      "`publication.autocreate.mode=filtered`, `snapshot.mode=initial`, a fresh slot, publication, table and "
+      "topic each run; every other key at its default) and JsonConverter for keys and values, "
+      + ("with schemas (`schemas.enable=true`, its default: ~3 KB a change event). "
+         if meta.get("cdc_schemas", "true") == "true" else
+         "without schemas (`schemas.enable=false`, `WEIR_BENCH_CDC_SCHEMAS=false`: ~0.6 KB a change event). ") +
+      "Each run's workload starts once the connector streams (after its snapshot of the empty table: a marker "
+      "row inserted every 0.5 s has reached Kafka as a streamed insert). Events/s is over the first → last "
+      "event's broker append time; the commit rate is the workload's own pace over the same events' commit "
+      "times (the ceiling of events/s: an engine that keeps up streams at the workload's pace). Latency is commit → record in Kafka: the record's timestamp "
+      "(the topic has `message.timestamp.type=LogAppendTime`, so it is the broker's clock when it appended "
+      "the record) minus the event's `source.ts_ms` (the transaction's commit time, from pgoutput's Begin "
+      "message); both in ms, on one machine's clock. Stream CPU is the engine process's user+sys from the "
+      "workload's start to the N-th event in Kafka; peak RSS is VmHWM over the whole run. A run counts only "
+      "if the topic holds exactly N events of N distinct rows.")
+    w("")
+    w("| run | events/s | commit rate (workload) | latency p50 ms | p99 ms | max ms | s to streaming | "
+      "stream CPU s (per M events) | peak RSS MB | events |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        w(cdc_row(r))
+
+
+def cdc_targets(w, runs):
+    """The CDC targets against Debezium: events/s, peak RSS, p99 latency (best run of each side)."""
+    if not any(r["kind"] in CDC_KINDS for r in runs):
+        return
+    good = {k: [r for r in runs if r["kind"] == k and ok(r)] for k in CDC_KINDS}
+    name = "CDC {} vs Debezium's PostgresConnector"
+    if not (good["weir_cdc"] and good["kc_cdc"]):
+        for what, goal in (("events/s", "≥ 5×"), ("peak RSS (MB)", "≤ 1/10"), ("p99 latency (ms)", "≤ 1/5")):
+            w(f"| {name.format(what)} | {'—' if not good['weir_cdc'] else ''} | "
+              f"{'—' if not good['kc_cdc'] else ''} | — | {goal} | NO |")
+        return
+    for what, key, pick, goal, met in (
+            ("events/s", "events_per_s", max, "≥ 5×", lambda x: x >= 5),
+            ("peak RSS (MB)", "rss_mb", min, "≤ 1/10", lambda x: 0 < x <= 0.1),
+            ("p99 latency commit → Kafka (ms)", "latency_p99_ms", min, "≤ 1/5", lambda x: 0 < x <= 0.2)):
+        a = num(pick(good["weir_cdc"], key=lambda r: num(r, key)), key)
+        b = num(pick(good["kc_cdc"], key=lambda r: num(r, key)), key)
+        x = ratio(a, b)
+        shown = f"{x:.1f}×" if key == "events_per_s" else (f"1/{1 / x:.1f}" if x else "—")
+        verdict = "yes" if met(x) else "NO"
+        best_weir = pick(good["weir_cdc"], key=lambda r: num(r, key))
+        if key == "events_per_s" and not met(x) and a >= 0.95 * num(best_weir, "commit_rate"):
+            # An engine that keeps up streams at the workload's pace, whatever it could do.
+            verdict = "NO (weir kept up with the workload: a lower bound)"
+        w(f"| {name.format(what)} | {fmt(a, 0)} | {fmt(b, 0)} | {shown} | {goal} | {verdict} |")
 
 
 def jdbc_baselines(w, raw, records, rounds):
@@ -258,9 +335,12 @@ def main():
     only_failover = all(r["kind"] in FAILOVER_KINDS for r in runs)
     only_jdbc = all(r["kind"] in JDBC_KINDS for r in runs)
     only_postgres = all(r["kind"] in PG_KINDS for r in runs)
+    only_cdc = all(r["kind"] in CDC_KINDS for r in runs)
     if only_timing:
         w(f"- the cost-of-measuring pair only: `bench/run.sh --only timing --records {n}`; {n:,} JSON user "
           "events (~180 bytes), topic of 8 partitions")
+    elif only_cdc:
+        w(f"- the CDC runs only: `bench/run.sh --only cdc --records {n}`")
     elif only_postgres:
         w(f"- the PostgreSQL step only: `bench/run.sh --only postgres --records {n}`")
     elif only_failover:
@@ -287,7 +367,8 @@ def main():
         print("\n".join(out))
         return
     # A step run alone (--only): its own table and its own targets.
-    for alone, table, targets in ((only_postgres, postgres_table, postgres_targets),
+    for alone, table, targets in ((only_cdc, cdc_table, cdc_targets),
+                                  (only_postgres, postgres_table, postgres_targets),
                                   (only_failover, failover_table, failover_target)):
         if alone:
             table(w, meta, runs)
@@ -329,6 +410,7 @@ def main():
     raw = first(runs, "raw_sqlite")
     jdbc_baselines(w, raw, n, meta.get('rounds', '1'))
     postgres_table(w, meta, runs)
+    cdc_table(w, meta, runs)
     wsink, ksink = best(runs, "weir_sink"), best(runs, "kc_sink")
     if not only_jdbc:
         w("")
@@ -387,6 +469,7 @@ def main():
           f"{fmt_rate(ksrc)} | — | (none) | |")
     failover_target(w, runs)
     postgres_targets(w, runs)
+    cdc_targets(w, runs)
     if ok(jdbc) and ok(raw) and num(raw, "synthetic_rate"):
         w("")
         w("The JDBC target compares the sink with SQLite inserting the rows the sink wrote, in the order the "

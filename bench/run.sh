@@ -4,8 +4,8 @@
 #
 #   bench/run.sh [--records N] [--tasks "1 2 4 8"] [--connect-tasks "1 2 4 8"]
 #                [--out FILE] [--keep] [--no-failover] [--no-postgres]
-#                [--only failover|jdbc|postgres|timing] [--no-build] [--check] [--rounds R]
-#                [--no-timing]
+#                [--only failover|jdbc|postgres|timing|cdc] [--no-timing] [--no-cdc]
+#                [--no-build] [--check] [--rounds R]
 #
 #   --records N        input size, default 2000000 (a topic of N JSON user events,
 #                      ~180 bytes each, 8 partitions; and a file of N lines)
@@ -22,6 +22,12 @@
 #   --only timing      run the cost-of-measuring pair only (step 3b): weir's sink with
 #                      its per-stage timing on, then off (metrics.stage.timing.enabled)
 #   --no-timing        skip that pair
+#   --only cdc         run the CDC runs only: N inserts (transactions of 100 rows,
+#                      pgbench) streamed to Kafka by weir's PostgresConnector, then by
+#                      Debezium's PostgreSQL connector on Kafka Connect (N: --records,
+#                      a multiple of 100; the issue's size is 1000000; in a run of
+#                      more than the CDC runs, N is --records up to 1000000)
+#   --no-cdc           skip the CDC runs
 #   --no-build         use the build directory as it is (WEIR_BENCH_BUILD, e.g. the
 #                      test build of scripts/test.sh): no meson, only a check that
 #                      weir and the bench tools are there; the report names its type
@@ -46,6 +52,10 @@
 # scheduled.rebalance.max.delay.ms=0; failover_probe (bench/failover_probe.cpp)
 # produces a steady load, kills one worker with SIGKILL and times until every
 # partition has again a record written that was produced after the kill.
+# Then the CDC runs: N inserts in transactions of 100 rows (pgbench) streamed from
+# PostgreSQL to Kafka by weir's PostgresConnector, then by Debezium's on Kafka Connect;
+# cdc_probe (bench/cdc_probe.cpp) reads each topic back for events/s and commit ->
+# Kafka latency.
 #
 # It builds weir (release) into build-release/, installs what is missing (apt-get,
 # Kafka's and Kafka Connect's jars with Maven into tools/*/lib, Debezium's JDBC sink
@@ -65,6 +75,10 @@
 #                       probe: to each of its phases, at most 180)
 #   WEIR_BENCH_PORT     the first port tried for REST and cluster listeners on
 #                       127.0.0.1, default 28083 (up to 116 above it are tried)
+#   WEIR_BENCH_CDC_SCHEMAS  true (default, JsonConverter's own default) or false: the
+#                       CDC runs' key and value converters write the schema into
+#                       every record or not (with it a change event is ~3 KB, without
+#                       ~0.6 KB); the report names it
 #   WEIR_BENCH_FAILOVER_PROPS  extra worker properties for both clusters of the
 #                       failover runs, "key=value key=value" (default none: both
 #                       engines with their defaults); the report names them
@@ -88,6 +102,7 @@ sinks=1    # steps 3, 4, 5 and 8
 jdbc=1     # step 6
 postgres=1 # step 7
 timing=1   # step 3b
+cdc=1      # the CDC runs (bench_cdc)
 build=1
 check=0
 rounds=2
@@ -101,13 +116,15 @@ while [[ $# -gt 0 ]]; do
     --no-failover) failover=0 ;;
     --no-postgres) postgres=0 ;;
     --no-timing) timing=0 ;;
+    --no-cdc) cdc=0 ;;
     --only)
       case "${2:-}" in
-        failover) sinks=0; jdbc=0; postgres=0; timing=0 ;;
-        jdbc) sinks=0; failover=0; postgres=0; timing=0 ;;
-        postgres) sinks=0; jdbc=0; failover=0; timing=0 ;;
-        timing) sinks=0; jdbc=0; failover=0; postgres=0 ;;
-        *) weir::die "--only takes: failover, jdbc, postgres, timing" ;;
+        failover) sinks=0; jdbc=0; postgres=0; timing=0; cdc=0 ;;
+        jdbc) sinks=0; failover=0; postgres=0; timing=0; cdc=0 ;;
+        postgres) sinks=0; jdbc=0; failover=0; timing=0; cdc=0 ;;
+        timing) sinks=0; jdbc=0; failover=0; postgres=0; cdc=0 ;;
+        cdc) sinks=0; jdbc=0; failover=0; postgres=0; timing=0 ;;
+        *) weir::die "--only takes: failover, jdbc, postgres, timing, cdc" ;;
       esac
       shift ;;
     --no-build) build=0 ;;
@@ -120,6 +137,16 @@ while [[ $# -gt 0 ]]; do
 done
 [[ "$records" =~ ^[1-9][0-9]*$ ]] || weir::die "--records needs a positive integer"
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || weir::die "--rounds needs a positive integer"
+# The CDC runs: --records when they run alone, else at most the issue's 1,000,000
+# inserts (a full run's 2,000,000 would be ~6 GB of Kafka per engine), in whole
+# transactions of 100 rows.
+if ((cdc && !sinks && !jdbc && !failover && !postgres && !timing)); then
+  cdc_records="$records"
+  ((records % 100 == 0)) || weir::die "the CDC runs insert in transactions of 100 rows: --records needs a multiple of 100"
+else
+  cdc_records=$(((records < 1000000 ? records : 1000000) / 100 * 100))
+  ((cdc_records > 0)) || cdc_records=100
+fi
 connect_tasks_list="${connect_tasks_list:-$tasks_list}"
 
 export WEIR_KAFKA_PORT="${WEIR_KAFKA_PORT:-29092}"
@@ -182,7 +209,7 @@ else
 fi
 weir="$builddir/weir"
 tools="$builddir/bench"
-for t in "$weir" "$tools"/{preload,bare_consumer,bench_run,jdbc_bench,failover_probe}; do
+for t in "$weir" "$tools"/{preload,bare_consumer,bench_run,jdbc_bench,failover_probe,cdc_probe}; do
   [[ -x "$t" ]] || weir::die "missing $t (build it: ninja -C $builddir)"
 done
 buildtype="$(meson introspect --buildoptions "$builddir" 2>/dev/null |
@@ -229,8 +256,8 @@ ensure_maven() {
   fi
   exec 8<&-
 }
-# Kafka Connect runs in steps 4, 7, 8 and 9 only.
-if ((sinks || failover || postgres)); then
+# Kafka Connect runs in steps 4, 7, 8 and 9 and the CDC runs only.
+if ((sinks || failover || postgres || cdc)); then
   ensure_maven "$connect_dir/pom.xml" "$connect_lib" "Kafka Connect $connect_version jars" \
     "connect-runtime-$connect_version.jar"
 fi
@@ -238,6 +265,13 @@ fi
 if ((postgres)); then
   ensure_maven "$debezium_dir/pom.xml" "$debezium_dir/plugins" "Debezium JDBC sink $debezium_version plugin" \
     debezium-connector-jdbc unpack
+fi
+# Debezium's PostgreSQL connector (the CDC runs), likewise.
+debezium_pg_dir="$WEIR_REPO/tools/debezium-postgres"
+debezium_pg_version="$(sed -n 's:.*<debezium.version>\(.*\)</debezium.version>.*:\1:p' "$debezium_pg_dir/pom.xml")"
+if ((cdc)); then
+  ensure_maven "$debezium_pg_dir/pom.xml" "$debezium_pg_dir/plugins" \
+    "Debezium PostgreSQL connector $debezium_pg_version plugin" debezium-connector-postgres unpack
 fi
 
 # --- step 2: the broker and the input ---------------------------------------------
@@ -264,6 +298,7 @@ meta librdkafka "$(dpkg-query -W -f='${Version}' librdkafka-dev 2>/dev/null || e
 meta sqlite "$(sqlite3 --version 2>/dev/null | cut -d' ' -f1)"
 meta connect_jvm "${connect_jvm[*]}"
 ((!postgres)) || meta debezium "$debezium_version"
+((!cdc)) || meta debezium_pg "$debezium_pg_version"
 
 "$WEIR_REPO/scripts/kafka.sh" stop >/dev/null 2>&1 || true
 broker_started=1
@@ -285,6 +320,10 @@ fi
 # created and loaded (seconds): pay that here, not in whichever run comes first.
 warmup_topic="$topic"
 ((sinks || jdbc || failover || timing)) || warmup_topic="$pg_topic"
+if ((!sinks && !jdbc && !failover && !timing && !postgres)); then # the CDC runs alone: a topic of one record
+  warmup_topic="warmup-$run_id"
+  "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$warmup_topic" --partitions 1 --records 1 >&2
+fi
 timeout 120 "$tools/bare_consumer" --bootstrap-servers "$bootstrap" --topic "$warmup_topic" \
   --group "bench-warmup-$run_id" --records 1 >/dev/null
 
@@ -464,6 +503,25 @@ EOF
   fi
 fi
 
+# pg_start — a fresh bench PostgreSQL server (scripts/postgres.sh, wal_level=logical);
+# sets pg_url, pg_user, pg_password, pg_host, pg_port, pg_db, pg_jdbc, pg_super (the
+# superuser over the server's socket: local connections are trusted) and postmaster.
+pg_start() {
+  "$WEIR_REPO/scripts/postgres.sh" stop >/dev/null 2>&1 || true
+  postgres_started=1
+  pg_url="$("$WEIR_REPO/scripts/postgres.sh" start | tail -n 1)"
+  [[ "$pg_url" =~ ^postgresql://([^:@/]+):([^@/]+)@([^:/]+):([0-9]+)/([^/?]+)$ ]] ||
+    weir::die "scripts/postgres.sh printed no postgresql://USER:PASSWORD@HOST:PORT/DB URL: $pg_url"
+  pg_user="${BASH_REMATCH[1]}" pg_password="${BASH_REMATCH[2]}"
+  pg_host="${BASH_REMATCH[3]}" pg_port="${BASH_REMATCH[4]}" pg_db="${BASH_REMATCH[5]}"
+  pg_jdbc="jdbc:postgresql://$pg_host:$pg_port/$pg_db"
+  pg_super=(env PGOPTIONS=--client-min-messages=warning psql -X -q -v ON_ERROR_STOP=1 -h "$WEIR_POSTGRES_DIR"
+    -p "$WEIR_POSTGRES_PORT" -U postgres -d "$pg_db")
+  postmaster="$(head -n 1 "$WEIR_POSTGRES_DIR/data/postmaster.pid" 2>/dev/null)" ||
+    weir::die "no $WEIR_POSTGRES_DIR/data/postmaster.pid: where is the server's pid?"
+  meta postgres "$("${pg_super[@]}" -Atc 'SHOW server_version' | cut -d' ' -f1)"
+}
+
 if ((postgres)); then
   # --- step 7: JDBC sinks on PostgreSQL, and COPY ------------------------------------------
   # The same N events with schemas (one user each), upserted by user_id into a table
@@ -474,20 +532,7 @@ if ((postgres)); then
   # transaction; Kafka Connect: its consumer group's commits, every second here), and
   # counts only if the table then holds exactly N rows of N distinct user_ids.
   weir::log "bench: step 7/9: PostgreSQL: weir's and Debezium's JDBC sinks (upsert), COPY"
-  "$WEIR_REPO/scripts/postgres.sh" stop >/dev/null 2>&1 || true
-  postgres_started=1
-  pg_url="$("$WEIR_REPO/scripts/postgres.sh" start | tail -n 1)"
-  [[ "$pg_url" =~ ^postgresql://([^:@/]+):([^@/]+)@([^:/]+):([0-9]+)/([^/?]+)$ ]] ||
-    weir::die "scripts/postgres.sh printed no postgresql://USER:PASSWORD@HOST:PORT/DB URL: $pg_url"
-  pg_user="${BASH_REMATCH[1]}" pg_password="${BASH_REMATCH[2]}"
-  pg_jdbc="jdbc:postgresql://${BASH_REMATCH[3]}:${BASH_REMATCH[4]}/${BASH_REMATCH[5]}"
-  # The superuser over the server's socket (local connections are trusted), for
-  # DROP, CHECKPOINT and COPY's target table.
-  pg_super=(env PGOPTIONS=--client-min-messages=warning psql -X -q -v ON_ERROR_STOP=1 -h "$WEIR_POSTGRES_DIR"
-    -p "$WEIR_POSTGRES_PORT" -U postgres -d "${BASH_REMATCH[5]}")
-  postmaster="$(head -n 1 "$WEIR_POSTGRES_DIR/data/postmaster.pid" 2>/dev/null)" ||
-    weir::die "no $WEIR_POSTGRES_DIR/data/postmaster.pid: where is the server's pid?"
-  meta postgres "$("${pg_super[@]}" -Atc 'SHOW server_version' | cut -d' ' -f1)"
+  pg_start
   measure_opts=(--conninfo "$pg_url" --verify-rows user_events:user_id --server-pid "$postmaster")
   weir_progress="pg:SELECT coalesce(sum(next_offset), 0) FROM __weir_sink_offsets"
   debezium_worker=(value.converter.schemas.enable=true "plugin.path=$debezium_dir/plugins"
@@ -807,6 +852,169 @@ if ((failover)); then
   connect_distributed_cmd[${#connect_distributed_cmd[@]} - 1]=org.apache.kafka.connect.cli.ConnectDistributed
   failover_run weir
   failover_run connect
+fi
+
+# --- the CDC runs: PostgreSQL -> Kafka, weir's PostgresConnector and Debezium's ----------
+# Each run has a fresh table, slot, publication and topic. The engine starts under
+# bench_run with the same connector config (snapshot.mode=initial, of an empty table);
+# the harness inserts a row into a marker table, cdc_ready, every 0.5 s until a streamed
+# one is in Kafka (cdc_probe --wait-streamed), so the workload starts only once the
+# connector streams. Then pgbench inserts N rows into cdc_events in transactions of 100
+# rows (one INSERT ... SELECT ... generate_series(1, 100) each, 2 clients); bench_run
+# stops the engine when the events topic holds N records (its CPU and peak RSS read
+# then), and cdc_probe reads the topic back: events/s over the first -> last append
+# time, and commit -> Kafka latency (source.ts_ms, the transaction's commit time,
+# against the record's LogAppendTime). Stream CPU is the engine's CPU from the
+# workload's start to the N-th record.
+cdc_pgbench=""
+cdc_schemas="${WEIR_BENCH_CDC_SCHEMAS:-true}"
+[[ "$cdc_schemas" == true || "$cdc_schemas" == false ]] || weir::die "WEIR_BENCH_CDC_SCHEMAS takes true or false"
+cdc_script="$work/run/cdc-insert.sql"
+
+# cdc_setup — the server, pgbench and its script (once, before the first CDC run).
+cdc_setup() {
+  pg_start
+  cdc_pgbench="$(find /usr/lib/postgresql -path '*/bin/pgbench' 2>/dev/null | sort -V | tail -n 1)"
+  [[ -x "$cdc_pgbench" ]] || weir::die "no pgbench under /usr/lib/postgresql (Debian's postgresql package ships it)"
+  # pgbench_history's shape, with a key: the row pgbench's TPC-B-like script inserts.
+  cat >"$cdc_script" <<'SQL'
+INSERT INTO cdc_events (aid, bid, tid, delta, mtime, filler)
+  SELECT 1 + (random() * 99999)::int, 1 + (random() * 9)::int, 1 + (random() * 99)::int,
+         (random() * 10000)::int - 5000, clock_timestamp(), 'cdc-bench' FROM generate_series(1, 100);
+SQL
+}
+
+# cdc_cpu_s PID — user+sys CPU seconds of a process so far (all its threads).
+cdc_cpu_s() {
+  awk -v tck="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%.2f\n", ($12 + $13) / tck }' "/proc/$1/stat" \
+    2>/dev/null || echo 0
+}
+
+# cdc_run ENGINE ROUND — one run of weir (ENGINE weir) or Debezium on Kafka Connect
+# (ENGINE debezium); appends its line to the results.
+cdc_run() {
+  local engine="$1" round="$2" kind subject name prefix topic ready slot worker conn log line probe
+  local bench_pid wait_pid ticker subject_pid t0 streaming_s cpu0 cpu_s workload_s status=ok clients=1 cmd=()
+  name="bench-cdc-$engine-r$round-$run_id"
+  prefix="cdc_${engine}_r${round}_$run_id"
+  slot="$prefix"
+  topic="$prefix.public.cdc_events" ready="$prefix.public.cdc_ready"
+  if [[ "$engine" == weir ]]; then
+    kind=weir_cdc subject="weir PostgresConnector$(round_label "$round")"
+  else
+    kind=kc_cdc subject="Debezium PostgresConnector $debezium_pg_version on Kafka Connect $connect_version$(round_label "$round")"
+  fi
+  log="$work/run/$kind-r$round.log"
+  weir::log "bench: $subject"
+  "${pg_super[@]}" -c 'DROP TABLE IF EXISTS cdc_events, cdc_ready' -c CHECKPOINT
+  psql -X -q -v ON_ERROR_STOP=1 "$pg_url" \
+    -c 'CREATE TABLE cdc_events (id bigserial PRIMARY KEY, aid integer NOT NULL, bid integer NOT NULL,
+          tid integer NOT NULL, delta integer NOT NULL, mtime timestamptz NOT NULL, filler char(22))' \
+    -c 'CREATE TABLE cdc_ready (id serial PRIMARY KEY, at timestamptz NOT NULL DEFAULT clock_timestamp())'
+  # One partition each; LogAppendTime: a record's timestamp is when the broker took it.
+  for t in "$topic" "$ready"; do
+    "$tools/preload" --bootstrap-servers "$bootstrap" --create-topic "$t" --partitions 1 \
+      --config message.timestamp.type=LogAppendTime
+  done
+  worker="$work/run/$name.worker.properties" conn="$work/run/$name.properties"
+  {
+    printf 'bootstrap.servers=%s\n' "$bootstrap"
+    printf 'key.converter=org.apache.kafka.connect.json.JsonConverter\n'
+    printf 'value.converter=org.apache.kafka.connect.json.JsonConverter\n'
+    printf 'key.converter.schemas.enable=%s\nvalue.converter.schemas.enable=%s\n' "$cdc_schemas" "$cdc_schemas"
+    printf 'offset.storage.file.filename=%s\n' "$work/run/$name.offsets"
+    printf 'listeners=http://127.0.0.1:%s\n' "$(free_port)"
+    [[ "$engine" == weir ]] || printf 'plugin.path=%s\n' "$debezium_pg_dir/plugins"
+  } >"$worker"
+  cat >"$conn" <<PROPS
+name=$name
+connector.class=io.debezium.connector.postgresql.PostgresConnector
+tasks.max=1
+database.hostname=$pg_host
+database.port=$pg_port
+database.user=$pg_user
+database.password=$pg_password
+database.dbname=$pg_db
+topic.prefix=$prefix
+plugin.name=pgoutput
+slot.name=$slot
+publication.name=$prefix
+publication.autocreate.mode=filtered
+table.include.list=public.cdc_events,public.cdc_ready
+snapshot.mode=initial
+slot.drop.on.stop=true
+PROPS
+  if [[ "$engine" == weir ]]; then cmd=("$weir" standalone "$worker" "$conn"); else
+    cmd=("${connect_cmd[@]}" "$worker" "$conn"); fi
+
+  t0="$EPOCHREALTIME"
+  "$tools/bench_run" --records "$cdc_records" --target "topic:$bootstrap:$topic" --timeout "$run_timeout" \
+    --log "$log" -- "${cmd[@]}" >"$log.result" &
+  bench_pid=$!
+  (while :; do
+    psql -X -q "$pg_url" -c 'INSERT INTO cdc_ready DEFAULT VALUES' >/dev/null 2>&1 || true
+    sleep 0.5
+  done) &
+  ticker=$!
+  "$tools/cdc_probe" --bootstrap-servers "$bootstrap" --topic "$ready" --wait-streamed --timeout "$run_timeout" &
+  wait_pid=$!
+  while kill -0 "$wait_pid" 2>/dev/null && kill -0 "$bench_pid" 2>/dev/null; do sleep 0.2; done
+  if kill -0 "$bench_pid" 2>/dev/null && wait "$wait_pid"; then
+    streaming_s="$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')"
+  else
+    status=not_streaming
+    kill "$wait_pid" 2>/dev/null || true
+    wait "$wait_pid" 2>/dev/null || true
+  fi
+  kill "$ticker" 2>/dev/null || true
+  wait "$ticker" 2>/dev/null || true
+  if [[ "$status" == ok ]]; then
+    subject_pid="$(ps -o pid= --ppid "$bench_pid" | head -n 1 | tr -d ' ')"
+    cpu0="$(cdc_cpu_s "$subject_pid")"
+    weir::log "bench:   streaming after $streaming_s s; pgbench: $cdc_records rows, 100 a transaction"
+    ((cdc_records % 200 == 0)) && clients=2
+    workload_s="$EPOCHREALTIME"
+    PGPASSWORD="$pg_password" "$cdc_pgbench" -n -h "$pg_host" -p "$pg_port" -U "$pg_user" -f "$cdc_script" \
+      -c "$clients" -j "$clients" -t "$((cdc_records / 100 / clients))" "$pg_db" >"$log.pgbench" 2>&1 ||
+      { status=workload_failed; weir::log "bench:   pgbench failed: $(tail -n 1 "$log.pgbench")"; }
+    workload_s="$(awk -v a="$workload_s" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')"
+  fi
+  [[ "$status" == ok ]] || kill "$bench_pid" 2>/dev/null || true
+  wait "$bench_pid" || true
+  line="$(<"$log.result")"
+  if [[ "$status" == ok && "$line" == status=ok* ]]; then
+    cpu_s="$(sed -n 's/.* cpu_s=\([0-9.]*\).*/\1/p' <<<"$line")"
+    # status=ok unless the topic's events are not N distinct rows' inserts.
+    probe="$("$tools/cdc_probe" --bootstrap-servers "$bootstrap" --topic "$topic" --records "$cdc_records" \
+      --timeout "$run_timeout")"
+    line="${probe%% *} ${line#status=ok } ${probe#* } streaming_s=$streaming_s workload_s=$workload_s"
+    line+=" clients=$clients stream_cpu_s=$(awk -v a="$cpu_s" -v b="$cpu0" 'BEGIN { printf "%.2f", a - b }')"
+  elif [[ "$status" != ok ]]; then
+    line="status=$status ${line#status=* }"
+  fi
+  weir::log "bench:   $line"
+  printf '%s\t%s\t%s\n' "$kind" "$subject" "$line" >>"$results"
+  # The engine dropped its slot when stopped (slot.drop.on.stop); one killed did not.
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    "${pg_super[@]}" -Atc "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '$slot' AND active" |
+      grep -qx 0 && break
+    sleep 1
+  done
+  "${pg_super[@]}" -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots
+    WHERE slot_name = '$slot' AND NOT active" -c "DROP PUBLICATION IF EXISTS $prefix" >/dev/null
+}
+
+if ((cdc)); then
+  weir::log "bench: CDC: $cdc_records inserts (transactions of 100 rows) streamed to Kafka: weir's and Debezium's PostgresConnector"
+  cdc_setup
+  meta cdc_schemas "$cdc_schemas"
+  meta cdc_records "$cdc_records"
+  for ((round = 1; round <= rounds; round++)); do
+    cdc_run weir "$round"
+    cdc_run debezium "$round"
+  done
+  "$WEIR_REPO/scripts/postgres.sh" stop || true
+  postgres_started=0
 fi
 
 # --- the report ---------------------------------------------------------------------------
