@@ -297,9 +297,9 @@ def expensive_chain(fields):
 
 
 def check_bottleneck(browser, base, work):
-    """A sink whose SMT chain is expensive on purpose, over a backlog that keeps growing
-    while the check runs: the tree names one of its SMT stages as the bottleneck, and
-    the page marks that stage."""
+    """A sink whose SMT chain is expensive on purpose, started over a backlog already in
+    its topic that keeps growing while the check runs: the tree names one of its SMT
+    stages as the bottleneck, and the page marks that stage."""
     fields = 100
 
     def lines(first, count):
@@ -307,13 +307,14 @@ def check_bottleneck(browser, base, work):
                        for i in range(first, first + count))
     with open(f"{work}/wide.jsonl", "w") as f:
         f.write(lines(0, 20000))
-    # FileStreamSource follows the file as it grows: 5,000 more lines a second (faster
-    # than the chain), 150,000 at most, until the check ends.
+    # FileStreamSource follows the file as it grows: 5,000 more lines a second, 200,000 at
+    # most, until the check ends. On two busy cores the chain can drain faster than the
+    # source fills, so the sink starts only once 60,000 records wait for it.
     stop = threading.Event()
 
     def grow():
         written = 20000
-        while written < 150000 and not stop.wait(0.2):
+        while written < 200000 and not stop.wait(0.2):
             with open(f"{work}/wide.jsonl", "a") as f:
                 f.write(lines(written, 1000))
             written += 1000
@@ -325,6 +326,13 @@ def check_bottleneck(browser, base, work):
             "connector.class": "FileStreamSource", "file": f"{work}/wide.jsonl", "topic": topic,
             "value.converter": "org.apache.kafka.connect.storage.StringConverter"}, token=TOKEN)
         assert status in (200, 201), f"creating wide-source: {status} {answer}"
+
+        def produced():
+            tree = http("GET", f"{base}/weir/tree/wide-source", token=TOKEN)[1]
+            tasks = tree["nodes"][0]["connectors"][0]["tasks"] if isinstance(tree, dict) and tree.get("nodes") else []
+            count = tasks[0]["stages"][-1]["records_out"] if tasks and tasks[0].get("stages") else 0
+            return count if count >= 60000 else None
+        wait_for("wide-source to produce a backlog of 60,000 records", produced, timeout=90)
         status, answer = http("PUT", f"{base}/connectors/heavy-sink/config", {
             "connector.class": "FileStreamSink", "topics": topic, "file": "/dev/null", **expensive_chain(fields)},
             token=TOKEN)
