@@ -366,7 +366,8 @@ StageStats& observe(source_actor<Payload>* self, bool now = false) {
   st.stats.idle_ns = st.idling.total(st.idled_ns);
   st.stats.lag = st.spec.source->lag();
   st.stats.partitions = st.spec.source->assigned_partitions();
-  if (st.stats.partitions == 0)
+  // A consumer without partitions, or a source task without work (partitions -1).
+  if (st.stats.partitions <= 0)
     st.stats.idle_reason = st.spec.source->idle_reason();
   else
     st.stats.idle_reason.clear();
