@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "runtime/data/decimal.hpp"
 #include "runtime/data/errors.hpp"
 
 namespace weir::connectors::jdbc {
@@ -204,6 +205,40 @@ std::string unscaled_digits(std::string_view text, int32_t scale, bool& negative
   return digits;
 }
 
+/// A binary numeric as an unscaled integer at `scale`, without text: the common case
+/// (up to 32 digits, no rounding needed). False when it does not fit, is NaN or
+/// infinite, or has digits beyond `scale`: then the text path decides.
+bool numeric_unscaled(std::string_view b, int32_t scale, int128& out) {
+  if (b.size() < 8)
+    return false;
+  auto ndigits = read_be<int16_t>(b.data());
+  auto weight = read_be<int16_t>(b.data() + 2);
+  auto sign = read_be<uint16_t>(b.data() + 4);
+  if ((sign != 0 && sign != 0x4000) || ndigits > 8 || ndigits < 0 || b.size() < 8 + 2 * static_cast<size_t>(ndigits))
+    return false;
+  int128 acc = 0;
+  for (int i = 0; i < ndigits; ++i)
+    acc = acc * 10000 + read_be<int16_t>(b.data() + 8 + 2 * i);
+  // acc counts units of 10^-places.
+  int32_t places = 4 * (ndigits - 1 - weight);
+  if (ndigits == 0)
+    places = 0;
+  if (places > scale) {
+    for (; places > scale; --places) {
+      if (acc % 10 != 0)
+        return false;
+      acc /= 10;
+    }
+  }
+  for (; places < scale; ++places) {
+    if (acc > (int128{1} << 120))
+      return false;
+    acc *= 10;
+  }
+  out = sign == 0x4000 ? -acc : acc;
+  return true;
+}
+
 Value decode_scalar(PgKind kind, int32_t scale, std::string_view b, Arena& arena, std::string_view what) {
   switch (kind) {
     case PgKind::Boolean: need(b, 1, what); return Value::boolean(b[0] != 0);
@@ -257,6 +292,18 @@ Value decode_scalar(PgKind kind, int32_t scale, std::string_view b, Arena& arena
     case PgKind::NumericInt16:
     case PgKind::NumericInt32:
     case PgKind::NumericInt64: {
+      int128 unscaled = 0;
+      if (kind == PgKind::Decimal && numeric_unscaled(b, scale, unscaled))
+        return Value::bytes(arena.copy(decimal_bytes(unscaled)));
+      if (kind != PgKind::Decimal && kind != PgKind::NumericDouble && numeric_unscaled(b, 0, unscaled)) {
+        auto v = static_cast<int64_t>(unscaled);
+        switch (kind) {
+          case PgKind::NumericInt8: return Value::int8(static_cast<int8_t>(v));
+          case PgKind::NumericInt16: return Value::int16(static_cast<int16_t>(v));
+          case PgKind::NumericInt32: return Value::int32(static_cast<int32_t>(v));
+          default: return Value::int64(v);
+        }
+      }
       auto text = numeric_text(b);
       if (!text)
         bad(what, "NaN or infinity has no Connect " + std::string{kind == PgKind::NumericDouble ? "FLOAT64" : kind == PgKind::Decimal ? "Decimal" : "integer"});

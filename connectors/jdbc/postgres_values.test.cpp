@@ -121,6 +121,13 @@ BOOST_AUTO_TEST_CASE(binary_values_decode) {
   BOOST_TEST(decode_binary(jsonb, "\x01{\"a\": 1}", arena, "j").as_string() == "{\"a\": 1}");
   auto money = plan_column(column(1700, numeric_typmod(10, 2)), NumericMapping::None);
   BOOST_TEST(static_cast<int64_t>(decimal_unscaled(decode_binary(money, words({2, 0, 0, 2, 12, 5000}), arena, "m").as_string())) == 1250);
+  BOOST_TEST(static_cast<int64_t>(decimal_unscaled(decode_binary(money, words({1, -1, 0x4000, 2, 500}), arena, "m").as_string())) == -5);
+  BOOST_TEST(static_cast<int64_t>(decimal_unscaled(decode_binary(money, words({1, 1, 0, 0, 2}), arena, "m").as_string())) == 2000000);
+  BOOST_TEST(static_cast<int64_t>(decimal_unscaled(decode_binary(money, words({0, 0, 0, 2}), arena, "m").as_string())) == 0);
+  // More digits than the scale (a value PostgreSQL rounded differently): rounded half up.
+  BOOST_TEST(static_cast<int64_t>(decimal_unscaled(decode_binary(money, words({2, 0, 0, 3, 1, 2350}), arena, "m").as_string())) == 124);
+  auto narrow = plan_column(column(1700, numeric_typmod(9, 0)), NumericMapping::PrecisionOnly);
+  BOOST_TEST(decode_binary(narrow, words({2, 1, 0x4000, 0, 12, 3456}), arena, "n").as_int() == -123456);
   BOOST_CHECK_THROW(decode_binary(money, words({0, 0, 0xC000, 0}), arena, "m"), DataError);
   auto eager = plan_column(column(1700, numeric_typmod(10, 2)), NumericMapping::BestFit);
   BOOST_TEST(decode_binary(eager, words({2, 0, 0, 2, 12, 5000}), arena, "m").as_double() == 12.5);
