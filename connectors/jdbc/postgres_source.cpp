@@ -95,6 +95,27 @@ public:
     return r;
   }
 
+  /// Sends `sql` (no parameters, binary results) without waiting for its result.
+  void send(const std::string& sql, const std::string& what) {
+    if (!PQsendQueryParams(conn_, sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 1))
+      throw std::runtime_error("JdbcSourceConnector: " + what + ": " + trimmed(PQerrorMessage(conn_)));
+  }
+  /// The result of what send() sent, waiting for it.
+  Result receive(const std::string& what) {
+    Result out;
+    while (PGresult* r = PQgetResult(conn_)) {
+      if (!out)
+        out.reset(r);
+      else
+        PQclear(r);
+    }
+    auto status = out ? PQresultStatus(out.get()) : PGRES_FATAL_ERROR;
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK)
+      throw std::runtime_error("JdbcSourceConnector: " + what + ": "
+                               + trimmed(out ? PQresultErrorMessage(out.get()) : PQerrorMessage(conn_)));
+    return out;
+  }
+
   /// The columns `sql` returns, without running it.
   Result describe(const std::string& sql, const std::string& what) {
     Result prepared{PQprepare(conn_, "", sql.c_str(), 0, nullptr)};
@@ -210,6 +231,7 @@ struct PostgresSourceTask::Impl {
   std::deque<std::unique_ptr<Table>> queue; ///< the next table to read first
   bool reading = false;                     ///< the head table's cursor is open
   bool drained = false;                     ///< its last fetch came back short
+  bool fetching = false;                    ///< a FETCH is sent, its result not read
   Result fetched;
   int next_row = 0;
   std::string row; // one row's bytes, reused
@@ -358,6 +380,7 @@ struct PostgresSourceTask::Impl {
     conn->exec("DECLARE weir_source NO SCROLL CURSOR FOR " + t.sql, params(t), "querying " + t.what);
     reading = true;
     drained = false;
+    fetching = false;
     fetched.reset();
     next_row = 0;
   }
@@ -414,15 +437,25 @@ struct PostgresSourceTask::Impl {
           close();
           break;
         }
-        fetched = conn->exec("FETCH FORWARD " + std::to_string(batch_max_rows) + " FROM weir_source", {},
-                             "reading " + t.what, true);
+        // The next FETCH is sent as soon as this one is read, so the server makes
+        // those rows while these are encoded.
+        auto fetch = "FETCH FORWARD " + std::to_string(batch_max_rows) + " FROM weir_source";
+        if (!fetching)
+          conn->send(fetch, "reading " + t.what);
+        fetched = conn->receive("reading " + t.what);
+        fetching = false;
         next_row = 0;
         drained = PQntuples(fetched.get()) < static_cast<int>(batch_max_rows);
         if (PQntuples(fetched.get()) == 0)
           continue;
+        shape_of(t, fetched.get()); // its catalog queries, if any, before the next FETCH is sent
+        if (!drained) {
+          conn->send(fetch, "reading " + t.what);
+          fetching = true;
+        }
       }
       const PGresult* r = fetched.get();
-      auto shape = shape_of(t, r);
+      auto shape = t.shape;
       row.clear();
       put_u32(row, shape);
       const int columns = PQnfields(r);
