@@ -72,6 +72,7 @@ def row(name, r, records, note=""):
 FAILOVER_KINDS = ("weir_failover", "kc_failover")
 JDBC_KINDS = ("weir_jdbc", "raw_sqlite")
 PG_KINDS = ("weir_pg", "kc_pg", "pg_copy")
+PGSOURCE_KINDS = ("weir_pgsource", "pgsource_copy")
 
 
 def pg_row(r):
@@ -217,6 +218,36 @@ def failover_table(w, meta, runs):
             w(f"| {r['subject']} | {failover_cell(r)} | | | | {victim} |")
 
 
+def pgsource_table(w, meta, runs):
+    """Step 10: the JDBC source on PostgreSQL against COPY ... TO of the same rows."""
+    records = int(meta.get("records", "0"))
+    rows = [r for r in runs if r["kind"] in PGSOURCE_KINDS]
+    if not rows:
+        return
+    w("")
+    w(f"JDBC source on PostgreSQL {meta.get('pgsource_postgres', '?')} (scripts/postgres.sh, on this machine): "
+      f"{records:,} rows of a table (`id bigint` primary key, user id, name, e-mail, `numeric(10,2)`, boolean, "
+      "`timestamptz`) read by weir's JdbcSourceConnector (`mode=incrementing incrementing.column.name=id "
+      "batch.max.rows=5000 tasks.max=1`, schemaless JSON) into a topic of 8 partitions, done when the topic's "
+      "end offsets sum to N; the ceiling is PostgreSQL's own `COPY bench_source TO STDOUT` over psql "
+      "(output discarded). CPU is the subject's process (weir, psql), not the server's.")
+    w("")
+    w("| run | rows/s | s to last row | s to first row | CPU s | CPU s / M rows | peak RSS MB | notes |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for r in rows:
+        w(row(r["subject"], r, records))
+
+
+def pgsource_targets(w, runs):
+    """The JDBC source's target: at least 60% of COPY ... TO's rows/s."""
+    source, copy = best(runs, "weir_pgsource"), best(runs, "pgsource_copy")
+    if not any(r["kind"] in PGSOURCE_KINDS for r in runs):
+        return
+    x = ratio(num(source, "rate"), num(copy, "rate")) if ok(source) and ok(copy) else 0.0
+    w(f"| JDBC source rows/s vs COPY ... TO of the same rows | {fmt_rate(source)} | {fmt_rate(copy)} | "
+      f"{f'{100 * x:.0f}%' if x else '—'} | ≥ 60% | {'yes' if x >= 0.6 else 'NO'} |")
+
+
 def ratio(a, b):
     return a / b if a and b else 0.0
 
@@ -231,7 +262,10 @@ def main():
     only_failover = all(r["kind"] in FAILOVER_KINDS for r in runs)
     only_jdbc = all(r["kind"] in JDBC_KINDS for r in runs)
     only_postgres = all(r["kind"] in PG_KINDS for r in runs)
-    if only_postgres:
+    only_pgsource = all(r["kind"] in PGSOURCE_KINDS for r in runs)
+    if only_pgsource:
+        w(f"- the JDBC source on PostgreSQL only: `bench/run.sh --only pgsource --records {n}`")
+    elif only_postgres:
         w(f"- the PostgreSQL step only: `bench/run.sh --only postgres --records {n}`")
     elif only_failover:
         w("- the failover runs only: `bench/run.sh --only failover`")
@@ -248,7 +282,8 @@ def main():
       f"{meta.get('java', '?')}, librdkafka {meta.get('librdkafka', '?')}, SQLite {meta.get('sqlite', '?')}")
     w(f"- Kafka Connect JVM: `{meta.get('connect_jvm', '?')}` (connect-standalone.sh's defaults)")
     # A step run alone (--only): its own table and its own targets.
-    for alone, table, targets in ((only_postgres, postgres_table, postgres_targets),
+    for alone, table, targets in ((only_pgsource, pgsource_table, pgsource_targets),
+                                  (only_postgres, postgres_table, postgres_targets),
                                   (only_failover, failover_table, failover_target)):
         if alone:
             table(w, meta, runs)
@@ -289,6 +324,7 @@ def main():
     raw = first(runs, "raw_sqlite")
     jdbc_baselines(w, raw, n, meta.get('rounds', '1'))
     postgres_table(w, meta, runs)
+    pgsource_table(w, meta, runs)
     wsink, ksink = best(runs, "weir_sink"), best(runs, "kc_sink")
     if not only_jdbc:
         w("")
@@ -347,6 +383,7 @@ def main():
           f"{fmt_rate(ksrc)} | — | (none) | |")
     failover_target(w, runs)
     postgres_targets(w, runs)
+    pgsource_targets(w, runs)
     if ok(jdbc) and ok(raw) and num(raw, "synthetic_rate"):
         w("")
         w("The JDBC target compares the sink with SQLite inserting the rows the sink wrote, in the order the "

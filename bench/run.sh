@@ -4,7 +4,8 @@
 #
 #   bench/run.sh [--records N] [--tasks "1 2 4 8"] [--connect-tasks "1 2 4 8"]
 #                [--out FILE] [--keep] [--no-failover] [--no-postgres]
-#                [--only failover|jdbc|postgres] [--no-build] [--check] [--rounds R]
+#                [--only failover|jdbc|postgres|pgsource] [--no-pgsource] [--no-build]
+#                [--check] [--rounds R]
 #
 #   --records N        input size, default 2000000 (a topic of N JSON user events,
 #                      ~180 bytes each, 8 partitions; and a file of N lines)
@@ -18,6 +19,9 @@
 #   --only jdbc        run the JDBC sink on SQLite and its raw baselines only (step 6)
 #   --only postgres    run the PostgreSQL runs only (step 7): weir's JDBC sink for each
 #                      --tasks, Debezium's for each --connect-tasks, and COPY
+#   --only pgsource    run the JDBC source on PostgreSQL only (step 10): N rows read in
+#                      incrementing mode into a topic, against COPY ... TO of the same rows
+#   --no-pgsource      skip step 10
 #   --no-build         use the build directory as it is (WEIR_BENCH_BUILD, e.g. the
 #                      test build of scripts/test.sh): no meson, only a check that
 #                      weir and the bench tools are there; the report names its type
@@ -83,6 +87,7 @@ failover=1
 sinks=1    # steps 3, 4, 5 and 8
 jdbc=1     # step 6
 postgres=1 # step 7
+pgsource=1 # step 10
 build=1
 check=0
 rounds=2
@@ -95,12 +100,14 @@ while [[ $# -gt 0 ]]; do
     --keep) keep=1 ;;
     --no-failover) failover=0 ;;
     --no-postgres) postgres=0 ;;
+    --no-pgsource) pgsource=0 ;;
     --only)
       case "${2:-}" in
-        failover) sinks=0; jdbc=0; postgres=0 ;;
-        jdbc) sinks=0; failover=0; postgres=0 ;;
-        postgres) sinks=0; jdbc=0; failover=0 ;;
-        *) weir::die "--only takes: failover, jdbc, postgres" ;;
+        failover) sinks=0; jdbc=0; postgres=0; pgsource=0 ;;
+        jdbc) sinks=0; failover=0; postgres=0; pgsource=0 ;;
+        postgres) sinks=0; jdbc=0; failover=0; pgsource=0 ;;
+        pgsource) sinks=0; jdbc=0; failover=0; postgres=0 ;;
+        *) weir::die "--only takes: failover, jdbc, postgres, pgsource" ;;
       esac
       shift ;;
     --no-build) build=0 ;;
@@ -278,8 +285,10 @@ fi
 # created and loaded (seconds): pay that here, not in whichever run comes first.
 warmup_topic="$topic"
 ((sinks || jdbc || failover)) || warmup_topic="$pg_topic"
-timeout 120 "$tools/bare_consumer" --bootstrap-servers "$bootstrap" --topic "$warmup_topic" \
-  --group "bench-warmup-$run_id" --records 1 >/dev/null
+if ((sinks || jdbc || failover || postgres)); then
+  timeout 120 "$tools/bare_consumer" --bootstrap-servers "$bootstrap" --topic "$warmup_topic" \
+    --group "bench-warmup-$run_id" --records 1 >/dev/null
+fi
 
 # free_port [N] — N (default 1) distinct free TCP ports on 127.0.0.1, for listeners.
 port_base="${WEIR_BENCH_PORT:-28083}"
@@ -776,6 +785,63 @@ if ((failover)); then
   connect_distributed_cmd[${#connect_distributed_cmd[@]} - 1]=org.apache.kafka.connect.cli.ConnectDistributed
   failover_run weir
   failover_run connect
+fi
+
+# --- step 10: the JDBC source on PostgreSQL, and COPY ... TO ------------------------------
+# N rows in a table (id bigint primary key, a user event's columns), read by weir's
+# JdbcSourceConnector in incrementing mode into a topic of 8 partitions (done when the
+# topic's end offsets sum to N), then PostgreSQL's own COPY of the same rows to a
+# client (psql, output discarded): the ceiling. Its own server, started and stopped here.
+pgsource_runs() {
+  local pg_url pg_jdbc pg_user pg_password name src_topic round
+  "$WEIR_REPO/scripts/postgres.sh" stop >/dev/null 2>&1 || true
+  postgres_started=1
+  pg_url="$("$WEIR_REPO/scripts/postgres.sh" start | tail -n 1)"
+  [[ "$pg_url" =~ ^postgresql://([^:@/]+):([^@/]+)@([^:/]+):([0-9]+)/([^/?]+)$ ]] ||
+    weir::die "scripts/postgres.sh printed no postgresql://USER:PASSWORD@HOST:PORT/DB URL: $pg_url"
+  pg_user="${BASH_REMATCH[1]}" pg_password="${BASH_REMATCH[2]}"
+  pg_jdbc="jdbc:postgresql://${BASH_REMATCH[3]}:${BASH_REMATCH[4]}/${BASH_REMATCH[5]}"
+  meta pgsource_postgres "$(psql -X -Atc 'SHOW server_version' "$pg_url" | cut -d' ' -f1)"
+  weir::log "bench: pgsource: $records rows into bench_source"
+  psql -X -q -v ON_ERROR_STOP=1 "$pg_url" <<EOF
+DROP TABLE IF EXISTS bench_source;
+CREATE TABLE bench_source (id bigint PRIMARY KEY, user_id integer NOT NULL, name text NOT NULL,
+  email text NOT NULL, amount numeric(10,2) NOT NULL, active boolean NOT NULL, created timestamptz NOT NULL);
+INSERT INTO bench_source SELECT g, g % 100000, 'user-' || g, 'user' || g || '@example.com',
+  (g % 1000) + 0.5, g % 2 = 0, timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second'
+  FROM generate_series(1, $records) g;
+VACUUM ANALYZE bench_source;
+EOF
+  for ((round = 1; round <= rounds; round++)); do
+    name="bench-weir-pgsource-r$round-$run_id"
+    src_topic="$name-bench_source"
+    "$tools/preload" --bootstrap-servers "$bootstrap" --create-topic "$src_topic" --partitions 8
+    cat >"$work/run/$name.properties" <<EOF
+name=$name
+connector.class=io.confluent.connect.jdbc.JdbcSourceConnector
+tasks.max=1
+connection.url=$pg_jdbc
+connection.user=$pg_user
+connection.password=$pg_password
+mode=incrementing
+incrementing.column.name=id
+table.whitelist=bench_source
+topic.prefix=$name-
+batch.max.rows=5000
+poll.interval.ms=1000
+EOF
+    measure weir_pgsource "weir JDBC source (PostgreSQL, incrementing)$(round_label "$round")" \
+      "topic:$bootstrap:$src_topic" -- \
+      "$weir" standalone "$(worker_file "$name")" "$work/run/$name.properties"
+    measure pgsource_copy "PostgreSQL COPY bench_source TO STDOUT (psql)$(round_label "$round")" exit -- \
+      sh -c 'psql -X -q -v ON_ERROR_STOP=1 "$1" -c "COPY bench_source TO STDOUT" >/dev/null' sh "$pg_url"
+  done
+  "$WEIR_REPO/scripts/postgres.sh" stop || true
+  postgres_started=0
+}
+if ((pgsource)); then
+  weir::log "bench: step 10: JDBC source on PostgreSQL, $records rows, and COPY ... TO"
+  pgsource_runs
 fi
 
 # --- the report ---------------------------------------------------------------------------
