@@ -15,9 +15,10 @@
 // PostgreSQL's microseconds resume exactly.
 //
 // Like Confluent's task, it reads one table at a time: a query runs in a transaction
-// as a server-side cursor, fetched batch.max.rows rows at a time in binary format
-// (memory stays bounded by one fetch whatever the table's size); once the cursor is
-// drained the table waits poll.interval.ms and the next table that is due is read.
+// as a server-side cursor, fetched batch.max.rows rows at a time in binary format, the
+// next FETCH sent while the last one's rows are encoded (memory stays bounded by two
+// fetches whatever the table's size); once the cursor is drained the table waits
+// poll.interval.ms and the next table that is due is read.
 // The session's time zone is UTC, so timestamps without a time zone read as UTC.
 //
 // Rows become structs named after their table (no name for a query), one field per
