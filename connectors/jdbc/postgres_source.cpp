@@ -431,7 +431,10 @@ struct PostgresSourceTask::Impl {
     }
     auto& t = *queue.front();
     bool added = false;
-    while (out.size() < batch_max_rows) {
+    // batch.max.rows is what one FETCH buffers; a batch takes rows from as many
+    // FETCHes as its credit has room for (has_room below), so the default of 100
+    // does not make batches of 100.
+    for (;;) {
       if (!fetched || next_row >= PQntuples(fetched.get())) {
         if (drained) {
           close();
