@@ -228,7 +228,7 @@ def pgsource_table(w, meta, runs):
     w(f"JDBC source on PostgreSQL {meta.get('pgsource_postgres', '?')} (scripts/postgres.sh, on this machine): "
       f"{records:,} rows of a table (`id bigint` primary key, user id, name, e-mail, `numeric(10,2)`, boolean, "
       "`timestamptz`) read by weir's JdbcSourceConnector (`mode=incrementing incrementing.column.name=id "
-      "batch.max.rows=5000 tasks.max=1`, schemaless JSON) into a topic of 8 partitions, done when the topic's "
+      "tasks.max=1`, `batch.max.rows` at its default of 100, schemaless JSON) into a topic of 8 partitions, done when the topic's "
       "end offsets sum to N; the ceiling is PostgreSQL's own `COPY bench_source TO STDOUT` over psql "
       "(output discarded). CPU is the subject's process (weir, psql), not the server's.")
     w("")

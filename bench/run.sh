@@ -827,7 +827,6 @@ mode=incrementing
 incrementing.column.name=id
 table.whitelist=bench_source
 topic.prefix=$name-
-batch.max.rows=5000
 poll.interval.ms=1000
 EOF
     measure weir_pgsource "weir JDBC source (PostgreSQL, incrementing)$(round_label "$round")" \
