@@ -372,7 +372,8 @@ StageStats& observe(source_actor<Payload>* self, bool now = false) {
   st.stats.lag = st.stats.partition_lags.empty() ? st.spec.source->lag() : runtime::total_lag(st.stats.partition_lags);
   st.stats.poll_to_ack = st.spec.source->poll_to_ack();
   st.stats.partitions = st.spec.source->assigned_partitions();
-  if (st.stats.partitions == 0)
+  // A consumer without partitions, or a source task without work (partitions -1).
+  if (st.stats.partitions <= 0)
     st.stats.idle_reason = st.spec.source->idle_reason();
   else
     st.stats.idle_reason.clear();

@@ -60,7 +60,7 @@ struct TaskFigures {
   uint64_t errors = 0;
   int64_t lag = -1;
   int32_t partitions = -1;
-  std::string idle_reason; ///< the consumer's, when it has no partition
+  std::string idle_reason; ///< the consumer's, when it has no partition; a source task's, when it has no work
   std::string waiting;     ///< its Kafka client's, while it cannot work ("waiting for the broker since ...")
 };
 
@@ -85,6 +85,8 @@ TaskFigures task_figures(const Task& task, int id, const std::vector<StageSnapsh
       f.written = s.stats.records_out;
     if (s.role == StageRole::source_writer)
       f.waiting = s.stats.waiting;
+    if (s.role == StageRole::source_reader)
+      f.idle_reason = s.stats.idle_reason;
     if (s.role == StageRole::sink_reader) {
       f.lag = s.stats.lag;
       f.partitions = s.stats.partitions;
@@ -854,6 +856,8 @@ rest::ConnectorStatus Worker::status_of(const Connector& c) const {
       f.trace = f.waiting + "; it resumes by itself once the broker answers";
     else if (c.plan.sink && f.state == "RUNNING" && f.partitions == 0)
       f.trace = idle_trace(c.plan.tasks_max, c.partitions, f);
+    else if (c.plan.source && f.state == "RUNNING" && !f.idle_reason.empty())
+      f.trace = "idle: " + f.idle_reason;
     std::string bottleneck;
     if (auto v = verdicts_.find({c.plan.name, static_cast<int>(t)}); v != verdicts_.end() && f.state == "RUNNING")
       bottleneck = v->second.text;

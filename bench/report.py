@@ -74,6 +74,7 @@ JDBC_KINDS = ("weir_jdbc", "raw_sqlite")
 PG_KINDS = ("weir_pg", "kc_pg", "pg_copy")
 TIMING_KINDS = ("weir_timing_on", "weir_timing_off")
 CDC_KINDS = ("weir_cdc", "kc_cdc")
+PGSOURCE_KINDS = ("weir_pgsource", "pgsource_copy")
 
 
 def pg_row(r):
@@ -319,6 +320,36 @@ def timing_table(w, meta, runs):
         w(f"Best with timing on: {fmt_rate(on)} records/s; off: {fmt_rate(off)} records/s; on ÷ off = {100 * x:.0f}%.")
 
 
+def pgsource_table(w, meta, runs):
+    """Step 10: the JDBC source on PostgreSQL against COPY ... TO of the same rows."""
+    records = int(meta.get("records", "0"))
+    rows = [r for r in runs if r["kind"] in PGSOURCE_KINDS]
+    if not rows:
+        return
+    w("")
+    w(f"JDBC source on PostgreSQL {meta.get('postgres', '?')} (scripts/postgres.sh, on this machine): "
+      f"{records:,} rows of a table (`id bigint` primary key, user id, name, e-mail, `numeric(10,2)`, boolean, "
+      "`timestamptz`) read by weir's JdbcSourceConnector (`mode=incrementing incrementing.column.name=id "
+      "tasks.max=1`, `batch.max.rows` at its default of 100, schemaless JSON) into a topic of 8 partitions, done when the topic's "
+      "end offsets sum to N; the ceiling is PostgreSQL's own `COPY bench_source TO STDOUT` over psql "
+      "(output discarded). CPU is the subject's process (weir, psql), not the server's.")
+    w("")
+    w("| run | rows/s | s to last row | s to first row | CPU s | CPU s / M rows | peak RSS MB | notes |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for r in rows:
+        w(row(r["subject"], r, records))
+
+
+def pgsource_targets(w, runs):
+    """The JDBC source's target: at least 60% of COPY ... TO's rows/s."""
+    source, copy = best(runs, "weir_pgsource"), best(runs, "pgsource_copy")
+    if not any(r["kind"] in PGSOURCE_KINDS for r in runs):
+        return
+    x = ratio(num(source, "rate"), num(copy, "rate")) if ok(source) and ok(copy) else 0.0
+    w(f"| JDBC source rows/s vs COPY ... TO of the same rows | {fmt_rate(source)} | {fmt_rate(copy)} | "
+      f"{f'{100 * x:.0f}%' if x else '—'} | ≥ 60% | {'yes' if x >= 0.6 else 'NO'} |")
+
+
 def ratio(a, b):
     return a / b if a and b else 0.0
 
@@ -336,11 +367,14 @@ def main():
     only_jdbc = all(r["kind"] in JDBC_KINDS for r in runs)
     only_postgres = all(r["kind"] in PG_KINDS for r in runs)
     only_cdc = all(r["kind"] in CDC_KINDS for r in runs)
+    only_pgsource = all(r["kind"] in PGSOURCE_KINDS for r in runs)
     if only_timing:
         w(f"- the cost-of-measuring pair only: `bench/run.sh --only timing --records {n}`; {n:,} JSON user "
           "events (~180 bytes), topic of 8 partitions")
     elif only_cdc:
         w(f"- the CDC runs only: `bench/run.sh --only cdc --records {n}`")
+    elif only_pgsource:
+        w(f"- the JDBC source on PostgreSQL only: `bench/run.sh --only pgsource --records {n}`")
     elif only_postgres:
         w(f"- the PostgreSQL step only: `bench/run.sh --only postgres --records {n}`")
     elif only_failover:
@@ -368,6 +402,7 @@ def main():
         return
     # A step run alone (--only): its own table and its own targets.
     for alone, table, targets in ((only_cdc, cdc_table, cdc_targets),
+                                  (only_pgsource, pgsource_table, pgsource_targets),
                                   (only_postgres, postgres_table, postgres_targets),
                                   (only_failover, failover_table, failover_target)):
         if alone:
@@ -411,6 +446,7 @@ def main():
     jdbc_baselines(w, raw, n, meta.get('rounds', '1'))
     postgres_table(w, meta, runs)
     cdc_table(w, meta, runs)
+    pgsource_table(w, meta, runs)
     wsink, ksink = best(runs, "weir_sink"), best(runs, "kc_sink")
     if not only_jdbc:
         w("")
@@ -470,6 +506,7 @@ def main():
     failover_target(w, runs)
     postgres_targets(w, runs)
     cdc_targets(w, runs)
+    pgsource_targets(w, runs)
     if ok(jdbc) and ok(raw) and num(raw, "synthetic_rate"):
         w("")
         w("The JDBC target compares the sink with SQLite inserting the rows the sink wrote, in the order the "

@@ -4,8 +4,8 @@
 #
 #   bench/run.sh [--records N] [--tasks "1 2 4 8"] [--connect-tasks "1 2 4 8"]
 #                [--out FILE] [--keep] [--no-failover] [--no-postgres]
-#                [--only failover|jdbc|postgres|timing|cdc] [--no-timing] [--no-cdc]
-#                [--no-build] [--check] [--rounds R]
+#                [--only failover|jdbc|postgres|timing|cdc|pgsource] [--no-timing] [--no-cdc]
+#                [--no-pgsource] [--no-build] [--check] [--rounds R]
 #
 #   --records N        input size, default 2000000 (a topic of N JSON user events,
 #                      ~180 bytes each, 8 partitions; and a file of N lines)
@@ -28,6 +28,9 @@
 #                      a multiple of 100; the issue's size is 1000000; in a run of
 #                      more than the CDC runs, N is --records up to 1000000)
 #   --no-cdc           skip the CDC runs
+#   --only pgsource    run the JDBC source on PostgreSQL only (step 10): N rows read in
+#                      incrementing mode into a topic, against COPY ... TO of the same rows
+#   --no-pgsource      skip step 10
 #   --no-build         use the build directory as it is (WEIR_BENCH_BUILD, e.g. the
 #                      test build of scripts/test.sh): no meson, only a check that
 #                      weir and the bench tools are there; the report names its type
@@ -103,6 +106,7 @@ jdbc=1     # step 6
 postgres=1 # step 7
 timing=1   # step 3b
 cdc=1      # the CDC runs (bench_cdc)
+pgsource=1 # step 10
 build=1
 check=0
 rounds=2
@@ -117,14 +121,16 @@ while [[ $# -gt 0 ]]; do
     --no-postgres) postgres=0 ;;
     --no-timing) timing=0 ;;
     --no-cdc) cdc=0 ;;
+    --no-pgsource) pgsource=0 ;;
     --only)
       case "${2:-}" in
-        failover) sinks=0; jdbc=0; postgres=0; timing=0; cdc=0 ;;
-        jdbc) sinks=0; failover=0; postgres=0; timing=0; cdc=0 ;;
-        postgres) sinks=0; jdbc=0; failover=0; timing=0; cdc=0 ;;
-        timing) sinks=0; jdbc=0; failover=0; postgres=0; cdc=0 ;;
-        cdc) sinks=0; jdbc=0; failover=0; postgres=0; timing=0 ;;
-        *) weir::die "--only takes: failover, jdbc, postgres, timing, cdc" ;;
+        failover) sinks=0; jdbc=0; postgres=0; timing=0; cdc=0; pgsource=0 ;;
+        jdbc) sinks=0; failover=0; postgres=0; timing=0; cdc=0; pgsource=0 ;;
+        postgres) sinks=0; jdbc=0; failover=0; timing=0; cdc=0; pgsource=0 ;;
+        timing) sinks=0; jdbc=0; failover=0; postgres=0; cdc=0; pgsource=0 ;;
+        cdc) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; pgsource=0 ;;
+        pgsource) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; cdc=0 ;;
+        *) weir::die "--only takes: failover, jdbc, postgres, timing, cdc, pgsource" ;;
       esac
       shift ;;
     --no-build) build=0 ;;
@@ -320,7 +326,7 @@ fi
 # created and loaded (seconds): pay that here, not in whichever run comes first.
 warmup_topic="$topic"
 ((sinks || jdbc || failover || timing)) || warmup_topic="$pg_topic"
-if ((!sinks && !jdbc && !failover && !timing && !postgres)); then # the CDC runs alone: a topic of one record
+if ((!sinks && !jdbc && !failover && !timing && !postgres)); then # the CDC or source runs alone: a topic of one record
   warmup_topic="warmup-$run_id"
   "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$warmup_topic" --partitions 1 --records 1 >&2
 fi
@@ -1015,6 +1021,55 @@ if ((cdc)); then
   done
   "$WEIR_REPO/scripts/postgres.sh" stop || true
   postgres_started=0
+fi
+
+# --- step 10: the JDBC source on PostgreSQL, and COPY ... TO ------------------------------
+# N rows in a table (id bigint primary key, a user event's columns), read by weir's
+# JdbcSourceConnector in incrementing mode into a topic of 8 partitions (done when the
+# topic's end offsets sum to N), then PostgreSQL's own COPY of the same rows to a
+# client (psql, output discarded): the ceiling. Its own server, started and stopped here.
+pgsource_runs() {
+  local name src_topic round
+  pg_start
+  weir::log "bench: pgsource: $records rows into bench_source"
+  psql -X -q -v ON_ERROR_STOP=1 "$pg_url" <<EOF
+DROP TABLE IF EXISTS bench_source;
+CREATE TABLE bench_source (id bigint PRIMARY KEY, user_id integer NOT NULL, name text NOT NULL,
+  email text NOT NULL, amount numeric(10,2) NOT NULL, active boolean NOT NULL, created timestamptz NOT NULL);
+INSERT INTO bench_source SELECT g, g % 100000, 'user-' || g, 'user' || g || '@example.com',
+  (g % 1000) + 0.5, g % 2 = 0, timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second'
+  FROM generate_series(1, $records) g;
+VACUUM ANALYZE bench_source;
+EOF
+  for ((round = 1; round <= rounds; round++)); do
+    name="bench-weir-pgsource-r$round-$run_id"
+    src_topic="$name-bench_source"
+    "$tools/preload" --bootstrap-servers "$bootstrap" --create-topic "$src_topic" --partitions 8
+    cat >"$work/run/$name.properties" <<EOF
+name=$name
+connector.class=io.confluent.connect.jdbc.JdbcSourceConnector
+tasks.max=1
+connection.url=$pg_jdbc
+connection.user=$pg_user
+connection.password=$pg_password
+mode=incrementing
+incrementing.column.name=id
+table.whitelist=bench_source
+topic.prefix=$name-
+poll.interval.ms=1000
+EOF
+    measure weir_pgsource "weir JDBC source (PostgreSQL, incrementing)$(round_label "$round")" \
+      "topic:$bootstrap:$src_topic" -- \
+      "$weir" standalone "$(worker_file "$name")" "$work/run/$name.properties"
+    measure pgsource_copy "PostgreSQL COPY bench_source TO STDOUT (psql)$(round_label "$round")" exit -- \
+      sh -c 'psql -X -q -v ON_ERROR_STOP=1 "$1" -c "COPY bench_source TO STDOUT" >/dev/null' sh "$pg_url"
+  done
+  "$WEIR_REPO/scripts/postgres.sh" stop || true
+  postgres_started=0
+}
+if ((pgsource)); then
+  weir::log "bench: step 10: JDBC source on PostgreSQL, $records rows, and COPY ... TO"
+  pgsource_runs
 fi
 
 # --- the report ---------------------------------------------------------------------------

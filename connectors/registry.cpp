@@ -8,6 +8,7 @@
 #include "connectors/file/file_stream_source.hpp"
 #include "connectors/jdbc/jdbc_sink_config.hpp"
 #include "connectors/jdbc/jdbc_source.hpp"
+#include "connectors/jdbc/postgres_source.hpp"
 #include "connectors/jdbc/postgres_sink_writer.hpp"
 #include "connectors/jdbc/sqlite_sink_writer.hpp"
 #include "connectors/postgres_cdc/cdc_config.hpp"
@@ -149,21 +150,35 @@ SourcePlugin datagen_source() {
   };
 }
 
-/// Tables are dealt to tasks round robin (Confluent groups them the same way).
+/// Tables are split over tasks in contiguous groups, as Confluent's connector does
+/// (ConnectorUtils.groupPartitions): with 5 tables and 2 tasks, 3 then 2. A custom
+/// query runs in one task. Tasks beyond the table count are started idle, with the
+/// reason in their status, as sink tasks without a partition are.
 std::vector<StringMap> jdbc_task_configs(const StringMap& config, int max_tasks) {
   std::vector<std::string> tables;
   try {
-    tables = jdbc::select_tables(parse_with<jdbc::define_jdbc_source>(config));
+    auto parsed = parse_with<jdbc::define_jdbc_source>(config);
+    if (!parsed.get_string("query").empty())
+      return {config};
+    tables = jdbc::select_tables(parsed);
   } catch (const std::exception&) {
     return {config}; // one task, whose start reports the problem in its status
   }
-  size_t n = std::max<size_t>(1, std::min<size_t>(tables.size(), static_cast<size_t>(max_tasks)));
-  std::vector<StringMap> out(n, config);
-  std::vector<std::string> lists(n);
-  for (size_t i = 0; i < tables.size(); ++i)
-    lists[i % n] += (lists[i % n].empty() ? "" : ",") + tables[i];
-  for (size_t i = 0; i < n; ++i)
-    out[i]["tables"] = lists[i];
+  size_t tasks = static_cast<size_t>(std::max(1, max_tasks));
+  size_t n = std::min(tables.size(), tasks);
+  std::vector<StringMap> out(tasks, config);
+  size_t per = n ? tables.size() / n : 0, extra = n ? tables.size() % n : 0, next = 0;
+  for (size_t i = 0; i < tasks; ++i) {
+    std::string list;
+    for (size_t k = 0; i < n && k < per + (i < extra ? 1 : 0); ++k)
+      list += (list.empty() ? "" : ",") + tables[next++];
+    out[i]["tables"] = list;
+    if (i >= n)
+      out[i]["task.idle.reason"] = tables.empty()
+        ? std::string{"no table to copy (none matches table.whitelist / table.blacklist)"}
+        : "no table to copy (tasks.max=" + std::to_string(tasks) + " but the connector copies "
+            + std::to_string(tables.size()) + " table(s))";
+  }
   return out;
 }
 
@@ -177,7 +192,10 @@ SourcePlugin jdbc_source() {
     jdbc_task_configs,
     [](const StringMap& config, const std::string&, int)
       -> std::unique_ptr<runtime::pipeline::SourceTask> {
-      return std::make_unique<jdbc::JdbcSourceTask>(parse_with<jdbc::define_jdbc_source>(config));
+      auto parsed = parse_with<jdbc::define_jdbc_source>(config);
+      if (jdbc::is_postgres_source(parsed))
+        return std::make_unique<jdbc::PostgresSourceTask>(parsed);
+      return std::make_unique<jdbc::JdbcSourceTask>(parsed);
     },
     // Only with a strictly increasing column does an offset name one row exactly;
     // Kafka Connect's JDBC source does not declare exactly-once support either.

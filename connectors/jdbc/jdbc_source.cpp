@@ -10,6 +10,9 @@
 
 #include "runtime/convert/json_text.hpp"
 #include "runtime/data/decoded_batch.hpp"
+#include "connectors/jdbc/postgres_source.hpp"
+#include "connectors/jdbc/postgres_url.hpp"
+#include "connectors/jdbc/sql_text.hpp"
 #include "runtime/data/errors.hpp"
 
 namespace weir::connectors::jdbc {
@@ -20,15 +23,6 @@ using namespace runtime::data;
 using Clock = std::chrono::steady_clock;
 constexpr std::string_view url_prefix = "jdbc:sqlite:";
 
-std::string sql_name(std::string_view name) {
-  std::string q = "\"";
-  for (char c : name) {
-    if (c == '"')
-      q += '"';
-    q += c;
-  }
-  return q + '"';
-}
 
 std::string lower(std::string s) {
   for (auto& c : s)
@@ -99,24 +93,10 @@ int64_t read_i64(const char* p) {
 
 /// A timestamp column in milliseconds: integers as they are, date text by julianday().
 std::string timestamp_ms(const std::string& column) {
-  auto c = sql_name(column);
+  auto c = jdbc::quoted(column);
   return "(CASE WHEN typeof(" + c + ") IN ('integer', 'real') THEN CAST(" + c
          + " AS INTEGER) ELSE CAST(round((julianday(" + c + ") - 2440587.5) * 86400000) AS "
            "INTEGER) END)";
-}
-
-int64_t offset_field(std::string_view text, std::string_view key, const std::string& partition) {
-  auto at = text.find("\"" + std::string{key} + "\"");
-  int64_t v = 0;
-  if (at != std::string_view::npos) {
-    auto colon = text.find(':', at);
-    auto p = colon == std::string_view::npos ? colon : text.find_first_not_of(" ", colon + 1);
-    if (p != std::string_view::npos
-        && std::from_chars(text.data() + p, text.data() + text.size(), v).ec == std::errc{})
-      return v;
-  }
-  throw std::runtime_error("JdbcSourceConnector: stored offset " + std::string{text} + " of "
-                           + partition + " has no number \"" + std::string{key} + "\"");
 }
 
 } // namespace
@@ -137,15 +117,53 @@ struct JdbcSourceTask::Table {
 
 void define_jdbc_source(ConfigDef& def) {
   def.define("connection.url", ConfigType::String, Importance::High,
-             "JDBC connection URL. weir reads SQLite: jdbc:sqlite:PATH",
+             "JDBC connection URL: jdbc:postgresql://HOST[:PORT]/DATABASE[?...] or "
+             "jdbc:sqlite:PATH",
              [](const ConfigValue& v) -> std::optional<std::string> {
                const auto& url = std::get<std::string>(v);
+               if (is_postgres_url(url)) {
+                 try {
+                   parse_postgres_url(url);
+                 } catch (const std::exception& e) {
+                   return std::string{e.what()};
+                 }
+                 return std::nullopt;
+               }
                if (!url.starts_with(url_prefix))
-                 return "weir's JDBC source reads SQLite only: use jdbc:sqlite:PATH";
+                 return "weir's JDBC source reads PostgreSQL (jdbc:postgresql://HOST/DATABASE) "
+                        "and SQLite (jdbc:sqlite:PATH)";
                if (url.size() == url_prefix.size())
                  return "the SQLite database path after jdbc:sqlite: is empty";
                return std::nullopt;
              });
+  def.define("connection.user", ConfigType::String, "", Importance::High,
+             "JDBC connection user (PostgreSQL).");
+  def.define("connection.password", ConfigType::Password, "", Importance::High,
+             "JDBC connection password (PostgreSQL).");
+  def.define("query", ConfigType::String, "", Importance::Medium,
+             "If specified, the query to perform to select new or updated rows, instead of "
+             "copying tables; the mode's WHERE clause is appended to it (PostgreSQL).");
+  def.define("schema.pattern", ConfigType::String, "", Importance::Medium,
+             "Schemas to read tables from, as a LIKE pattern; empty: every schema but the "
+             "system ones (PostgreSQL).");
+  def.define("table.types", ConfigType::List, "TABLE", Importance::Low,
+             "The types of table to copy: TABLE, VIEW, PARTITIONED TABLE, MATERIALIZED VIEW, "
+             "FOREIGN TABLE (PostgreSQL).",
+             [](const ConfigValue& v) -> std::optional<std::string> {
+               for (const auto& t : std::get<std::vector<std::string>>(v))
+                 if (t != "TABLE" && t != "VIEW" && t != "PARTITIONED TABLE" && t != "MATERIALIZED VIEW"
+                     && t != "FOREIGN TABLE")
+                   return "unknown table type " + t
+                          + " (TABLE, VIEW, PARTITIONED TABLE, MATERIALIZED VIEW, FOREIGN TABLE)";
+               return std::nullopt;
+             });
+  def.define("numeric.mapping", ConfigType::String, "none", Importance::Low,
+             "Map NUMERIC values by precision and optionally scale to integral or decimal "
+             "types: none, best_fit, best_fit_eager_double, precision_only (PostgreSQL).",
+             validators::one_of({"none", "best_fit", "best_fit_eager_double", "precision_only"}));
+  def.define("validate.non.null", ConfigType::Boolean, "true", Importance::Low,
+             "Whether to check that the incrementing and timestamp columns are NOT NULL "
+             "(PostgreSQL).");
   def.define("mode", ConfigType::String, Importance::High,
              "The mode for updating a table each time it is polled: bulk, incrementing, "
              "timestamp or timestamp+incrementing",
@@ -171,9 +189,97 @@ void define_jdbc_source(ConfigDef& def) {
              validators::range(1, std::nullopt));
   def.define("tables", ConfigType::List, "", Importance::Low,
              "Set per task by the connector: the tables this task copies.");
+  def.define("task.idle.reason", ConfigType::String, "", Importance::Low,
+             "Set per task by the connector: why this task has no table to copy.");
 }
 
+bool is_postgres_source(const Config& config) {
+  return is_postgres_url(config.get_string("connection.url"));
+}
+
+SourceMode source_mode(const Config& config) {
+  auto mode = config.get_string("mode");
+  auto m = mode == "bulk"           ? SourceMode::Bulk
+           : mode == "incrementing" ? SourceMode::Incrementing
+           : mode == "timestamp"    ? SourceMode::Timestamp
+                                    : SourceMode::TimestampIncrementing;
+  if (uses_incrementing(m) && config.get_string("incrementing.column.name").empty())
+    throw ConfigError("incrementing.column.name",
+                      "Missing configuration incrementing.column.name: mode " + mode + " needs it");
+  if (uses_timestamp(m) && config.get_string("timestamp.column.name").empty())
+    throw ConfigError("timestamp.column.name",
+                      "Missing configuration timestamp.column.name: mode " + mode + " needs it");
+  return m;
+}
+
+std::string offset_json(SourceMode mode, const SourceOffset& offset) {
+  if (mode == SourceMode::Bulk)
+    return {};
+  std::string text = "{";
+  if (uses_timestamp(mode)) {
+    // java.sql.Timestamp: getTime() in ms, getNanos() the fraction of its second.
+    auto us = offset.timestamp_micros;
+    auto seconds = us / 1000000 - (us % 1000000 < 0);
+    auto micros_of_second = us - seconds * 1000000;
+    text += "\"timestamp\":" + std::to_string(seconds * 1000 + micros_of_second / 1000)
+            + ",\"timestamp_nanos\":" + std::to_string(micros_of_second * 1000);
+  }
+  if (mode == SourceMode::TimestampIncrementing)
+    text += ',';
+  if (uses_incrementing(mode))
+    text += "\"incrementing\":" + std::to_string(offset.incrementing);
+  return text + '}';
+}
+
+namespace {
+
+std::optional<int64_t> offset_number(std::string_view text, std::string_view key) {
+  auto at = text.find("\"" + std::string{key} + "\"");
+  if (at == std::string_view::npos)
+    return std::nullopt;
+  auto colon = text.find(':', at);
+  auto p = colon == std::string_view::npos ? colon : text.find_first_not_of(" ", colon + 1);
+  int64_t v = 0;
+  if (p != std::string_view::npos
+      && std::from_chars(text.data() + p, text.data() + text.size(), v).ec == std::errc{})
+    return v;
+  return std::nullopt;
+}
+
+} // namespace
+
+SourceOffset read_offset(SourceMode mode, std::string_view text, const std::string& partition) {
+  auto need = [&](std::string_view key) {
+    if (auto v = offset_number(text, key))
+      return *v;
+    throw std::runtime_error("JdbcSourceConnector: stored offset " + std::string{text} + " of "
+                             + partition + " has no number \"" + std::string{key} + "\"");
+  };
+  SourceOffset o;
+  if (uses_incrementing(mode))
+    o.incrementing = need("incrementing");
+  if (uses_timestamp(mode)) {
+    auto ms = need("timestamp");
+    auto seconds = ms / 1000 - (ms % 1000 < 0);
+    if (auto nanos = offset_number(text, "timestamp_nanos"))
+      o.timestamp_micros = seconds * 1000000 + *nanos / 1000;
+    else
+      o.timestamp_micros = ms * 1000;
+  }
+  return o;
+}
+
+std::string table_partition(const std::string& table) {
+  std::string p = "{\"protocol\":\"1\",\"table\":";
+  runtime::convert::append_json_string(table, p);
+  return p + "}";
+}
+
+std::string query_partition() { return R"({"query":"query"})"; }
+
 std::vector<std::string> select_tables(const Config& config) {
+  if (is_postgres_source(config))
+    return select_postgres_tables(config);
   auto path = database_path(config);
   std::unique_ptr<sqlite3, int (*)(sqlite3*)> db{open_database(path), sqlite3_close};
   auto list = prepare_sql(db.get(), "SELECT name FROM sqlite_master WHERE type IN ('table', "
@@ -196,34 +302,18 @@ std::vector<std::string> select_tables(const Config& config) {
   return out;
 }
 
-std::string JdbcSourceTask::partition_of(const std::string& table) {
-  std::string p = "{\"protocol\":\"1\",\"table\":";
-  runtime::convert::append_json_string(table, p);
-  return p + "}";
-}
-
 JdbcSourceTask::JdbcSourceTask(const Config& config)
-  : path_(database_path(config)), incrementing_column_(config.get_string("incrementing.column.name")),
+  : path_(database_path(config)), mode_(source_mode(config)), incrementing_column_(config.get_string("incrementing.column.name")),
     timestamp_column_(config.get_string("timestamp.column.name")),
     topic_prefix_(config.get_string("topic.prefix")),
     poll_interval_(config.get_int("poll.interval.ms")),
     timestamp_delay_(config.get_long("timestamp.delay.interval.ms")),
     batch_max_rows_(static_cast<size_t>(config.get_int("batch.max.rows"))),
-    table_names_(config.get_list("tables")) {
-  auto mode = config.get_string("mode");
-  mode_ = mode == "bulk"           ? Mode::Bulk
-          : mode == "incrementing" ? Mode::Incrementing
-          : mode == "timestamp"    ? Mode::Timestamp
-                                   : Mode::TimestampIncrementing;
-  bool needs_inc = mode_ == Mode::Incrementing || mode_ == Mode::TimestampIncrementing;
-  bool needs_ts = mode_ == Mode::Timestamp || mode_ == Mode::TimestampIncrementing;
-  if (needs_inc && incrementing_column_.empty())
-    throw ConfigError("incrementing.column.name",
-                      "Missing configuration incrementing.column.name: mode " + mode + " needs it");
-  if (needs_ts && timestamp_column_.empty())
-    throw ConfigError("timestamp.column.name",
-                      "Missing configuration timestamp.column.name: mode " + mode + " needs it");
-  if (table_names_.empty())
+    table_names_(config.get_list("tables")), idle_reason_(config.get_string("task.idle.reason")) {
+  if (!config.get_string("query").empty())
+    throw ConfigError("query", "Invalid value for configuration query: weir runs custom queries "
+                               "on PostgreSQL only (on SQLite, name the tables)");
+  if (table_names_.empty() && idle_reason_.empty())
     table_names_ = select_tables(config);
 }
 
@@ -238,8 +328,8 @@ void JdbcSourceTask::start(const runtime::pipeline::OffsetMap& stored) {
     auto t = std::make_unique<Table>();
     t->name = name;
     t->topic = topic_prefix_ + name;
-    t->partition = partition_of(name);
-    auto info = prepare_sql(db_, "PRAGMA table_info(" + sql_name(name) + ")", "table " + name);
+    t->partition = table_partition(name);
+    auto info = prepare_sql(db_, "PRAGMA table_info(" + jdbc::quoted(name) + ")", "table " + name);
     SchemaBuilder schema = SchemaBuilder::struct_().name(name);
     while (sqlite3_step(info.get()) == SQLITE_ROW) {
       auto column = text_column(info.get(), 1);
@@ -263,10 +353,9 @@ void JdbcSourceTask::start(const runtime::pipeline::OffsetMap& stored) {
     require(timestamp_column_, "timestamp.column.name");
     t->schema = schema.build();
     if (auto it = stored.find(t->partition); it != stored.end()) {
-      if (mode_ == Mode::Incrementing || mode_ == Mode::TimestampIncrementing)
-        t->last_incrementing = offset_field(it->second, "incrementing", t->partition);
-      if (mode_ == Mode::Timestamp || mode_ == Mode::TimestampIncrementing)
-        t->last_timestamp = offset_field(it->second, "timestamp", t->partition);
+      auto offset = read_offset(mode_, it->second, t->partition);
+      t->last_incrementing = offset.incrementing;
+      t->last_timestamp = offset.timestamp_micros / 1000;
     }
     prepare(*t);
     tables_.push_back(std::move(t));
@@ -278,9 +367,9 @@ void JdbcSourceTask::prepare(Table& t) {
   // timestamp column nor outgrows the schema.
   std::string sql = "SELECT ";
   for (size_t c = 0; c < t.columns.size(); ++c)
-    sql += (c ? ", " : "") + sql_name(t.columns[c]);
+    sql += (c ? ", " : "") + jdbc::quoted(t.columns[c]);
   std::string where, order;
-  auto inc = sql_name(incrementing_column_);
+  auto inc = jdbc::quoted(incrementing_column_);
   auto ts = timestamp_column_.empty() ? std::string{} : timestamp_ms(timestamp_column_);
   switch (mode_) {
     case Mode::Bulk: break;
@@ -299,7 +388,7 @@ void JdbcSourceTask::prepare(Table& t) {
   }
   if (!ts.empty())
     sql += ", " + ts; // the row's timestamp in ms, after the table's columns
-  sql += " FROM " + sql_name(t.name);
+  sql += " FROM " + jdbc::quoted(t.name);
   if (!where.empty())
     sql += " WHERE " + where + " ORDER BY " + order + " ASC";
   t.query = prepare_sql(db_, sql, "querying table " + t.name);
@@ -362,14 +451,7 @@ bool JdbcSourceTask::step_rows(Table& t, runtime::pipeline::SourceRecords& out) 
       t.last_timestamp = sqlite3_column_int64(q, columns);
   }
   if (stepped && mode_ != Mode::Bulk) {
-    t.offset_text = "{";
-    if (mode_ != Mode::Incrementing)
-      t.offset_text += "\"timestamp\":" + std::to_string(t.last_timestamp) + ",\"timestamp_nanos\":0";
-    if (mode_ == Mode::TimestampIncrementing)
-      t.offset_text += ',';
-    if (mode_ == Mode::Incrementing || mode_ == Mode::TimestampIncrementing)
-      t.offset_text += "\"incrementing\":" + std::to_string(t.last_incrementing);
-    t.offset_text += '}';
+    t.offset_text = offset_json(mode_, {t.last_incrementing, t.last_timestamp * 1000});
     out.set_offset(t.partition, t.offset_text);
   }
   return stepped;

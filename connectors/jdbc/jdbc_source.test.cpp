@@ -96,7 +96,13 @@ BOOST_AUTO_TEST_CASE(incrementing_mode_sends_new_rows_once_and_resumes) {
           "(2, 'grace', NULL, 0, NULL)");
   auto config = db.config({{"mode", "incrementing"}, {"incrementing.column.name", "id"}});
   auto tasks = plugin().task_configs(config, 4);
-  BOOST_REQUIRE(tasks.size() == 1u); // one table
+  BOOST_REQUIRE(tasks.size() == 4u); // one table: task 0 copies it, 1..3 are idle
+  for (size_t i = 1; i < 4; ++i) {
+    auto idle = plugin().make_task(tasks[i], "jdbc", static_cast<int>(i));
+    idle->start({});
+    BOOST_TEST(rows(*idle).empty());
+    BOOST_TEST(idle->idle_reason() == "no table to copy (tasks.max=4 but the connector copies 1 table(s))");
+  }
   auto t = plugin().make_task(tasks[0], "jdbc", 0);
   t->start({});
   OffsetMap offsets;
@@ -187,6 +193,42 @@ BOOST_AUTO_TEST_CASE(missing_tables_and_columns_are_named) {
   issues = plugin().validate(db.config({{"mode", "bulk"}, {"connection.url", "jdbc:mysql://x"}}));
   BOOST_REQUIRE(issues.size() == 1u);
   BOOST_TEST(issues[0].name == "connection.url");
+}
+
+BOOST_AUTO_TEST_CASE(tables_are_split_over_tasks_in_contiguous_groups) {
+  Db db;
+  for (const char* t : {"b", "c", "d", "e"})
+    db.exec(std::string{"CREATE TABLE "} + t + " (id INTEGER)");
+  // users, b, c, d, e sorted: b, c, d, e, users; 2 tasks: 3 then 2 (groupPartitions).
+  auto tasks = plugin().task_configs(db.config({{"mode", "bulk"}}), 2);
+  BOOST_REQUIRE(tasks.size() == 2u);
+  BOOST_TEST(tasks[0].at("tables") == "b,c,d");
+  BOOST_TEST(tasks[1].at("tables") == "e,users");
+  BOOST_TEST(!tasks[0].count("task.idle.reason"));
+}
+
+BOOST_AUTO_TEST_CASE(offsets_are_confluents_timestamp_and_nanos) {
+  using weir::connectors::jdbc::SourceMode;
+  // 2024-02-29 12:34:56.789012 UTC: getTime() 1709210096789, getNanos() 789012000.
+  weir::connectors::jdbc::SourceOffset o{42, 1709210096789012};
+  auto text = weir::connectors::jdbc::offset_json(SourceMode::TimestampIncrementing, o);
+  BOOST_TEST(text == R"({"timestamp":1709210096789,"timestamp_nanos":789012000,"incrementing":42})");
+  auto back = weir::connectors::jdbc::read_offset(SourceMode::TimestampIncrementing, text, "p");
+  BOOST_TEST(back.incrementing == 42);
+  BOOST_TEST(back.timestamp_micros == 1709210096789012);
+  // Before 1970 the nanos are still the positive fraction of the second.
+  weir::connectors::jdbc::SourceOffset early{-1, -1500};
+  BOOST_TEST(weir::connectors::jdbc::offset_json(SourceMode::Timestamp, early)
+             == R"({"timestamp":-2,"timestamp_nanos":998500000})");
+  BOOST_TEST(weir::connectors::jdbc::read_offset(SourceMode::Timestamp, R"({"timestamp":-2,"timestamp_nanos":998500000})", "p")
+               .timestamp_micros == -1500);
+  // An offset without nanos (an older writer) counts in milliseconds.
+  BOOST_TEST(weir::connectors::jdbc::read_offset(SourceMode::Timestamp, R"({"timestamp": 5})", "p").timestamp_micros
+             == 5000);
+  BOOST_CHECK_THROW(weir::connectors::jdbc::read_offset(SourceMode::Incrementing, R"({"timestamp": 5})", "p"),
+                    std::runtime_error);
+  BOOST_TEST(weir::connectors::jdbc::offset_json(SourceMode::Bulk, o).empty());
+  BOOST_TEST(weir::connectors::jdbc::query_partition() == R"({"query":"query"})");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

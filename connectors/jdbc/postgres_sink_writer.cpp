@@ -182,19 +182,7 @@ struct PostgresSinkWriter::Impl {
   bool connected() const noexcept { return conn && PQstatus(conn) == CONNECTION_OK; }
 
   void connect() {
-    std::vector<std::pair<std::string, std::string>> kw = config.postgres.keywords;
-    auto fallback = [&](std::string_view k, std::string v) {
-      for (const auto& [name, value] : kw)
-        if (name == k) return;
-      kw.emplace_back(std::string(k), std::move(v));
-    };
-    // PgJDBC's connectTimeout is 10 s; keepalives notice a peer gone silent.
-    fallback("connect_timeout", "10");
-    fallback("keepalives_idle", "30");
-    fallback("keepalives_interval", "10");
-    fallback("keepalives_count", "3");
-    fallback("fallback_application_name", "weir");
-    kw.emplace_back("client_encoding", "UTF8");
+    auto kw = config.postgres.client_keywords();
     std::vector<const char*> keys, values;
     for (const auto& [k, v] : kw) keys.push_back(k.c_str()), values.push_back(v.c_str());
     keys.push_back(nullptr), values.push_back(nullptr);

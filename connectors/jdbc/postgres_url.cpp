@@ -105,6 +105,21 @@ std::string_view PostgresConnection::get(std::string_view keyword) const noexcep
   return {};
 }
 
+std::vector<std::pair<std::string, std::string>> PostgresConnection::client_keywords() const {
+  auto kw = keywords;
+  auto fallback = [&](std::string_view k, std::string v) {
+    if (get(k).empty())
+      kw.emplace_back(std::string(k), std::move(v));
+  };
+  fallback("connect_timeout", "10");
+  fallback("keepalives_idle", "30");
+  fallback("keepalives_interval", "10");
+  fallback("keepalives_count", "3");
+  fallback("fallback_application_name", "weir");
+  kw.emplace_back("client_encoding", "UTF8");
+  return kw;
+}
+
 std::string PostgresConnection::describe() const {
   std::string out;
   for (std::string_view k : {"host", "port", "dbname", "user"}) {

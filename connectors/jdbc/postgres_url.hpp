@@ -38,6 +38,11 @@ struct PostgresConnection {
   /// `host=... port=... dbname=... user=...`: where it connects, for messages; never
   /// the password.
   std::string describe() const;
+
+  /// `keywords` plus the defaults weir's clients connect with unless the URL says
+  /// otherwise: PgJDBC's 10 s connect timeout, TCP keepalives (a silent peer is
+  /// noticed), application name `weir`, and client_encoding UTF8.
+  std::vector<std::pair<std::string, std::string>> client_keywords() const;
 };
 
 /// Whether `url` names PostgreSQL (`jdbc:postgresql:`).

@@ -33,6 +33,7 @@ public:
   Status fill(data::DecodedBatch& out, uint64_t max_bytes) override;
   std::string_view kind() const noexcept override { return task_->kind(); }
   int64_t source_lag_bytes() const override { return task_->lag_bytes(); }
+  std::string idle_reason() const override { return task_->idle_reason(); }
 
   SourceTask& task() noexcept { return *task_; }
 

@@ -116,6 +116,10 @@ public:
   /// replication slot's lag), for the actor tree and /metrics; -1: not known.
   virtual int64_t lag_bytes() const { return -1; }
 
+  /// Why this task has nothing to read at all (e.g. more tasks than tables), for its
+  /// status, as a sink task without partitions reports it; empty when it has work.
+  virtual std::string idle_reason() const { return {}; }
+
   /// The kind shown in the actor tree ("file", "datagen", "jdbc", ...).
   virtual std::string_view kind() const noexcept = 0;
 };
