@@ -165,7 +165,7 @@ int run_node(const NodeOptions& opt) {
   std::string rest_scheme = setup.http.tls ? "https" : "http";
   if (setup.http.tls) // requests forwarded to the other nodes' https listeners
     runtime::rest::set_forward_tls(*setup.http.tls);
-  actors::cluster::ClusterHerder herder{{&worker, &configs, &statuses, view, member_id, address,
+  actors::cluster::ClusterHerder herder{{&sys, &worker, &configs, &statuses, view, member_id, address,
                                          setup.http.bearer_token, rest_scheme}};
   auto rest = serve_rest(herder, setup.http);
   auto worker_id = rest_address(setup.http, rest->port());
@@ -197,6 +197,8 @@ int run_node(const NodeOptions& opt) {
   membership_settings.heartbeat = heartbeat;
   membership_settings.unreachable_after = unreachable;
   membership_settings.subscriber = node;
+  auto tree_source = actors::cluster::spawn_tree_source(sys, herder);
+  membership_settings.tree_source = tree_source;
   membership_settings.tls = tls;
   membership_settings.liveness = liveness;
   if (membership_settings.secret.empty())
@@ -240,11 +242,12 @@ int run_node(const NodeOptions& opt) {
   rest.reset();
   caf::anon_send_exit(membership, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(tree_source, caf::exit_reason::user_shutdown);
   sys.middleman().unpublish(membership, *port);
   // Both hold pointers to the worker, the logs and the leadership declared above:
   // they must be gone before those are, and the node may be busy abandoning tasks
   // (a consumer's close can take 10 s) when the exit arrives.
-  if (!await_exit(sys, {node, membership}, 30s)) {
+  if (!await_exit(sys, {node, membership, tree_source}, 30s)) {
     std::fprintf(stderr, "weir node: the cluster actors did not stop (30 s without either ending)\n");
     std::fflush(nullptr);
     std::_Exit(1);

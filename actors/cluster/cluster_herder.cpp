@@ -1,8 +1,11 @@
 #include "actors/cluster/cluster_herder.hpp"
 
-#include <future>
 #include <memory>
-#include <thread>
+#include <optional>
+
+#include <caf/actor_system.hpp>
+#include <caf/event_based_actor.hpp>
+#include <caf/scoped_actor.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -320,22 +323,20 @@ rest::ActorTree ClusterHerder::node_tree(const std::optional<std::string>& conne
   return tree;
 }
 
-// Every other live member is asked at once, each on a thread of its own, and
-// waited for until one common deadline (the request's, at most 5 s): a member that
-// is stopped or cut off costs the answer that wait once, not once per member, and
-// is listed as unreachable. A thread still waiting on one when the answer goes
-// ends by its own timeout, the same deadline.
+// Every other live member's membership actor is asked at once, all with one
+// common deadline (the request's, at most 5 s): a member that is stopped or cut off
+// costs the answer that wait once, not once per member, and is listed as
+// unreachable, as is a member that membership already holds unreachable.
 rest::ActorTree ClusterHerder::actor_tree(const std::optional<std::string>& connector, Deadline d) {
   auto tree = node_tree(connector, d);
   auto members = links_.view->members();
-  auto path = "/weir/tree" + (connector ? "/" + rest::percent_encode(*connector) : std::string{})
-              + "?scope=node";
   auto wait = std::min(remaining(d), std::chrono::milliseconds{5000});
-  auto until = Clock::now() + wait;
+  caf::scoped_actor self{*links_.system};
+  using Answer = decltype(self->request(caf::actor{}, wait, tree_atom::value, std::string{}, int64_t{}));
   struct Asked {
     std::string id; ///< the member's worker id (host:port of its REST listener)
     bool leader;
-    std::future<std::string> answer; ///< invalid: known unreachable, not asked
+    std::optional<Answer> answer; ///< none: known unreachable, not asked
   };
   std::vector<Asked> asked;
   for (const auto& m : members.members) {
@@ -344,35 +345,54 @@ rest::ActorTree ClusterHerder::actor_tree(const std::optional<std::string>& conn
     Asked a{m.rest_url.empty() ? m.id : m.rest_url.substr(m.rest_url.find("//") + 2), m.id == members.leader, {}};
     bool unreachable = std::find(members.unreachable.begin(), members.unreachable.end(), m.id)
                        != members.unreachable.end();
-    if (!unreachable && !m.rest_url.empty()) {
-      auto promise = std::make_shared<std::promise<std::string>>();
-      a.answer = promise->get_future();
-      std::thread([promise, url = m.rest_url, path, token = links_.rest_token, wait] {
-        try {
-          promise->set_value(rest::forward_request(url, "GET", path, {}, token, wait));
-        } catch (...) {
-          promise->set_exception(std::current_exception());
-        }
-      }).detach();
-    }
+    auto handle = members.handles.find(m.id);
+    if (!unreachable && handle != members.handles.end())
+      a.answer.emplace(self->request(handle->second, wait, tree_atom::value, connector.value_or(""),
+                                     static_cast<int64_t>(wait.count())));
     asked.push_back(std::move(a));
   }
   for (auto& a : asked) {
-    try {
-      if (a.answer.valid() && a.answer.wait_until(until) == std::future_status::ready) {
-        for (auto& node : rest::parse_actor_tree(a.answer.get()).nodes)
-          tree.nodes.push_back(std::move(node));
-        continue;
-      }
-      spdlog::warn("cluster: no actor tree from {} within {} ms: listed as unreachable", a.id, wait.count());
-    } catch (const std::exception& e) {
-      spdlog::warn("cluster: no actor tree from {}: {}", a.id, e.what());
-    }
+    bool answered = false;
+    if (a.answer)
+      a.answer->receive(
+        [&](std::string& json) {
+          try {
+            for (auto& node : rest::parse_actor_tree(json).nodes)
+              tree.nodes.push_back(std::move(node));
+            answered = true;
+          } catch (const std::exception& e) {
+            spdlog::warn("cluster: the actor tree from {} is malformed: {}", a.id, e.what());
+          }
+        },
+        [&](caf::error& e) {
+          spdlog::warn("cluster: no actor tree from {} within {} ms ({}): listed as unreachable", a.id,
+                       wait.count(), self->system().render(e));
+        });
+    if (answered)
+      continue;
     rest::TreeNode node{a.id, a.leader, {}};
     node.unreachable = true;
     tree.nodes.push_back(std::move(node));
   }
   return tree;
+}
+
+caf::actor spawn_tree_source(caf::actor_system& sys, ClusterHerder& herder) {
+  return sys.spawn<caf::detached>([&herder]() -> caf::behavior {
+    return {
+      [&herder](tree_atom, const std::string& connector, int64_t budget_ms) -> caf::result<std::string> {
+        try {
+          std::string out;
+          rest::append_actor_tree(herder.node_tree(connector.empty() ? std::nullopt : std::optional{connector},
+                                                   Clock::now() + std::chrono::milliseconds{budget_ms}),
+                                  out);
+          return out;
+        } catch (const std::exception& e) {
+          return caf::make_error(caf::sec::runtime_error, std::string{e.what()});
+        }
+      },
+    };
+  });
 }
 
 void ClusterHerder::publish_statuses() {

@@ -17,6 +17,7 @@ namespace weir::actors::cluster {
 class ClusterHerder final : public runtime::rest::ConnectHerder {
 public:
   struct Links {
+    caf::actor_system* system = nullptr; ///< the node's: asks the other nodes' actors
     Worker* worker = nullptr;
     runtime::cluster::ConfigLog* configs = nullptr;
     runtime::cluster::StatusLog* statuses = nullptr;
@@ -94,8 +95,9 @@ public:
     return worker().set_worker_logger_level(name, level, d);
   }
   void set_cluster_logger_level(const std::string& name, const std::string& level, Deadline d) override;
-  /// Every node's actors: this node's and, asked over REST, every other live node's
-  /// (a node that does not answer in time is listed without connectors).
+  /// Every node's actors: this node's and, asked through its membership actor,
+  /// every other live node's (one that does not answer in time is listed as
+  /// unreachable, without connectors).
   runtime::rest::ActorTree actor_tree(const std::optional<std::string>& connector, Deadline d) override;
   runtime::rest::ActorTree node_tree(const std::optional<std::string>& connector, Deadline d) override;
   std::string metrics_text(Deadline d) override { return worker().metrics_text(d); }
@@ -121,5 +123,10 @@ private:
   Links links_;
   std::map<std::string, runtime::cluster::StatusRecord> published_; // by "task NAME-N" / "connector NAME"
 };
+
+/// The actor that answers the other nodes' (tree_atom, connector, budget ms)
+/// requests with `herder`'s node_tree as JSON (detached: gathering the tree waits
+/// for the stages). The membership actor hands it those requests.
+caf::actor spawn_tree_source(caf::actor_system& sys, ClusterHerder& herder);
 
 } // namespace weir::actors::cluster

@@ -362,6 +362,10 @@ caf::behavior membership(membership_actor* self, MembershipSettings settings) {
       auto& st = self->state;
       return st.view->members();
     },
+    // Another node gathering the cluster's tree: the tree source answers it.
+    [=](tree_atom atom, std::string& connector, int64_t budget_ms) {
+      return self->delegate(self->state.settings.tree_source, atom, std::move(connector), budget_ms);
+    },
     // The membership actor is the node's published entry point: messages for the
     // node (the supervisor's rounds) pass through it to the subscriber.
     [=](forward_atom, caf::message& message) {

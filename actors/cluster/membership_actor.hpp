@@ -50,6 +50,11 @@ using forward_atom = caf::atom_constant<caf::atom("forward")>;
 /// lead) until it reaches Kafka again.
 using kafka_atom = caf::atom_constant<caf::atom("kafka")>;
 
+/// (tree_atom, connector or "", budget in ms) -> std::string: this node's actor tree
+/// as JSON (the body of GET /weir/tree?scope=node). Asked of a member's membership
+/// actor (its published entry point), which hands it to its tree_source.
+using tree_atom = caf::atom_constant<caf::atom("tree")>;
+
 /// What the membership actor's timer tells the node actor directly, without a
 /// message: a frozen process that resumes must act before it handles anything
 /// queued meanwhile (an assignment read just now may already be stale).
@@ -68,6 +73,7 @@ struct MembershipSettings {
   std::chrono::milliseconds heartbeat{500};
   std::chrono::milliseconds unreachable_after{3000};
   caf::actor subscriber; ///< gets (members_atom, MembershipSnapshot) on every change
+  caf::actor tree_source; ///< answers the other nodes' (tree_atom, …) requests
   /// Dial the other members over mutual TLS (configure_tls before the actor system
   /// exists, and publish with caf::openssl::publish).
   bool tls = false;

@@ -16,6 +16,8 @@
 // Protocol between nodes (liveness only: safety rests on the topic):
 //   node -> leader: (revoked_atom, node address, generation) once the work an
 //                   assignment took from it drained and committed
+//   node -> node:   (tree_atom, connector, budget ms) -> its actor tree as JSON
+//                   (membership_actor.hpp), for GET /weir/tree?scope=cluster
 // A node whose process was frozen, or that has not heard from Kafka for the
 // unreachable timeout, abandons its tasks at once without committing (the others
 // may run them by now, and Kafka fences its late commits), and applies the
