@@ -16,8 +16,8 @@ namespace weir::actors {
 /// before it sleeps on a condition variable. weir's scheduled actors are pipeline
 /// stages that wake once per batch (the Kafka consumers and the sink writers have
 /// threads of their own), so most of those polls find nothing and take CPU from the
-/// threads that do the work: about 0.35 CPU seconds per 2 million records through
-/// three SMT stages (bench/results/profile.md). An enqueue wakes a sleeping worker,
+/// threads that do the work (bench/results/profile.md measures how much). An
+/// enqueue wakes a sleeping worker,
 /// so sleeping sooner costs a wake-up per batch, not a poll interval.
 ///
 /// The meter is CAF's work-stealing policy with two clock reads per actor resume

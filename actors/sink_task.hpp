@@ -25,8 +25,7 @@ struct SinkTaskSpec {
   std::map<std::string, std::string> config;        ///< the connector's config, resolved
   std::map<std::string, std::string> worker_config; ///< the worker's, for converters and clients
   /// Per hop: one batch being handled and one ready is enough to overlap the stages;
-  /// four were measured no faster and held ~40 MB more at 8 tasks (201-208 MB against
-  /// 160-165 MB for 1M rows into PostgreSQL).
+  /// more only hold more memory per task.
   Credit capacity{2, 8u << 20};
   /// The connector's tasks.max: its tasks share a prefetch budget (see sink_task.cpp).
   int tasks = 1;

@@ -95,20 +95,20 @@ Consumer::Consumer(const Properties& props, RebalanceListener listener)
   }
   p.try_emplace("partition.assignment.strategy", "cooperative-sticky");
   p.try_emplace("auto.offset.reset", "earliest");
-  // librdkafka prefetches up to 100,000 messages by default, ~500 bytes each with
-  // their share of the fetch buffers: 40 MB of a sink task's 100 MB peak. A fifth
-  // of that keeps the same pace, because watch_prefetch() restarts fetching as
-  // soon as half of it is consumed.
+  // librdkafka prefetches up to 100,000 messages by default, each holding its share
+  // of the fetch buffers: the largest part of a sink task's memory. A fifth of that
+  // keeps the same pace, because watch_prefetch() restarts fetching as soon as half
+  // of it is consumed (bench/results/profile.md has the figures).
   p.try_emplace("queued.min.messages", "20000");
   // A fetch response holds up to this much per partition (librdkafka: 1 MB), and
   // librdkafka keeps each response's buffer until the last of its messages is
-  // freed, so the resident memory follows it: at half of the default, a sink task's
-  // peak RSS fell from 63-70 MB to 48 MB at the same pace (bench/results/profile.md).
+  // freed, so the resident memory follows it: half of the default lowers a sink
+  // task's peak RSS at the same pace (bench/results/profile.md).
   p.try_emplace("max.partition.fetch.bytes", "524288");
   // A member learns that a rebalance has begun (another task joined) from its next
-  // heartbeat. At librdkafka's 3 s, a connector starting 8 tasks settled its group
-  // after 7.5 s: a heartbeat for each round of the cooperative protocol. At 0.5 s it
-  // settled after 3 s; a heartbeat is one small request to the coordinator.
+  // heartbeat, and the cooperative protocol takes a round of them per member that
+  // joins: at librdkafka's 3 s, a connector starting 8 tasks waits seconds for its
+  // group to settle. A heartbeat is one small request to the coordinator.
   p.try_emplace("heartbeat.interval.ms", "500");
 
   auto conf = make_conf(p); // validates every property, naming a bad one
@@ -217,8 +217,8 @@ size_t Consumer::poll(weir::Batch& out, size_t max_records, size_t max_bytes,
 // its local queue holds queued.min.messages or queued.max.messages.kbytes, and its
 // broker thread looks again only when something wakes it, at the latest after
 // 1 s. A consumer slower than the network (any real pipeline) drains the queue
-// in a fraction of that second and then waits for the rest: the sink bench ran at
-// ~200k records/s, the queue full, then empty, once per second. So once the queue
+// in a fraction of that second and then waits for the rest: the pipeline runs in
+// bursts, the queue full, then empty, once per second. So once the queue
 // was full and is half drained, a ListOffsets request to the partitions' leaders
 // wakes their broker threads, which then fetch again.
 void Consumer::watch_prefetch(size_t taken, size_t taken_bytes) {
