@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.hpp"
-#include "transforms/offline.hpp"
+#include "cli/offline_transform.hpp"
 
 namespace weir::cli {
 
@@ -24,13 +24,13 @@ Runner add_transform(CLI::App& app) {
     ->capture_default_str();
   return [opt] {
     if (opt->input == "-")
-      return transforms::run_offline_transform(opt->config, std::cin, std::cout, std::cerr);
+      return run_offline_transform(opt->config, std::cin, std::cout, std::cerr);
     std::ifstream in{opt->input};
     if (!in) {
       std::cerr << "weir transform: cannot read input file " << opt->input << "\n";
-      return transforms::offline_config_error;
+      return offline_config_error;
     }
-    return transforms::run_offline_transform(opt->config, in, std::cout, std::cerr);
+    return run_offline_transform(opt->config, in, std::cout, std::cerr);
   };
 }
 

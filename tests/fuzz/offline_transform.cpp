@@ -1,4 +1,4 @@
-// Fuzzing of `weir transform`'s input lines (transforms/offline.hpp): the input is
+// Fuzzing of `weir transform`'s input lines (cli/offline_transform.hpp): the input is
 // the JSON-lines stream, run through three fixed connector configs (schemaless JSON
 // with a chain of field SMTs and a predicate; schema'd JSON with Cast, Flatten,
 // TimestampConverter and SetSchemaMetadata; string converters with header SMTs and
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "tests/fuzz/report.hpp"
-#include "transforms/offline.hpp"
+#include "cli/offline_transform.hpp"
 
 namespace fs = std::filesystem;
 
@@ -117,8 +117,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const std::string& config : files.paths) {
     std::istringstream in(lines);
     std::ostringstream out, err;
-    int rc = weir::transforms::run_offline_transform(config, in, out, err);
-    if (rc != weir::transforms::offline_ok && rc != weir::transforms::offline_record_error) {
+    int rc = weir::cli::run_offline_transform(config, in, out, err);
+    if (rc != weir::cli::offline_ok && rc != weir::cli::offline_record_error) {
       weir::fuzz::finding("offline_transform", "exit " + std::to_string(rc) + " with " + config, lines, err.str());
     }
   }

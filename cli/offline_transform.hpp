@@ -6,7 +6,7 @@
 #include <iosfwd>
 #include <string>
 
-namespace weir::transforms {
+namespace weir::cli {
 
 /// Exit codes of run_offline_transform.
 inline constexpr int offline_ok = 0;
@@ -21,4 +21,4 @@ inline constexpr int offline_record_error = 2; ///< a record failed and errors.t
 int run_offline_transform(const std::string& config_path, std::istream& in, std::ostream& out,
                           std::ostream& err);
 
-} // namespace weir::transforms
+} // namespace weir::cli

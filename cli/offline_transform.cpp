@@ -1,4 +1,4 @@
-#include "transforms/offline.hpp"
+#include "cli/offline_transform.hpp"
 
 #include <istream>
 #include <optional>
@@ -13,10 +13,13 @@
 #include "runtime/convert/json_text.hpp"
 #include "transforms/chain.hpp"
 
-namespace weir::transforms {
+namespace weir::cli {
 
 using namespace runtime::data;
 using runtime::convert::RecordCodec;
+using transforms::Chain;
+using transforms::chain_passthrough;
+using transforms::define_chain_keys;
 namespace dom = simdjson::dom;
 
 namespace {
@@ -295,4 +298,4 @@ int run_offline_transform(const std::string& config_path, std::istream& in, std:
   return runner->failed && !runner->tolerate_all ? offline_record_error : offline_ok;
 }
 
-} // namespace weir::transforms
+} // namespace weir::cli

@@ -1,11 +1,11 @@
-#include "transforms/offline.hpp"
+#include "cli/offline_transform.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-using weir::transforms::run_offline_transform;
+using weir::cli::run_offline_transform;
 
 namespace {
 
@@ -50,7 +50,7 @@ BOOST_AUTO_TEST_CASE(example_chain_gives_the_documented_output) {
 
 BOOST_AUTO_TEST_CASE(tolerance_none_stops_at_the_first_failed_record) {
   auto r = run(variant("errors.tolerance=none", "none"), slurp(dir + "orders.jsonl"));
-  BOOST_TEST(r.code == weir::transforms::offline_record_error);
+  BOOST_TEST(r.code == weir::cli::offline_record_error);
   // Only the first record (line 1) precedes the first failure (line 3); line 2 is dropped.
   auto expected = slurp(dir + "orders.expected.jsonl");
   BOOST_TEST(r.out == expected.substr(0, expected.find('\n') + 1));
@@ -75,13 +75,13 @@ BOOST_AUTO_TEST_CASE(bad_config_exits_1_naming_the_key) {
        }) {
     BOOST_TEST_CONTEXT(row.extra) {
       auto r = run(variant(row.extra, "bad"), "");
-      BOOST_TEST(r.code == weir::transforms::offline_config_error);
+      BOOST_TEST(r.code == weir::cli::offline_config_error);
       BOOST_TEST(r.err.find(row.key) != std::string::npos, r.err);
       BOOST_TEST(r.out.empty());
     }
   }
   auto missing = run(dir + "does-not-exist.properties", "");
-  BOOST_TEST(missing.code == weir::transforms::offline_config_error);
+  BOOST_TEST(missing.code == weir::cli::offline_config_error);
 }
 
 BOOST_AUTO_TEST_CASE(schemas_enabled_by_default) {
@@ -101,7 +101,7 @@ BOOST_AUTO_TEST_CASE(schemas_enabled_by_default) {
                         "org.apache.kafka.connect.errors.DataException: JsonConverter with schemas.enable requires")
                  != std::string::npos,
              r.err);
-  BOOST_TEST(r.code == weir::transforms::offline_record_error);
+  BOOST_TEST(r.code == weir::cli::offline_record_error);
 }
 
 // A key or value reaches the JsonConverter with its numbers' exact digits: the line
