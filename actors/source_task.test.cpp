@@ -11,7 +11,7 @@
 
 #include "actors/messages.hpp"
 #include "runtime/kafka/embedded_cluster.hpp"
-#include "runtime/kafka/test_helpers.hpp"
+#include "tests/support/kafka_unit.hpp"
 #include "runtime/pipeline/source_task.hpp"
 
 using namespace weir;

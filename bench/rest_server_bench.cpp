@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "runtime/rest/http_server.hpp"
-#include "runtime/rest/test_http_client.hpp"
+#include "tests/support/http_client.hpp"
 
 namespace {
 

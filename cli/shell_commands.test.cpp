@@ -13,7 +13,7 @@
 
 #include "cli/shell_commands.hpp"
 #include "runtime/rest/connect_api.hpp"
-#include "runtime/rest/fake_herder.hpp"
+#include "tests/support/fake_herder.hpp"
 
 using namespace weir::cli::shell;
 using weir::runtime::rest::ConnectRestServer;

@@ -3,7 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "transforms/registry.hpp"
-#include "transforms/testing.hpp"
+#include "tests/support/smt_runner.hpp"
 
 using namespace weir;
 using namespace weir::transforms;

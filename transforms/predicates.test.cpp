@@ -4,7 +4,7 @@
 
 #include "transforms/has_header_key.hpp"
 #include "transforms/record_is_tombstone.hpp"
-#include "transforms/testing.hpp"
+#include "tests/support/smt_runner.hpp"
 #include "transforms/topic_name_matches.hpp"
 
 using namespace weir::transforms::testing;

@@ -1,7 +1,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "runtime/cluster/rebalancer.hpp"
-#include "runtime/cluster/test_helpers.hpp"
+#include "tests/support/cluster_unit.hpp"
 
 using namespace weir::runtime::cluster;
 using namespace std::chrono_literals;

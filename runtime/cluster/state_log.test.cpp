@@ -2,7 +2,7 @@
 // real broker except the compaction check (the mock has no topic configs). The
 // real broker's suite is tests/integration/cluster_state.test.cpp.
 #include "runtime/cluster/state_log.hpp"
-#include "runtime/kafka/test_helpers.hpp"
+#include "tests/support/kafka_unit.hpp"
 
 #include <boost/test/unit_test.hpp>
 

@@ -1,7 +1,7 @@
 #include "runtime/kafka/consumer.hpp"
 
 #include "runtime/kafka/embedded_cluster.hpp"
-#include "runtime/kafka/test_helpers.hpp"
+#include "tests/support/kafka_unit.hpp"
 
 #include <boost/test/unit_test.hpp>
 

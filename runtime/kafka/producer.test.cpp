@@ -1,6 +1,6 @@
 #include "runtime/kafka/producer.hpp"
 
-#include "runtime/kafka/test_helpers.hpp"
+#include "tests/support/kafka_unit.hpp"
 
 #include <boost/test/unit_test.hpp>
 

@@ -3,8 +3,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include "runtime/rest/connect_api.hpp"
-#include "runtime/rest/fake_herder.hpp"
-#include "runtime/rest/test_http_client.hpp"
+#include "tests/support/fake_herder.hpp"
+#include "tests/support/http_client.hpp"
 
 using namespace weir::runtime::rest;
 using weir::runtime::rest::test::ClientResponse;

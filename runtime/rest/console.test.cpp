@@ -5,8 +5,8 @@
 
 #include "runtime/rest/connect_api.hpp"
 #include "runtime/rest/console.hpp"
-#include "runtime/rest/fake_herder.hpp"
-#include "runtime/rest/test_http_client.hpp"
+#include "tests/support/fake_herder.hpp"
+#include "tests/support/http_client.hpp"
 
 using namespace weir::runtime::rest;
 using weir::runtime::rest::test::FakeHerder;

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "runtime/rest/http_server.hpp"
-#include "runtime/rest/test_http_client.hpp"
+#include "tests/support/http_client.hpp"
 #include "weir/config.hpp"
 
 using namespace weir::runtime::rest;

@@ -6,8 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include "runtime/log_tail.hpp"
-#include "runtime/rest/fake_herder.hpp"
-#include "runtime/rest/test_http_client.hpp"
+#include "tests/support/fake_herder.hpp"
+#include "tests/support/http_client.hpp"
 #include "runtime/rest/weir_api.hpp"
 #include "runtime/rest/connect_json.hpp"
 #include "runtime/rest/weir_json.hpp"

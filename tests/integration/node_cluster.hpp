@@ -3,7 +3,7 @@
 // task events from the logs, a load generator and the JDBC sink connector they run.
 #pragma once
 
-#include "runtime/rest/test_http_client.hpp"
+#include "tests/support/http_client.hpp"
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/ports.hpp"
 #include "tests/support/process.hpp"

@@ -14,7 +14,7 @@
 //     status is read from the state file and from the REST API.
 // And the SDK's record-error reporting: records a plugin rejects reach the
 // dead-letter topic with Kafka Connect's context headers.
-#include "runtime/rest/test_http_client.hpp"
+#include "tests/support/http_client.hpp"
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/process.hpp"
 

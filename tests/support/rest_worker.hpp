@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "runtime/rest/test_http_client.hpp"
+#include "tests/support/http_client.hpp"
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/process.hpp"
 
