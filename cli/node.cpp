@@ -137,7 +137,6 @@ int run_node(const NodeOptions& opt) {
   caf::actor_system_config cfg;
   actors::announce_types(cfg);
   actors::tune_scheduler(cfg, std::stoul(worker_config.at("scheduler.threads")));
-  actors::cluster::announce_membership_types(cfg);
   actors::cluster::configure_middleman(cfg, heartbeat, unreachable);
   bool tls = configure_tls(cfg, parsed);
   caf::actor_system sys{cfg};

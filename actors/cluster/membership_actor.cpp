@@ -17,40 +17,11 @@
 
 #include "actors/messages.hpp"
 
-namespace weir::runtime::cluster {
-
-template <class Inspector>
-auto inspect(Inspector& f, Member& x) {
-  return f(caf::meta::type_name("weir::Member"), x.id, x.address, x.started_ms, x.status,
-           x.version, x.rest_url);
-}
-
-} // namespace weir::runtime::cluster
-
 namespace weir::actors::cluster {
 
 using runtime::cluster::Member;
 using runtime::cluster::MembershipView;
 using runtime::cluster::MemberStatus;
-
-/// A member and the handle of its membership actor, as gossip carries them.
-struct MemberEntry {
-  Member member;
-  caf::actor handle;
-};
-
-template <class Inspector>
-auto inspect(Inspector& f, MemberEntry& x) {
-  return f(caf::meta::type_name("weir::MemberEntry"), x.member, x.handle);
-}
-
-template <class Inspector>
-auto inspect(Inspector& f, MembershipSnapshot& x) {
-  return f(caf::meta::type_name("weir::MembershipSnapshot"), x.members, x.unreachable, x.leader,
-           x.refused, x.handles, x.freezes);
-}
-
-using MemberEntries = std::vector<MemberEntry>;
 
 namespace {
 
@@ -390,13 +361,6 @@ void configure_tls(caf::actor_system_config& cfg, const std::string& certificate
   cfg.openssl_key = key;
   cfg.openssl_passphrase = passphrase;
   cfg.openssl_cafile = cafile;
-}
-
-void announce_membership_types(caf::actor_system_config& cfg) {
-  cfg.add_message_type<Member>("weir::Member");
-  cfg.add_message_type<std::vector<Member>>("weir::MemberList");
-  cfg.add_message_type<MemberEntries>("weir::MemberEntries");
-  cfg.add_message_type<MembershipSnapshot>("weir::MembershipSnapshot");
 }
 
 caf::actor spawn_membership(caf::actor_system& sys, MembershipSettings settings) {

@@ -33,8 +33,19 @@
 #include <caf/actor.hpp>
 #include <caf/atom.hpp>
 #include <caf/fwd.hpp>
+#include <caf/meta/type_name.hpp>
 
 #include "runtime/cluster/membership.hpp"
+
+namespace weir::runtime::cluster {
+
+template <class Inspector>
+auto inspect(Inspector& f, Member& x) {
+  return f(caf::meta::type_name("weir::Member"), x.id, x.address, x.started_ms, x.status,
+           x.version, x.rest_url);
+}
+
+} // namespace weir::runtime::cluster
 
 namespace weir::actors::cluster {
 
@@ -81,6 +92,13 @@ struct MembershipSettings {
 };
 
 /// What subscribers and the admin shell see.
+/// A member and the handle of its membership actor, as gossip carries them.
+struct MemberEntry {
+  runtime::cluster::Member member;
+  caf::actor handle;
+};
+using MemberEntries = std::vector<MemberEntry>;
+
 struct MembershipSnapshot {
   std::vector<runtime::cluster::Member> members;
   std::vector<std::string> unreachable; ///< ids, from this node's point of view
@@ -95,6 +113,19 @@ struct MembershipSnapshot {
 /// Sets CAF's middleman heartbeat so a silent connection is dropped (and the proxies
 /// of the peer's actors die) after `connection_timeout`; call before the actor
 /// system is created.
+// CAF's serialization hooks of what members send each other (announced with the
+// other messages in actors/messages.cpp).
+template <class Inspector>
+auto inspect(Inspector& f, MemberEntry& x) {
+  return f(caf::meta::type_name("weir::MemberEntry"), x.member, x.handle);
+}
+
+template <class Inspector>
+auto inspect(Inspector& f, MembershipSnapshot& x) {
+  return f(caf::meta::type_name("weir::MembershipSnapshot"), x.members, x.unreachable, x.leader,
+           x.refused, x.handles, x.freezes);
+}
+
 void configure_middleman(caf::actor_system_config& cfg, std::chrono::milliseconds heartbeat,
                          std::chrono::milliseconds connection_timeout);
 
@@ -104,8 +135,6 @@ void configure_middleman(caf::actor_system_config& cfg, std::chrono::millisecond
 void configure_tls(caf::actor_system_config& cfg, const std::string& certificate,
                    const std::string& key, const std::string& passphrase, const std::string& cafile);
 
-/// Announces the membership messages (on top of announce_types()).
-void announce_membership_types(caf::actor_system_config& cfg);
 
 /// Spawns the membership actor; publish it on the listen port so others can join.
 caf::actor spawn_membership(caf::actor_system& sys, MembershipSettings settings);

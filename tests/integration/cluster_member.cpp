@@ -79,7 +79,6 @@ int main(int argc, char** argv) {
 
   caf::actor_system_config cfg;
   announce_types(cfg);
-  cluster::announce_membership_types(cfg);
   cluster::configure_middleman(cfg, heartbeat, unreachable);
   caf::actor_system sys{cfg};
 
