@@ -16,9 +16,9 @@
 #include "runtime/data/decoded_batch.hpp"
 #include "runtime/kafka/topic_partition.hpp"
 #include "runtime/stage_stats.hpp"
-#include "weir/batch.hpp"
-#include "weir/credit.hpp"
-#include "weir/sink_protocol.hpp"
+#include "runtime/batch.hpp"
+#include "runtime/credit.hpp"
+#include "actors/sink_protocol.hpp"
 
 namespace caf {
 class actor_system_config;

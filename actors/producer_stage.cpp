@@ -1,4 +1,4 @@
-#include "actors/producer.hpp"
+#include "actors/producer_stage.hpp"
 
 #include <chrono>
 #include <memory>

@@ -18,8 +18,8 @@
 #include <caf/fwd.hpp>
 
 #include "runtime/kafka/client_config.hpp"
-#include "runtime/metrics/registry.hpp"
-#include "weir/credit.hpp"
+#include "runtime/metrics/metrics_registry.hpp"
+#include "runtime/credit.hpp"
 
 namespace weir::runtime::pipeline {
 class SourceEncoder;

@@ -1,10 +1,7 @@
 // The sink writer's message protocol: what a task's sink writer actor receives and
-// sends. weir's own sink writer actor speaks it around a weir::Sink (weir/sink.hpp);
-// this header is the reference for authors who think in messages, and its atoms are
-// the definitions weir's actors use (actors/messages.hpp takes them from here).
-//
-// The only header of the SDK that includes CAF (0.17.6): a plugin that includes it
-// links caf_core itself (CAF ships no pkg-config file).
+// sends. weir's sink writer actor speaks it around a weir::Sink (weir/sink.hpp), so
+// a plugin never sees it; its atoms are the definitions weir's actors use
+// (actors/messages.hpp takes them from here).
 //
 // Messages, for one task (upstream = the last SMT stage, or the consumer):
 //
@@ -45,7 +42,7 @@
 
 #include <caf/atom.hpp>
 
-#include "weir/credit.hpp"
+#include "runtime/credit.hpp"
 
 namespace weir::protocol {
 

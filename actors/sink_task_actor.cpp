@@ -1,4 +1,4 @@
-#include "actors/sink_task.hpp"
+#include "actors/sink_task_actor.hpp"
 
 #include <algorithm>
 

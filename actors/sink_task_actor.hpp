@@ -11,10 +11,10 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "connectors/registry.hpp"
-#include "runtime/metrics/registry.hpp"
+#include "connectors/connector_registry.hpp"
+#include "runtime/metrics/metrics_registry.hpp"
 #include "runtime/pipeline/kafka_source.hpp"
-#include "weir/credit.hpp"
+#include "runtime/credit.hpp"
 
 namespace weir::actors {
 

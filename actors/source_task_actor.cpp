@@ -1,6 +1,6 @@
-#include "actors/source_task.hpp"
+#include "actors/source_task_actor.hpp"
 
-#include "actors/producer.hpp"
+#include "actors/producer_stage.hpp"
 #include "actors/stage.hpp"
 #include "runtime/pipeline/sink_pipeline.hpp"
 #include "runtime/pipeline/source_config.hpp"

@@ -14,9 +14,9 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "connectors/registry.hpp"
-#include "runtime/metrics/registry.hpp"
-#include "weir/credit.hpp"
+#include "connectors/connector_registry.hpp"
+#include "runtime/metrics/metrics_registry.hpp"
+#include "runtime/credit.hpp"
 
 namespace weir::actors {
 

@@ -1,7 +1,7 @@
 // A source task's actors (poller -> SMT stage -> producer) on the embedded Kafka:
 // every record arrives, transformed and serialized once; the offsets count only
 // what was delivered; and a task that resumes from them continues the sequence.
-#include "actors/source_task.hpp"
+#include "actors/source_task_actor.hpp"
 
 #include <boost/test/unit_test.hpp>
 

@@ -11,9 +11,9 @@
 #include <caf/fwd.hpp>
 
 #include "actors/messages.hpp"
-#include "runtime/metrics/registry.hpp"
+#include "runtime/metrics/metrics_registry.hpp"
 #include "runtime/stage_logic.hpp"
-#include "weir/credit.hpp"
+#include "runtime/credit.hpp"
 
 namespace weir::actors {
 

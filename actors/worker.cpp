@@ -18,8 +18,8 @@
 
 #include "actors/messages.hpp"
 #include "actors/scheduler.hpp"
-#include "actors/sink_task.hpp"
-#include "actors/source_task.hpp"
+#include "actors/sink_task_actor.hpp"
+#include "actors/source_task_actor.hpp"
 #include "runtime/convert/json_text.hpp"
 #include "runtime/kafka/admin.hpp"
 #include "runtime/kafka/producer.hpp"

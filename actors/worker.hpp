@@ -7,7 +7,7 @@
 // serialized, like Kafka Connect's herder, and wait for the previous one at most
 // until their deadline. Reads never wait on a change or on an actor: status, the
 // actor tree and metrics come from the stages' published statistics
-// (runtime/metrics/registry.hpp), so a stuck stage cannot freeze the API.
+// (runtime/metrics/metrics_registry.hpp), so a stuck stage cannot freeze the API.
 #pragma once
 
 #include <atomic>
@@ -26,7 +26,7 @@
 #include "runtime/cluster/assignor.hpp"
 #include "runtime/kafka/producer.hpp"
 #include "runtime/pipeline/source_task.hpp"
-#include "runtime/metrics/registry.hpp"
+#include "runtime/metrics/metrics_registry.hpp"
 #include "runtime/metrics/node_figures.hpp"
 #include "runtime/metrics/stage_rates.hpp"
 #include "runtime/metrics/verdict.hpp"

@@ -17,10 +17,10 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/messages.hpp"
-#include "actors/sink_task.hpp"
-#include "actors/source_task.hpp"
+#include "actors/sink_task_actor.hpp"
+#include "actors/source_task_actor.hpp"
 #include "cli/commands.hpp"
-#include "connectors/registry.hpp"
+#include "connectors/connector_registry.hpp"
 #include "runtime/kafka/admin.hpp"
 #include "runtime/kafka/embedded_cluster.hpp"
 

@@ -25,7 +25,7 @@
 #include "cli/worker_config.hpp"
 #include "runtime/config/connector_json.hpp"
 #include "runtime/config/properties.hpp"
-#include "runtime/metrics/registry.hpp"
+#include "runtime/metrics/metrics_registry.hpp"
 #include "runtime/rest/connect_api.hpp"
 #include "runtime/state/standalone_store.hpp"
 #include "runtime/worker/catalog.hpp"

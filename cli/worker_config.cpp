@@ -6,7 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "connectors/registry.hpp"
+#include "connectors/connector_registry.hpp"
 #include "runtime/config/properties.hpp"
 #include "runtime/config/providers.hpp"
 #include "runtime/convert/converter.hpp"

@@ -1,4 +1,4 @@
-#include "connectors/registry.hpp"
+#include "connectors/connector_registry.hpp"
 
 #include <boost/test/unit_test.hpp>
 

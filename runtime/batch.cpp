@@ -1,4 +1,4 @@
-#include "weir/batch.hpp"
+#include "runtime/batch.hpp"
 
 #include <algorithm>
 #include <cstring>

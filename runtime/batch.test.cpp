@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "weir/batch.hpp"
+#include "runtime/batch.hpp"
 
 using weir::Batch;
 

@@ -14,7 +14,7 @@
 #include "runtime/data/decoded_batch.hpp"
 #include "runtime/kafka/topic_partition.hpp"
 #include "runtime/metrics/latency_histogram.hpp"
-#include "weir/batch.hpp"
+#include "runtime/batch.hpp"
 
 namespace weir::runtime {
 

@@ -1,7 +1,7 @@
 // What a pipeline stage reports about itself: the raw material of the actor tree,
 // the progress line, the REST status and /metrics. Plain data, CAF-free; the
 // actors send it in messages (actors/messages.hpp) and publish it to a StatsCell
-// (runtime/metrics/registry.hpp) that readers see without asking the actor.
+// (runtime/metrics/metrics_registry.hpp) that readers see without asking the actor.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 
 #include "runtime/kafka/topic_partition.hpp"
 #include "runtime/metrics/latency_histogram.hpp"
-#include "weir/credit.hpp"
+#include "runtime/credit.hpp"
 
 namespace weir::runtime {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "runtime/convert/text.hpp"
-#include "transforms/registry.hpp"
+#include "transforms/transform_registry.hpp"
 
 namespace weir::transforms {
 

@@ -2,7 +2,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "transforms/registry.hpp"
+#include "transforms/transform_registry.hpp"
 #include "tests/support/smt_runner.hpp"
 
 using namespace weir;

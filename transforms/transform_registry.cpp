@@ -1,5 +1,5 @@
 // The registration list: add one line here for a new SMT or predicate.
-#include "transforms/registry.hpp"
+#include "transforms/transform_registry.hpp"
 
 #include "runtime/convert/text.hpp"
 #include "transforms/cast.hpp"

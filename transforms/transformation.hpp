@@ -10,7 +10,7 @@
 //   (stage TRANSFORMATION) and goes on with the batch.
 //
 // Adding an SMT: see docs/transforms.md ("Adding an SMT"): one file trio plus one
-// line in transforms/registry.cpp and transforms/meson.build.
+// line in transforms/transform_registry.cpp and transforms/meson.build.
 #pragma once
 
 #include <concepts>

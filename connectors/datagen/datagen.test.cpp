@@ -5,7 +5,7 @@
 #include <set>
 #include <thread>
 
-#include "connectors/registry.hpp"
+#include "connectors/connector_registry.hpp"
 #include "runtime/convert/json_converter.hpp"
 #include "runtime/convert/json_fast_decode.hpp"
 #include "runtime/pipeline/source_config.hpp"

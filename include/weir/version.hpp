@@ -9,7 +9,7 @@
 #pragma once
 
 /// The SDK's binary-interface version (also the soname version of libweir_sdk).
-#define WEIR_SDK_VERSION 1
+#define WEIR_SDK_VERSION 2
 
 namespace weir {
 

@@ -1,7 +1,7 @@
 #include "runtime/cluster/leadership.hpp"
 
 #include "runtime/kafka/producer.hpp"
-#include "weir/batch.hpp"
+#include "runtime/batch.hpp"
 
 namespace weir::runtime::cluster {
 

@@ -4,7 +4,7 @@
 #include "runtime/kafka/admin.hpp"
 #include "runtime/kafka/embedded_cluster.hpp"
 #include "runtime/kafka/producer.hpp"
-#include "weir/batch.hpp"
+#include "runtime/batch.hpp"
 
 #include <simdjson.h>
 #include <spdlog/spdlog.h>

@@ -34,7 +34,7 @@
 #include "runtime/data/errors.hpp"
 #include "runtime/data/schema.hpp"
 #include "runtime/data/value.hpp"
-#include "weir/batch.hpp"
+#include "runtime/batch.hpp"
 
 namespace weir::runtime::data {
 

@@ -15,7 +15,7 @@
 #include "runtime/kafka/broker_watch.hpp"
 #include "runtime/kafka/client_config.hpp"
 #include "runtime/kafka/topic_partition.hpp"
-#include "weir/batch.hpp"
+#include "runtime/batch.hpp"
 
 #include <chrono>
 #include <deque>

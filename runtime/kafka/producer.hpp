@@ -10,7 +10,7 @@
 
 #include "runtime/kafka/broker_watch.hpp"
 #include "runtime/kafka/client_config.hpp"
-#include "weir/batch.hpp"
+#include "runtime/batch.hpp"
 
 #include <chrono>
 #include <cstdint>

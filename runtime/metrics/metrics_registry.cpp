@@ -1,4 +1,4 @@
-#include "runtime/metrics/registry.hpp"
+#include "runtime/metrics/metrics_registry.hpp"
 
 #include <charconv>
 #include <cmath>

@@ -2,7 +2,7 @@
 
 #include <thread>
 
-#include "runtime/metrics/registry.hpp"
+#include "runtime/metrics/metrics_registry.hpp"
 
 using namespace weir::runtime;
 using namespace weir::runtime::metrics;

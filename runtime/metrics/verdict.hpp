@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/metrics/registry.hpp"
+#include "runtime/metrics/metrics_registry.hpp"
 #include "runtime/metrics/stage_rates.hpp"
 
 namespace weir::runtime::metrics {

@@ -4,7 +4,7 @@
 //     -> TransformLogic (one per SMT)
 //     -> SinkWriterLogic (the connector's SinkWriter)
 //
-// Each runs in its own actor (actors/sink_task.cpp). Records are parsed once, by
+// Each runs in its own actor (actors/sink_task_actor.cpp). Records are parsed once, by
 // the converters in DecodingSource; every later stage works on the DecodedBatch.
 // Every stage hands its new record errors to the task's ErrorPolicy.
 #pragma once

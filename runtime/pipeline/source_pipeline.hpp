@@ -4,7 +4,7 @@
 //     -> TransformLogic (one per SMT, shared with sinks)
 //     -> SourceEncoder (converters, once) -> the Kafka producer
 //
-// Each runs in its own actor (actors/source_task.cpp). The poller numbers its
+// Each runs in its own actor (actors/source_task_actor.cpp). The poller numbers its
 // batches (Batch::sequence of the raw batch, which transforms never touch) and
 // registers their offsets with SourceOffsets; the producer reports each sequence
 // delivered, and only then do the offsets count.

@@ -3,7 +3,7 @@
 // Every `.so` directly in a plugin.path directory, or in a folder one level below
 // it, is dlopen()ed at start-up; its entry points (weir/plugin.hpp) are checked —
 // SDK version first, before any of its C++ code runs — and the connectors it
-// registers are kept here, for connectors/registry.cpp to list next to the
+// registers are kept here, for connectors/connector_registry.cpp to list next to the
 // built-ins. A plugin is never unloaded.
 #pragma once
 

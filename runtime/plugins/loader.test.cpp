@@ -16,7 +16,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
-#include "connectors/registry.hpp"
+#include "connectors/connector_registry.hpp"
 #include "runtime/convert/converter.hpp"
 
 using namespace weir;

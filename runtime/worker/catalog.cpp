@@ -11,7 +11,7 @@
 #include "runtime/pipeline/topic_creation.hpp"
 #include "runtime/rest/config_info.hpp"
 #include "transforms/chain.hpp"
-#include "transforms/registry.hpp"
+#include "transforms/transform_registry.hpp"
 
 namespace weir::runtime::worker {
 

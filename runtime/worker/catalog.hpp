@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "connectors/registry.hpp"
+#include "connectors/connector_registry.hpp"
 #include "runtime/config/providers.hpp"
 #include "runtime/rest/connect_herder.hpp"
 

@@ -12,7 +12,7 @@
 // during the stall stays below the memory bound the credit settings give (below).
 //
 // The bound. While the destination stalls, what weir may hold beyond its steady
-// state is, per sink task (one hop, consumer -> writer; actors/sink_task.hpp):
+// state is, per sink task (one hop, consumer -> writer; actors/sink_task_actor.hpp):
 //  - the writer's credit, 2 batches of at most 8 MiB, plus the batch the consumer is
 //    filling: 3 x 8 MiB, counted twice (the raw bytes and their decoded values);
 //  - librdkafka's prefetch, queued.min.messages = 20,000 records

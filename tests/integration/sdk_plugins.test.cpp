@@ -17,6 +17,7 @@
 #include "tests/support/http_client.hpp"
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/process.hpp"
+#include "weir/version.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -226,7 +227,7 @@ BOOST_AUTO_TEST_CASE(the_example_built_against_an_installed_weir_receives_every_
         {}, log, 120s);
     auto pc = find_one(root.path(), "weir.pc");
     auto bin = find_one(root.path(), "weir");
-    auto sdk_lib = pc.parent_path().parent_path() / ("libweir_sdk.so." + std::string{"1"});
+    auto sdk_lib = pc.parent_path().parent_path() / ("libweir_sdk.so." + std::to_string(WEIR_SDK_VERSION));
     BOOST_TEST_MESSAGE("installed: " << bin << ", " << pc);
     BOOST_TEST(fs::exists(find_one(root.path(), "plugin.hpp")));
     BOOST_TEST(fs::exists(sdk_lib), sdk_lib << " was not installed");

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "runtime/convert/json_text.hpp"
-#include "runtime/metrics/registry.hpp"
+#include "runtime/metrics/metrics_registry.hpp"
 #include "runtime/rest/connect_herder.hpp"
 
 namespace weir::runtime::rest::test {
