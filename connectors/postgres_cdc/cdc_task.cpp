@@ -288,9 +288,13 @@ void PostgresCdcTask::start(const runtime::pipeline::OffsetMap& stored) {
     if (auto commit = offset_number(text, "lsn_commit"); commit && !in_snapshot) {
       start_lsn_ = static_cast<uint64_t>(*commit);
       last_commit_ = start_lsn_;
+      // Kafka holds transaction txId's changes up to lsn_proc: skip them when it comes
+      // again. Even when lsn_proc equals lsn_commit: the first change of a transaction
+      // may start exactly where the one before it ended. After a whole transaction,
+      // txId is that one, which the server does not send again: nothing is skipped.
       auto proc = offset_number(text, "lsn_proc");
       auto tx = offset_number(text, "txId");
-      if (proc && tx && static_cast<uint64_t>(*proc) != start_lsn_) {
+      if (proc && tx) {
         skip_xid_ = static_cast<uint32_t>(*tx);
         skip_lsn_ = static_cast<uint64_t>(*proc);
       }
