@@ -53,12 +53,15 @@ weir::_installed() {
   [[ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" == installed ]]
 }
 
-# weir::ensure_packages [build] [java] [fuzz] [browser] — install the missing Debian packages.
+# weir::ensure_packages [build] [java] [fuzz] [browser] [pip] — install the missing Debian packages.
 #   build: compiler, meson, ninja, ccache and the libraries weir links against;
 #   fuzz:  clang with libFuzzer (WEIR_FUZZ_PACKAGES), for bench/fuzz.sh;
 #   browser: headless Chromium and ChromeDriver (WEIR_BROWSER_PACKAGES), for the console's tests;
-#   java:  a Java 17 runtime and Maven, for the real Kafka broker (scripts/kafka.sh);
-#          installed only when `java` or `mvn` is missing from PATH.
+#   java:  a Java 17 runtime and Maven, for the real Kafka broker (scripts/kafka.sh) and
+#          the schema registry's build (scripts/schema-registry.sh; Debian's runtime
+#          carries the compiler module, so no JDK package is needed);
+#          installed only when `java` or `mvn` is missing from PATH;
+#   pip:   pip for the python3 on PATH, when it has none (weir::ensure_python_packages).
 # With no argument, both. apt-get runs only when something is missing, and
 # `apt-get update` only when the package lists are empty or an install failed.
 weir::ensure_packages() {
@@ -85,7 +88,10 @@ weir::ensure_packages() {
         command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
         command -v mvn >/dev/null 2>&1 || missing+=(maven)
         ;;
-      *) weir::die "weir::ensure_packages: unknown group '$group' (build|java|fuzz|browser)" ;;
+      pip)
+        python3 -m pip --version >/dev/null 2>&1 || missing+=(python3-pip)
+        ;;
+      *) weir::die "weir::ensure_packages: unknown group '$group' (build|java|fuzz|browser|pip)" ;;
     esac
   done
   if [[ ${#missing[@]} -eq 0 ]]; then
@@ -105,6 +111,33 @@ weir::ensure_packages() {
     weir::_as_root apt-get update -q
     weir::_as_root apt-get install -y -q --no-install-recommends "${missing[@]}"
   fi
+}
+
+# Python packages that the integration tests' scripts import, as NAME==VERSION, for
+# the python3 on PATH (the one meson's find_program('python3') runs). fastavro decodes
+# Confluent-framed Avro independently of weir; Debian 12 does not package it.
+WEIR_PYTHON_PACKAGES=(fastavro==1.12.2)
+
+# weir::ensure_python_packages — pip-install (from PyPI) those of WEIR_PYTHON_PACKAGES
+# that python3 does not have at that version; nothing runs when all are there.
+weir::ensure_python_packages() {
+  local missing=() spec
+  for spec in "${WEIR_PYTHON_PACKAGES[@]}"; do
+    python3 - "${spec%%==*}" "${spec#*==}" 2>/dev/null <<'PY' || missing+=("$spec")
+import importlib.metadata, sys
+sys.exit(importlib.metadata.version(sys.argv[1]) != sys.argv[2])
+PY
+  done
+  if [[ ${#missing[@]} -eq 0 ]]; then
+    weir::log "python packages: all present (${WEIR_PYTHON_PACKAGES[*]})"
+    return 0
+  fi
+  weir::ensure_packages pip
+  weir::log "python packages: pip install ${missing[*]}"
+  # Debian's own python3 refuses pip installs outside a virtualenv (PEP 668); the
+  # tests run that interpreter itself, so the packages go into it all the same.
+  PIP_BREAK_SYSTEM_PACKAGES=1 python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore "${missing[@]}" ||
+    weir::die "pip could not install ${missing[*]}"
 }
 
 # Toxiproxy (github.com/Shopify/toxiproxy/v2), the TCP proxy the network fault suites

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Build weir and run every test suite ('unit' and 'integration') against a real,
-# freshly started Apache Kafka broker and PostgreSQL server (scripts/postgres.sh, its
-# URL in WEIR_POSTGRES_URL), then a smoke run of every fuzz harness (bench/fuzz.sh
+# freshly started Apache Kafka broker, PostgreSQL server (scripts/postgres.sh, its
+# URL in WEIR_POSTGRES_URL) and Schema Registry (scripts/schema-registry.sh, its URL
+# in WEIR_SCHEMA_REGISTRY_URL), then a smoke run of every fuzz harness (bench/fuzz.sh
 # --smoke: a few seconds each, from the committed seeds; a crash fails the run), then
 # a small smoke run of the benchmark harness (bench/run.sh, 10,000 records, failover
 # and PostgreSQL included, on its own broker and PostgreSQL server), then stop both
-# brokers and both PostgreSQL servers (always, even on failure). Toxiproxy, the TCP
-# proxy of the network fault suites, is built once with `go install` into .cache/.
+# brokers, both PostgreSQL servers and the registry (always, even on failure).
+# Toxiproxy, the TCP proxy of the network fault suites, is built once with `go install`
+# into .cache/; the Python packages the tests import (fastavro) come from PyPI.
 #
 #   scripts/test.sh                    build into build/ with -Dwerror=true, run the tests
 #   scripts/test.sh --sanitize         the same with AddressSanitizer and UBSan, in build-asan/
@@ -63,6 +65,7 @@ bench_env=(env -u WEIR_KAFKA_CONTROLLER_PORT WEIR_KAFKA_PORT="${WEIR_BENCH_KAFKA
 weir::log "test: step 1/6: system packages"
 weir::ensure_packages build java browser
 ((!fuzz)) || weir::ensure_packages fuzz
+weir::ensure_python_packages
 # The network fault suites' TCP proxy; they find it again with weir::ensure_toxiproxy.
 weir::log "test: toxiproxy-server at $(weir::ensure_toxiproxy)"
 
@@ -70,13 +73,15 @@ weir::log "test: step 2/6: build ($builddir/, ${build_opts[*]})"
 weir::build "$builddir" "${build_opts[@]}"
 ((!fuzz)) || weir::build_fuzz build-fuzz
 
-weir::log "test: step 3/6: a fresh Kafka broker and PostgreSQL server"
+weir::log "test: step 3/6: a fresh Kafka broker, PostgreSQL server and Schema Registry"
 stop_broker() {
   local rc=$?
   weir::log "test: stopping the Kafka broker"
   "$WEIR_REPO/scripts/kafka.sh" stop || rc=1
   weir::log "test: stopping the PostgreSQL server"
   "$WEIR_REPO/scripts/postgres.sh" stop || rc=1
+  weir::log "test: stopping the Schema Registry"
+  "$WEIR_REPO/scripts/schema-registry.sh" stop || rc=1
   # bench/run.sh stops its own broker and server; this covers run.sh being killed outright.
   ((!bench)) || "${bench_env[@]}" "$WEIR_REPO/scripts/kafka.sh" stop >/dev/null 2>&1 || true
   ((!bench)) || "${bench_env[@]}" "$WEIR_REPO/scripts/postgres.sh" stop >/dev/null 2>&1 || true
@@ -94,6 +99,11 @@ weir::log "test: WEIR_KAFKA_BOOTSTRAP=$WEIR_KAFKA_BOOTSTRAP"
 WEIR_POSTGRES_URL="$("$WEIR_REPO/scripts/postgres.sh" start | tail -n 1)"
 export WEIR_POSTGRES_URL
 weir::log "test: WEIR_POSTGRES_URL=$WEIR_POSTGRES_URL"
+# The registry keeps its schemas in memory: a restart starts it empty.
+"$WEIR_REPO/scripts/schema-registry.sh" stop
+WEIR_SCHEMA_REGISTRY_URL="$("$WEIR_REPO/scripts/schema-registry.sh" start | tail -n 1)"
+export WEIR_SCHEMA_REGISTRY_URL
+weir::log "test: WEIR_SCHEMA_REGISTRY_URL=$WEIR_SCHEMA_REGISTRY_URL"
 
 weir::log "test: step 4/6: meson test -C $builddir ${meson_test_args[*]}"
 meson test -C "$WEIR_REPO/$builddir" --print-errorlogs --num-processes 2 "${meson_test_args[@]}"
