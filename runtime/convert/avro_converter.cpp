@@ -141,10 +141,7 @@ const ConfigDef& AvroConverter::config_def() {
                 "Where basic auth credentials come from: URL (user:password@ in the URL) or USER_INFO.",
                 validators::one_of({"URL", "USER_INFO"}))
         .define("basic.auth.user.info", ConfigType::Password, "", Importance::Medium,
-                "user:password for basic auth, with basic.auth.credentials.source=USER_INFO.")
-        .define("schema.registry.timeout.ms", ConfigType::Int, "30000", Importance::Low,
-                "Connect and read timeout of each registry request (weir's own key).",
-                validators::range(1, std::nullopt));
+                "user:password for basic auth, with basic.auth.credentials.source=USER_INFO.");
     d.group("Avro data")
         .define("enhanced.avro.schema.support", ConfigType::Boolean, "false", Importance::Low,
                 "Accepted for compatibility; weir does not act on it yet (enums are read as Connect "
@@ -171,7 +168,6 @@ AvroConverter::AvroConverter(const Config& c, bool is_key) {
       o.urls.emplace_back(trim(url));
   if (c.get_string("basic.auth.credentials.source") == "USER_INFO")
     o.user_info = c.get_password("basic.auth.user.info").value();
-  o.timeout = std::chrono::milliseconds(c.get_int("schema.registry.timeout.ms"));
   auto client = [&] {
     try {
       return SchemaRegistryClient(std::move(o));
