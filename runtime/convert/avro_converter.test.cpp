@@ -27,6 +27,7 @@ public:
     server_.Post(R"(/subjects/([^/]+)/versions)", [this](const httplib::Request& req, httplib::Response& res) {
       std::lock_guard lock(mutex_);
       const std::string subject = req.matches[1];
+      authorization_ = req.get_header_value("Authorization");
       if (refused_.count(subject)) {
         res.status = 409;
         res.set_content(R"({"error_code":409,"message":"Schema being registered is incompatible with an earlier schema"})",
@@ -111,6 +112,10 @@ public:
     std::lock_guard lock(mutex_);
     return fetches_[id];
   }
+  std::string authorization() {
+    std::lock_guard lock(mutex_);
+    return authorization_;
+  }
   std::vector<int32_t> versions(const std::string& subject) {
     std::lock_guard lock(mutex_);
     return subjects_[subject];
@@ -146,6 +151,7 @@ private:
   std::map<std::string, std::vector<int32_t>> subjects_;
   std::map<std::string, bool> refused_;
   std::map<int32_t, int> fetches_;
+  std::string authorization_;
 };
 
 RecordCodec codec(const std::string& url, std::map<std::string, std::string> more = {}) {
@@ -524,6 +530,33 @@ BOOST_AUTO_TEST_CASE(lookup_without_auto_register_and_subject_strategies) {
   Batch out5 = encode(latest, b5);
   BOOST_TEST(b5.errors().empty());
   BOOST_TEST(hex(bytes_of(out5)) == "00 00 00 00 01 0a");
+}
+
+BOOST_AUTO_TEST_CASE(keys_use_the_key_subject_and_basic_auth) {
+  FakeRegistry registry;
+  RecordCodec c(make_converter("Avro",
+                               {{"schema.registry.url", registry.url()},
+                                {"basic.auth.credentials.source", "USER_INFO"},
+                                {"basic.auth.user.info", "fred:s3cret"}},
+                               true, "key.converter."),
+                make_converter("StringConverter", {}, false));
+  Batch raw;
+  raw.append("users", 0, 0, 0, std::string_view("placeholder"), std::string_view("v"));
+  DecodedBatch b(std::move(raw));
+  b[0].key = Value::string("user-1");
+  b[0].key_schema = b.retain(schemas::string());
+  b[0].value = Value::string("v");
+  Batch out = encode(c, b);
+  BOOST_REQUIRE(b.errors().empty());
+  BOOST_TEST(registry.versions("users-key") == std::vector<int32_t>{1});
+  BOOST_TEST(registry.schema(1) == R"("string")");
+  BOOST_TEST(hex(out.bytes(out[0].key)) == "00 00 00 00 01 0c 75 73 65 72 2d 31");
+  BOOST_TEST(registry.authorization() == "Basic ZnJlZDpzM2NyZXQ="); // base64("fred:s3cret")
+  // Read back through the key side too.
+  DecodedBatch back = c.decode(std::move(out));
+  BOOST_REQUIRE(back.errors().empty());
+  BOOST_TEST(back[0].key.as_string() == "user-1");
+  BOOST_TEST((back[0].key_schema->type() == Type::String));
 }
 
 BOOST_AUTO_TEST_CASE(schemaless_values_cannot_be_avro) {
