@@ -277,6 +277,24 @@ BOOST_AUTO_TEST_CASE(avro_schema_json_as_confluent_writes_it) {
              R"({"name":"x","type":"int"}]}],"default":null},)"
              R"({"name":"d","type":{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Date",)"
              R"("logicalType":"date"}}]})");
+  // Confluent's testFromConnectStructsWithNullName: one unnamed struct used twice (and
+  // once required, once optional) is one record, ConnectDefault2, named the second time.
+  auto value = SchemaBuilder::struct_().field("value", schemas::int64()).optional().build();
+  auto required_value = SchemaBuilder::struct_().field("value", schemas::int64()).build();
+  auto twice = SchemaBuilder::struct_()
+                   .field("struct", value)
+                   .field("array", SchemaBuilder::array(value).build())
+                   .field("again", required_value)
+                   .build();
+  BOOST_TEST(avro::schema_json(*twice) ==
+             R"({"type":"record","name":"ConnectDefault","namespace":"io.confluent.connect.avro","fields":[)"
+             R"({"name":"struct","type":["null",{"type":"record","name":"ConnectDefault2","fields":[)"
+             R"({"name":"value","type":"long"}]}],"default":null},)"
+             R"({"name":"array","type":{"type":"array","items":["null","ConnectDefault2"]}},)"
+             R"({"name":"again","type":"ConnectDefault2"}]})");
+  // Read back (Avro C accepts it, the references resolve): the same Connect schema.
+  BOOST_TEST(avro::ParsedSchema::parse(avro::schema_json(*twice))->connect()->equals(*twice));
+  BOOST_TEST(avro::ParsedSchema::parse(avro::schema_json(*schema))->connect()->equals(*schema));
   // connect.meta.data=false: no connect.* properties, the logical types stay.
   BOOST_TEST(avro::schema_json(*SchemaBuilder::time().build(), {false}) ==
              R"({"type":"int","logicalType":"time-millis"})");

@@ -188,13 +188,28 @@ private:
     out += '}';
   }
 
-  // A record already written in this schema (schemaMap): written again as its name.
+  // AvroData's nonOptional(schema): the key its schemaMap keeps written records under,
+  // so a struct used both optional and required is one record.
+  static SchemaPtr required_form(const Schema& s) {
+    if (!s.optional())
+      return s.shared_from_this();
+    SchemaBuilder b = SchemaBuilder::copy_basics(s, s.type());
+    for (const auto& f : s.fields())
+      b.field(f.name, f.schema);
+    if (const Value* d = s.default_value())
+      b.default_value(*d);
+    return b.build();
+  }
+
+  // A record already written in this schema: written again as its name.
   const std::string* defined(const Schema& s) const {
+    auto key = required_form(s);
     for (const auto& [schema, name] : defined_)
-      if (schema->equals(s))
+      if (schema->equals(*key))
         return &name;
     return nullptr;
   }
+
   std::string reference(const std::string& full) const {
     auto n = split_name(full);
     return n.space == space_ ? n.name : full;
@@ -202,7 +217,7 @@ private:
 
   void record_json(const Schema& s, SplitName n, std::string& out) {
     const std::string full = n.space.empty() ? n.name : n.space + "." + n.name;
-    defined_.emplace_back(&s, full);
+    defined_.emplace_back(required_form(s), full);
     out += R"({"type":"record",)";
     name_json(n, out);
     if (const auto* doc = s.parameter(record_doc_parameter)) {
@@ -264,7 +279,7 @@ private:
           }
           SplitName entry = s.name() ? n : SplitName{n.space, std::string(map_entry_name)};
           const std::string full = entry.space.empty() ? entry.name : entry.space + "." + entry.name;
-          defined_.emplace_back(&s, full);
+          defined_.emplace_back(required_form(s), full);
           body += R"({"type":"record",)";
           name_json(entry, body);
           const std::string saved = space_;
@@ -356,7 +371,7 @@ private:
   }
 
   const WriteOptions& options_;
-  std::vector<std::pair<const Schema*, std::string>> defined_;
+  std::vector<std::pair<SchemaPtr, std::string>> defined_; ///< required form -> full name
   std::string space_;
   int default_names_ = 0;
 };
