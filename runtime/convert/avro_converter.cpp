@@ -88,7 +88,7 @@ struct AvroConverter::Impl {
       // Confluent would re-encode the value into the latest schema; weir writes only
       // when the latest is the record's own schema.
       auto latest = registry.latest(subj);
-      auto parsed = avro::ParsedSchema::parse(latest.schema);
+      auto parsed = avro::ParsedSchema::parse(latest.schema, write.connect_meta_data);
       if (!parsed->connect()->equals(s))
         throw DataError("use.latest.version: the latest schema of subject \"" + subj + "\" (id " +
                         std::to_string(latest.id) + ") is not the record's schema " + text +
@@ -108,7 +108,7 @@ struct AvroConverter::Impl {
   const avro::ParsedSchema& schema_for(int32_t id) {
     auto it = by_id.find(id);
     if (it == by_id.end()) {
-      auto parsed = avro::ParsedSchema::parse(registry.schema_by_id(id));
+      auto parsed = avro::ParsedSchema::parse(registry.schema_by_id(id), write.connect_meta_data);
       if (by_id.size() >= cache_size)
         by_id.clear();
       it = by_id.emplace(id, std::move(parsed)).first;

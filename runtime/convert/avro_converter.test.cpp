@@ -388,12 +388,14 @@ BOOST_AUTO_TEST_CASE(round_trip_of_every_type) {
 
 BOOST_AUTO_TEST_CASE(decodes_avro_native_schemas_enums_fixed_and_unions) {
   FakeRegistry registry;
-  registry.put(42, R"({"type":"record","name":"Event","namespace":"com.acme","fields":[)"
+  registry.put(42, R"({"type":"record","name":"Event","namespace":"com.acme","doc":"an event","fields":[)"
                    R"({"name":"kind","type":{"type":"enum","name":"Kind","symbols":["CREATED","DELETED"]}},)"
                    R"({"name":"hash","type":{"type":"fixed","name":"Hash","size":2}},)"
                    R"({"name":"either","type":["null","int","string"]},)"
                    R"({"name":"maybe","type":["string","null"]},)"
-                   R"({"name":"tags","type":{"type":"map","values":"string"}}]})");
+                   R"({"name":"tags","type":{"type":"map","values":"string"}},)"
+                   R"({"name":"count","type":"int","doc":"how many","default":7},)"
+                   R"({"name":"single","type":["long"]}]})");
   std::string value("\0\0\0\0\x2a", 5);
   value += '\x02';           // kind: index 1, DELETED
   value += "\xab\xcd";       // hash: 2 fixed bytes
@@ -402,6 +404,8 @@ BOOST_AUTO_TEST_CASE(decodes_avro_native_schemas_enums_fixed_and_unions) {
   value += '\x02';           // maybe: branch 1 (null)
   value += "\x02\x02k\x02v"; // tags: one entry k -> v
   value += '\x00';           // end of map
+  value += '\x0e';           // count: 7
+  value += std::string_view("\x00\x04", 2); // single: branch 0, 2
   auto reader = codec(registry.url());
   Batch raw = raw_value("events", value);
   raw.append("events", 0, 1, 0, std::nullopt, std::string_view(value));
@@ -428,6 +432,18 @@ BOOST_AUTO_TEST_CASE(decodes_avro_native_schemas_enums_fixed_and_unions) {
   BOOST_TEST(s.field("maybe")->schema->optional());
   BOOST_TEST(b[0].value.field("maybe")->is_null());
   BOOST_TEST(b[0].value.field("tags")->find("k")->as_string() == "v");
+  // Docs become parameters; a field default becomes the Connect default, flagged.
+  BOOST_TEST(*s.parameter("io.confluent.connect.avro.record.doc") == "an event");
+  BOOST_TEST(*s.parameter("io.confluent.connect.avro.field.doc.count") == "how many");
+  const Schema& count = *s.field("count")->schema;
+  BOOST_REQUIRE(count.default_value() != nullptr);
+  BOOST_TEST(count.default_value()->as_int() == 7);
+  BOOST_TEST(*count.parameter("io.confluent.connect.avro.field.default") == "true");
+  BOOST_TEST(b[0].value.field("count")->as_int() == 7);
+  // A union of one type is a Union struct too.
+  const Schema& single = *s.field("single")->schema;
+  BOOST_TEST(*single.name() == "io.confluent.connect.avro.Union");
+  BOOST_TEST(b[0].value.field("single")->fields()[0].as_int() == 2);
   // Two records of id 42, one fetch.
   BOOST_TEST(b[1].live());
   BOOST_TEST(registry.fetches(42) == 1);
@@ -437,6 +453,10 @@ BOOST_AUTO_TEST_CASE(decodes_avro_native_schemas_enums_fixed_and_unions) {
   avro::encode(either, *e, encoded);
   BOOST_TEST(hex(encoded) == "04 06 61 62 63");
   BOOST_TEST(avro::schema_json(either) == R"(["null","int","string"])");
+  // Written back: the docs and the field default where Avro keeps them.
+  const std::string again = avro::schema_json(s);
+  BOOST_TEST(again.find(R"("namespace":"com.acme","doc":"an event","fields")") != std::string::npos, again);
+  BOOST_TEST(again.find(R"({"name":"count","type":"int","doc":"how many","default":7})") != std::string::npos, again);
 }
 
 BOOST_AUTO_TEST_CASE(unknown_magic_byte_and_short_records) {

@@ -18,6 +18,9 @@ constexpr std::string_view map_entry_name = "MapEntry";
 constexpr std::string_view record_doc_parameter = "io.confluent.connect.avro.record.doc";
 constexpr std::string_view field_doc_prefix = "io.confluent.connect.avro.field.doc.";
 constexpr std::string_view precision_parameter = "connect.decimal.precision";
+/// Set on a Connect schema whose default came from an Avro field default: written back
+/// as that field's default only, not as connect.default nor among connect.parameters.
+constexpr std::string_view field_default_parameter = "io.confluent.connect.avro.field.default";
 constexpr std::string_view fixed_size_parameter = "connect.fixed.size";
 constexpr int32_t default_precision = 64;
 
@@ -315,15 +318,18 @@ private:
       if (s.parameters() && !s.parameters()->empty()) {
         std::string params = "{";
         for (const auto& [k, v] : *s.parameters()) {
+          if (k == field_default_parameter)
+            continue;
           if (params.size() > 1) params += ',';
           append_json_string(k, params);
           params += ':';
           append_json_string(v, params);
         }
         params += '}';
-        prop(props, "connect.parameters", std::move(params));
+        if (params.size() > 2)
+          prop(props, "connect.parameters", std::move(params));
       }
-      if (const Value* d = s.default_value()) {
+      if (const Value* d = s.default_value(); d && !s.parameter(field_default_parameter)) {
         std::string json;
         default_json(s, *d, json);
         prop(props, "connect.default", std::move(json));
@@ -464,23 +470,112 @@ struct ParsedSchema::Builder {
     }
   }
 
-  // Names, docs, versions and parameters from the connect.* properties.
-  void metadata(dom::element e, SchemaBuilder& b, std::optional<std::string> avro_name) {
-    if (!e.is_object()) return;
-    if (auto doc = str(e, "connect.doc"))
-      b.doc(std::string(*doc));
-    int64_t version = 0;
-    if (e["connect.version"].get(version) == simdjson::SUCCESS)
-      b.version(static_cast<int32_t>(version));
-    dom::object params;
-    if (e["connect.parameters"].get(params) == simdjson::SUCCESS)
-      for (auto [k, v] : params) {
-        std::string_view value;
-        if (v.get(value) == simdjson::SUCCESS)
-          b.parameter(std::string(k), std::string(value));
+  bool connect_meta_data = true;
+
+  // A JSON default (a field's "default" or "connect.default") as a Connect value of
+  // `type` (`items`: array items or map values); nullopt where weir does not read it
+  // back yet (structs, maps with other keys, null).
+  static std::optional<Value> default_of(dom::element json, Type type, const Schema* items, Arena& arena) {
+    int64_t i = 0;
+    double d = 0;
+    bool flag = false;
+    std::string_view text;
+    switch (type) {
+      case Type::Int8: case Type::Int16: case Type::Int32: case Type::Int64:
+        if (json.get(i) != simdjson::SUCCESS) return std::nullopt;
+        return Value::integer(kind_of(type), i);
+      case Type::Float32: case Type::Float64:
+        if (json.get(d) != simdjson::SUCCESS) {
+          if (json.get(i) != simdjson::SUCCESS) return std::nullopt;
+          d = static_cast<double>(i);
+        }
+        return type == Type::Float32 ? Value::float32(static_cast<float>(d)) : Value::float64(d);
+      case Type::Boolean:
+        if (json.get(flag) != simdjson::SUCCESS) return std::nullopt;
+        return Value::boolean(flag);
+      case Type::String:
+        if (json.get(text) != simdjson::SUCCESS) return std::nullopt;
+        return Value::string(arena.copy(text));
+      case Type::Bytes: {
+        // Avro keeps a bytes default as a string of code points 0-255, one per byte.
+        if (json.get(text) != simdjson::SUCCESS) return std::nullopt;
+        std::string bytes;
+        for (size_t k = 0; k < text.size(); ++k) {
+          auto c = static_cast<unsigned char>(text[k]);
+          if (c >= 0xC0 && k + 1 < text.size()) {
+            bytes += static_cast<char>(((c & 0x1F) << 6) | (static_cast<unsigned char>(text[++k]) & 0x3F));
+          } else {
+            bytes += static_cast<char>(c);
+          }
+        }
+        return Value::bytes(arena.copy(bytes));
       }
+      case Type::Array: {
+        dom::array a;
+        if (items == nullptr || json.get(a) != simdjson::SUCCESS) return std::nullopt;
+        Value out = Value::array(arena, 0);
+        for (dom::element e : a) {
+          auto v = default_of(e, items->type(), items->value_schema().get(), arena);
+          if (!v) return std::nullopt;
+          out.push_back(arena, *v);
+        }
+        return out;
+      }
+      case Type::Map: {
+        dom::object o;
+        if (items == nullptr || json.get(o) != simdjson::SUCCESS) return std::nullopt;
+        Value out = Value::map(arena, 0);
+        for (auto [k, e] : o) {
+          auto v = default_of(e, items->type(), items->value_schema().get(), arena);
+          if (!v) return std::nullopt;
+          out.append(arena, Value::string(arena.copy(k)), *v);
+        }
+        return out;
+      }
+      case Type::Struct: return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  // What AvroData.toConnectSchema reads after the type: connect.doc, connect.version,
+  // connect.parameters, avro* properties, the default (the field's, else
+  // connect.default) and the name (connect.name, else a record's or enum's full name).
+  void metadata(dom::element e, SchemaBuilder& b, std::optional<std::string> avro_name,
+                std::optional<dom::element> field_default, const Schema* items = nullptr) {
+    std::optional<dom::element> connect_default;
+    if (e.is_object()) {
+      if (auto doc = str(e, "connect.doc"); doc && connect_meta_data)
+        b.doc(std::string(*doc));
+      int64_t version = 0;
+      if (e["connect.version"].get(version) == simdjson::SUCCESS)
+        b.version(static_cast<int32_t>(version));
+      dom::object params;
+      if (connect_meta_data && e["connect.parameters"].get(params) == simdjson::SUCCESS)
+        for (auto [k, v] : params) {
+          std::string_view value;
+          if (v.get(value) == simdjson::SUCCESS)
+            b.parameter(std::string(k), std::string(value));
+        }
+      for (auto [k, v] : dom::object(e))
+        if (k.starts_with("avro")) {
+          std::string_view value;
+          b.parameter(std::string(k), v.get(value) == simdjson::SUCCESS ? std::string(value) : simdjson::to_string(v));
+        }
+      dom::element d;
+      if (e["connect.default"].get(d) == simdjson::SUCCESS)
+        connect_default = d;
+    }
+    if (!field_default)
+      field_default = connect_default;
+    else if (!connect_default)
+      b.parameter(std::string(field_default_parameter), "true");
+    if (field_default) {
+      Arena arena(256);
+      if (auto v = default_of(*field_default, b.type(), items, arena))
+        b.default_value(*v);
+    }
     std::optional<std::string> name;
-    if (auto n = str(e, "connect.name"))
+    if (auto n = e.is_object() ? str(e, "connect.name") : std::nullopt)
       name = std::string(*n);
     else
       name = std::move(avro_name);
@@ -494,12 +589,14 @@ struct ParsedSchema::Builder {
     return b.build();
   }
 
-  const Node* build(dom::element e, const std::string& ns, bool optional) {
+  using Default = std::optional<dom::element>; ///< a record field's default
+
+  const Node* build(dom::element e, const std::string& ns, bool optional, Default fd = std::nullopt) {
     std::string_view name;
     if (e.get(name) == simdjson::SUCCESS) {
       if (auto p = primitive(name))
-        return primitive_node(*p, e, optional);
-      return reference(name, ns, optional);
+        return primitive_node(*p, e, optional, fd);
+      return reference(name, ns, optional, fd);
     }
     dom::array branches;
     if (e.get(branches) == simdjson::SUCCESS)
@@ -511,36 +608,36 @@ struct ParsedSchema::Builder {
       throw DataError("Invalid Avro schema, no type: " + std::string(simdjson::to_string(e)));
     std::string_view t;
     if (type.get(t) != simdjson::SUCCESS)
-      return build(type, ns, optional);
+      return build(type, ns, optional, fd);
     if (auto p = primitive(t))
-      return primitive_node(*p, e, optional);
+      return primitive_node(*p, e, optional, fd);
     if (t == "record" || t == "error")
-      return record_node(e, ns, optional);
+      return record_node(e, ns, optional, fd);
     if (t == "enum")
-      return enum_node(e, ns, optional);
+      return enum_node(e, ns, optional, fd);
     if (t == "fixed")
-      return fixed_node(e, ns, optional);
+      return fixed_node(e, ns, optional, fd);
     if (t == "array")
-      return array_node(e, ns, optional);
+      return array_node(e, ns, optional, fd);
     if (t == "map") {
       auto* n = make(Node::Type::Map);
       n->children.push_back(build(member(e, "values"), ns, false));
       SchemaBuilder b = SchemaBuilder::map(schemas::string(), n->children[0]->connect);
-      metadata(e, b, std::nullopt);
+      metadata(e, b, std::nullopt, fd, n->children[0]->connect.get());
       n->connect = finish(b, optional);
       return n;
     }
-    return reference(t, ns, optional);
+    return reference(t, ns, optional, fd);
   }
 
-  const Node* reference(std::string_view name, const std::string& ns, bool optional) {
+  const Node* reference(std::string_view name, const std::string& ns, bool optional, Default fd) {
     std::string full = full_name(name, ns);
     for (const auto& [n, def] : named)
       if (n == full || n == name) {
         for (const auto& b : building)
           if (b == n)
             throw DataError("Avro schema " + n + " refers to itself: weir's Connect schemas cannot be recursive");
-        return build(def.first, def.second, optional);
+        return build(def.first, def.second, optional, fd);
       }
     throw DataError("Avro schema refers to an undefined type: " + std::string(name));
   }
@@ -562,7 +659,7 @@ struct ParsedSchema::Builder {
     return {full, space};
   }
 
-  const Node* primitive_node(Node::Type t, dom::element e, bool optional) {
+  const Node* primitive_node(Node::Type t, dom::element e, bool optional, Default fd) {
     auto* n = make(t);
     std::optional<std::string_view> logical = str(e, "logicalType");
     std::optional<std::string_view> connect_type = str(e, "connect.type");
@@ -587,7 +684,7 @@ struct ParsedSchema::Builder {
         break;
       default: break;
     }
-    metadata(e, *b, std::nullopt);
+    metadata(e, *b, std::nullopt, fd);
     n->connect = finish(*b, optional);
     return n;
   }
@@ -602,32 +699,42 @@ struct ParsedSchema::Builder {
     return b;
   }
 
-  const Node* record_node(dom::element e, const std::string& ns, bool optional) {
+  const Node* record_node(dom::element e, const std::string& ns, bool optional, Default fd) {
     auto [full, space] = define(e, ns);
     building.push_back(full);
     auto* n = make(Node::Type::Record);
     SchemaBuilder b = SchemaBuilder::struct_();
-    if (auto doc = str(e, "doc"))
-      b.doc(std::string(*doc));
+    if (auto doc = str(e, "doc"); doc && connect_meta_data)
+      b.parameter(std::string(record_doc_parameter), std::string(*doc));
     dom::array fields;
     if (e["fields"].get(fields) != simdjson::SUCCESS)
       throw DataError("Avro record " + full + " has no fields");
     for (dom::element f : fields) {
       std::string_view name = str(f, "name").value_or("");
-      const Node* child = build(member(f, "type"), space, false);
+      if (auto doc = str(f, "doc"); doc && connect_meta_data)
+        b.parameter(std::string(field_doc_prefix) + std::string(name), std::string(*doc));
+      Default field_default;
+      if (dom::element d; f["default"].get(d) == simdjson::SUCCESS)
+        field_default = d;
+      const Node* child = build(member(f, "type"), space, false, field_default);
       n->children.push_back(child);
       b.field(std::string(name), child->connect);
     }
-    metadata(e, b, full);
+    metadata(e, b, full, fd);
     n->connect = finish(b, optional);
     building.pop_back();
     return n;
   }
 
-  const Node* enum_node(dom::element e, const std::string& ns, bool optional) {
+  const Node* enum_node(dom::element e, const std::string& ns, bool optional, Default fd) {
     auto [full, space] = define(e, ns);
     auto* n = make(Node::Type::Enum);
     SchemaBuilder b(Type::String);
+    const std::string simple = split_name(full).name;
+    if (auto doc = str(e, "doc"); doc && connect_meta_data)
+      b.parameter("io.confluent.connect.avro.enum.doc." + simple, std::string(*doc));
+    if (auto symbol = str(e, "default"); symbol && connect_meta_data)
+      b.parameter("io.confluent.connect.avro.enum.default." + simple, std::string(*symbol));
     b.parameter(std::string(enum_parameter), full);
     dom::array symbols;
     if (member(e, "symbols").get(symbols) != simdjson::SUCCESS)
@@ -640,12 +747,12 @@ struct ParsedSchema::Builder {
       b.parameter(std::string(enum_parameter) + "." + symbol, symbol);
       n->symbols.push_back(std::move(symbol));
     }
-    metadata(e, b, full);
+    metadata(e, b, full, fd);
     n->connect = finish(b, optional);
     return n;
   }
 
-  const Node* fixed_node(dom::element e, const std::string& ns, bool optional) {
+  const Node* fixed_node(dom::element e, const std::string& ns, bool optional, Default fd) {
     auto [full, space] = define(e, ns);
     auto* n = make(Node::Type::Fixed);
     int64_t size = 0;
@@ -655,7 +762,7 @@ struct ParsedSchema::Builder {
     SchemaBuilder b = str(e, "logicalType") == "decimal" ? decimal(e) : SchemaBuilder(Type::Bytes);
     if (b.type() == Type::Bytes && str(e, "logicalType") != "decimal")
       b.parameter(std::string(fixed_size_parameter), std::to_string(n->fixed_size));
-    metadata(e, b, str(e, "logicalType") == "decimal" ? std::nullopt : std::optional<std::string>(full));
+    metadata(e, b, str(e, "logicalType") == "decimal" ? std::nullopt : std::optional<std::string>(full), fd);
     n->connect = finish(b, optional);
     return n;
   }
@@ -672,7 +779,7 @@ struct ParsedSchema::Builder {
            (str(items, "namespace") == connect_namespace || str(items, "name") == "io.confluent.connect.avro.MapEntry");
   }
 
-  const Node* array_node(dom::element e, const std::string& ns, bool optional) {
+  const Node* array_node(dom::element e, const std::string& ns, bool optional, Default fd) {
     auto* n = make(Node::Type::Array);
     dom::element items = member(e, "items");
     const Node* item = build(items, ns, false);
@@ -680,12 +787,12 @@ struct ParsedSchema::Builder {
     if (items.is_object() && is_map_entry(items, *item)) {
       n->map_entries = true;
       SchemaBuilder b = SchemaBuilder::map(item->connect->fields()[0].schema, item->connect->fields()[1].schema);
-      metadata(e, b, std::nullopt);
+      metadata(e, b, std::nullopt, fd, item->connect->fields()[1].schema.get());
       n->connect = finish(b, optional);
       return n;
     }
     SchemaBuilder b = SchemaBuilder::array(item->connect);
-    metadata(e, b, std::nullopt);
+    metadata(e, b, std::nullopt, fd, item->connect.get());
     n->connect = finish(b, optional);
     return n;
   }
@@ -703,7 +810,9 @@ struct ParsedSchema::Builder {
     }
     if (others.empty())
       throw DataError("Avro union of null alone has no Connect schema");
-    if (others.size() == 1) {
+    // [null, T] (either order): an optional T; the field's default is dropped, as
+    // AvroData drops it. Any other union, [T] alone included, is a Union struct.
+    if (has_null && others.size() == 1 && branches.size() == 2) {
       const Node* value = build(others[0], ns, optional || has_null);
       for (dom::element b : branches) {
         std::string_view name;
@@ -751,7 +860,7 @@ struct ParsedSchema::Builder {
   }
 };
 
-std::shared_ptr<const ParsedSchema> ParsedSchema::parse(std::string_view json) {
+std::shared_ptr<const ParsedSchema> ParsedSchema::parse(std::string_view json, bool connect_meta_data) {
   avro_schema_t checked = nullptr;
   if (avro_schema_from_json_length(json.data(), json.size(), &checked) != 0)
     throw DataError("Invalid Avro schema: " + std::string(avro_strerror()));
@@ -761,7 +870,7 @@ std::shared_ptr<const ParsedSchema> ParsedSchema::parse(std::string_view json) {
   if (parser.parse(json.data(), json.size()).get(root) != simdjson::SUCCESS)
     throw DataError("Invalid Avro schema JSON");
   auto out = std::make_shared<ParsedSchema>();
-  Builder b{*out, {}, {}};
+  Builder b{*out, {}, {}, connect_meta_data};
   try {
     out->root_ = b.build(root, {}, false);
   } catch (const simdjson::simdjson_error& e) {

@@ -7,7 +7,8 @@
 // parameters, fixed -> bytes (`connect.fixed.size`), ["null", T] -> optional T, other
 // unions -> an `io.confluent.connect.avro.Union` struct with one optional field per
 // branch, arrays of MapEntry records -> maps, the logical types and `connect.*`
-// properties -> Connect's logical types, names, versions, docs and parameters.
+// properties -> Connect's logical types, names, versions, docs, parameters and
+// defaults (field defaults too, except struct-valued ones).
 //
 // Writing (fromConnectSchema): the Avro schema JSON Confluent's converter registers,
 // byte for byte where weir knows Avro Java's output: key order, namespaces written only
@@ -46,7 +47,8 @@ struct Node {
 class ParsedSchema {
 public:
   /// Throws data::DataError naming what Avro C or the mapping refuses.
-  static std::shared_ptr<const ParsedSchema> parse(std::string_view json);
+  /// `connect_meta_data`: read connect.doc, connect.parameters and the docs.
+  static std::shared_ptr<const ParsedSchema> parse(std::string_view json, bool connect_meta_data = true);
 
   const Node& root() const noexcept { return *root_; }
   const data::SchemaPtr& connect() const noexcept { return root_->connect; }
