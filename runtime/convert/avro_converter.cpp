@@ -1,5 +1,6 @@
 #include "runtime/convert/avro_converter.hpp"
 
+#include <map>
 #include <unordered_map>
 
 #include "runtime/convert/avro_binary.hpp"
@@ -47,7 +48,10 @@ struct AvroConverter::Impl {
   avro::WriteOptions write;
   size_t cache_size;
 
-  std::unordered_map<int32_t, std::shared_ptr<const avro::ParsedSchema>> by_id;
+  /// Writer's schemas as the registry holds them, and as read for one subject (with
+  /// that subject's version).
+  std::unordered_map<int32_t, std::pair<std::string, std::shared_ptr<const avro::ParsedSchema>>> by_id;
+  std::map<std::pair<int32_t, std::string>, std::shared_ptr<const avro::ParsedSchema>> by_subject;
   struct Written {
     SchemaPtr schema; ///< keeps the key's address from being reused
     std::string subject;
@@ -67,17 +71,17 @@ struct AvroConverter::Impl {
     return it->second.second;
   }
 
-  std::string subject(const std::string& topic, const Schema& s) const {
+  std::string subject(const std::string& topic, const std::string& record_name) const {
     switch (subject_strategy) {
       case Strategy::TopicName: return topic + (is_key ? "-key" : "-value");
-      case Strategy::RecordName: return avro::record_name(s);
-      case Strategy::TopicRecordName: return topic + "-" + avro::record_name(s);
+      case Strategy::RecordName: return record_name;
+      case Strategy::TopicRecordName: return topic + "-" + record_name;
     }
     return {};
   }
 
   int32_t id_for(const std::string& topic, const Schema& s) {
-    std::string subj = subject(topic, s);
+    std::string subj = subject(topic, avro::record_name(s));
     auto& known = ids[&s];
     for (const auto& w : known)
       if (w.subject == subj)
@@ -97,7 +101,7 @@ struct AvroConverter::Impl {
     } else if (auto_register) {
       id = registry.register_schema(subj, text);
     } else {
-      id = registry.lookup_schema(subj, text);
+      id = registry.lookup_schema(subj, text).id;
     }
     if (ids.size() >= cache_size)
       ids.clear();
@@ -105,15 +109,29 @@ struct AvroConverter::Impl {
     return id;
   }
 
-  const avro::ParsedSchema& schema_for(int32_t id) {
+  // As Confluent's deserializer for a converter: the writer's schema by id, then its
+  // version under the subject the strategy names (POST /subjects/{subject}), which
+  // becomes the Connect schema's version where the schema carries no connect.version.
+  const avro::ParsedSchema& schema_for(int32_t id, const std::string& topic) {
     auto it = by_id.find(id);
     if (it == by_id.end()) {
-      auto parsed = avro::ParsedSchema::parse(registry.schema_by_id(id), write.connect_meta_data);
+      std::string text = registry.schema_by_id(id);
+      auto parsed = avro::ParsedSchema::parse(text, write.connect_meta_data);
       if (by_id.size() >= cache_size)
         by_id.clear();
-      it = by_id.emplace(id, std::move(parsed)).first;
+      it = by_id.emplace(id, std::pair{std::move(text), std::move(parsed)}).first;
     }
-    return *it->second;
+    const auto& [text, plain] = it->second;
+    std::pair<int32_t, std::string> key{id, subject(topic, plain->record_name())};
+    auto found = by_subject.find(key);
+    if (found == by_subject.end()) {
+      auto version = registry.lookup_schema(key.second, text).version;
+      auto parsed = avro::ParsedSchema::parse(text, write.connect_meta_data, version);
+      if (by_subject.size() >= cache_size)
+        by_subject.clear();
+      found = by_subject.emplace(std::move(key), std::move(parsed)).first;
+    }
+    return *found->second;
   }
 };
 
@@ -180,7 +198,7 @@ AvroConverter::AvroConverter(const Config& c, bool is_key) {
                                       strategy(c.get_string(is_key ? "key.subject.name.strategy"
                                                                    : "value.subject.name.strategy")),
                                       avro::WriteOptions{c.get_bool("connect.meta.data")},
-                                      static_cast<size_t>(c.get_int("schemas.cache.config")), {}, {}, {}, {}});
+                                      static_cast<size_t>(c.get_int("schemas.cache.config")), {}, {}, {}, {}, {}});
   impl_ = std::move(impl);
 }
 
@@ -203,7 +221,7 @@ void AvroConverter::to_connect(const std::optional<std::string_view>& bytes, Dec
   const auto* p = reinterpret_cast<const uint8_t*>(bytes->data());
   const auto id = static_cast<int32_t>((uint32_t{p[1]} << 24) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 8) | p[4]);
   try {
-    const auto& parsed = impl_->schema_for(id);
+    const auto& parsed = impl_->schema_for(id, topic_);
     out = avro::decode(parsed.root(), bytes->substr(header_size), batch.arena());
     schema = batch.retain(parsed.connect());
   } catch (const DataError& e) {

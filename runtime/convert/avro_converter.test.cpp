@@ -96,9 +96,11 @@ public:
   }
 
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-  void put(int32_t id, std::string schema) {
+  /// A schema registered by someone else, as version 1 of `subject`.
+  void put(int32_t id, std::string schema, const std::string& subject) {
     std::lock_guard lock(mutex_);
     schemas_[id] = std::move(schema);
+    subjects_[subject].push_back(id);
   }
   std::string schema(int32_t id) {
     std::lock_guard lock(mutex_);
@@ -395,7 +397,8 @@ BOOST_AUTO_TEST_CASE(decodes_avro_native_schemas_enums_fixed_and_unions) {
                    R"({"name":"maybe","type":["string","null"]},)"
                    R"({"name":"tags","type":{"type":"map","values":"string"}},)"
                    R"({"name":"count","type":"int","doc":"how many","default":7},)"
-                   R"({"name":"single","type":["long"]}]})");
+                   R"({"name":"single","type":["long"]}]})",
+               "events-value");
   std::string value("\0\0\0\0\x2a", 5);
   value += '\x02';           // kind: index 1, DELETED
   value += "\xab\xcd";       // hash: 2 fixed bytes
@@ -413,6 +416,7 @@ BOOST_AUTO_TEST_CASE(decodes_avro_native_schemas_enums_fixed_and_unions) {
   BOOST_REQUIRE_MESSAGE(b.errors().empty(), b.errors().all()[0].message);
   const Schema& s = *b[0].value_schema;
   BOOST_TEST(*s.name() == "com.acme.Event");
+  BOOST_TEST(*s.version() == 1); // the subject's version: the schema has no connect.version
   const Schema& kind = *s.field("kind")->schema;
   BOOST_TEST((kind.type() == Type::String));
   BOOST_TEST(*kind.parameter("io.confluent.connect.avro.Enum") == "com.acme.Kind");
@@ -484,6 +488,15 @@ BOOST_AUTO_TEST_CASE(unknown_schema_id) {
   BOOST_TEST(m.find("id 99") != std::string::npos, m);
   BOOST_TEST(m.find("Schema 99 not found") != std::string::npos, m);
   BOOST_TEST(registry.fetches(99) == 1);
+
+  // A schema the registry holds, but not under the subject this topic names: Confluent's
+  // deserializer fails looking up its version there, and so does weir.
+  registry.put(43, R"("string")", "other-value");
+  DecodedBatch elsewhere = reader.decode(raw_value("t", std::string_view("\0\0\0\0\x2b\x02x", 7)));
+  BOOST_REQUIRE(elsewhere.errors().size() == 1u);
+  const auto& m2 = elsewhere.errors().all()[0].message;
+  BOOST_TEST(m2.find("\"t-value\"") != std::string::npos, m2);
+  BOOST_TEST(m2.find("Schema not found") != std::string::npos, m2);
 }
 
 BOOST_AUTO_TEST_CASE(registry_down_names_the_url_and_the_next_url_is_tried) {

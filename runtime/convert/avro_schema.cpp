@@ -860,7 +860,8 @@ struct ParsedSchema::Builder {
   }
 };
 
-std::shared_ptr<const ParsedSchema> ParsedSchema::parse(std::string_view json, bool connect_meta_data) {
+std::shared_ptr<const ParsedSchema> ParsedSchema::parse(std::string_view json, bool connect_meta_data,
+                                                       std::optional<int32_t> registry_version) {
   avro_schema_t checked = nullptr;
   if (avro_schema_from_json_length(json.data(), json.size(), &checked) != 0)
     throw DataError("Invalid Avro schema: " + std::string(avro_strerror()));
@@ -873,8 +874,31 @@ std::shared_ptr<const ParsedSchema> ParsedSchema::parse(std::string_view json, b
   Builder b{*out, {}, {}, connect_meta_data};
   try {
     out->root_ = b.build(root, {}, false);
+    std::string_view name;
+    if (root.get(name) == simdjson::SUCCESS)
+      out->record_name_ = std::string(name);
+    else if (auto n = Builder::str(root, "name"))
+      out->record_name_ = b.named_full(root, {});
+    else
+      out->record_name_ = Builder::str(root, "type").value_or("union");
   } catch (const simdjson::simdjson_error& e) {
     throw DataError(std::string("Invalid Avro schema: ") + e.what());
+  }
+  // AvroData takes the registry's version for the top-level schema when it has no
+  // connect.version (not through a top-level union).
+  Node* top = nullptr;
+  for (auto& n : out->nodes_)
+    if (n.get() == out->root_)
+      top = n.get();
+  if (registry_version && top->type != Node::Type::Union && !top->connect->version()) {
+    const Schema& s = *top->connect;
+    SchemaBuilder copy = SchemaBuilder::copy_basics(s, s.type());
+    for (const auto& f : s.fields())
+      copy.field(f.name, f.schema);
+    if (const Value* d = s.default_value())
+      copy.default_value(*d);
+    copy.optional(s.optional()).version(*registry_version);
+    top->connect = copy.build();
   }
   return out;
 }

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,16 +49,22 @@ class ParsedSchema {
 public:
   /// Throws data::DataError naming what Avro C or the mapping refuses.
   /// `connect_meta_data`: read connect.doc, connect.parameters and the docs.
-  static std::shared_ptr<const ParsedSchema> parse(std::string_view json, bool connect_meta_data = true);
+  /// `registry_version`: the Connect version of the top-level schema when it has no
+  /// connect.version (what AvroConverter does with the subject's version).
+  static std::shared_ptr<const ParsedSchema> parse(std::string_view json, bool connect_meta_data = true,
+                                                   std::optional<int32_t> registry_version = std::nullopt);
 
   const Node& root() const noexcept { return *root_; }
   const data::SchemaPtr& connect() const noexcept { return root_->connect; }
+  /// The top-level record's full name (or the type's name): RecordNameStrategy's subject.
+  const std::string& record_name() const noexcept { return record_name_; }
 
   struct Builder;
 
 private:
   std::vector<std::unique_ptr<Node>> nodes_;
   const Node* root_ = nullptr;
+  std::string record_name_;
 };
 
 struct WriteOptions {

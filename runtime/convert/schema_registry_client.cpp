@@ -139,13 +139,13 @@ int32_t SchemaRegistryClient::register_schema(std::string_view subject, std::str
   return int_member(r.body, "id", r.url);
 }
 
-int32_t SchemaRegistryClient::lookup_schema(std::string_view subject, std::string_view schema) {
+SchemaRegistryClient::Registered SchemaRegistryClient::lookup_schema(std::string_view subject,
+                                                                    std::string_view schema) {
   auto r = call("POST", "/subjects/" + path_segment(subject), schema_body(schema));
   if (r.status != 200)
     throw DataError("Schema registry at " + r.url + " does not hold the schema under subject \"" +
-                    std::string(subject) + "\" and auto.register.schemas is false (HTTP " + std::to_string(r.status) +
-                    "): " + registry_message(r.body));
-  return int_member(r.body, "id", r.url);
+                    std::string(subject) + "\" (HTTP " + std::to_string(r.status) + "): " + registry_message(r.body));
+  return {int_member(r.body, "id", r.url), int_member(r.body, "version", r.url), {}};
 }
 
 SchemaRegistryClient::Registered SchemaRegistryClient::latest(std::string_view subject) {

@@ -33,14 +33,15 @@ public:
   std::string schema_by_id(int32_t id);
   /// POST /subjects/{subject}/versions: registers (or finds) the schema, its id.
   int32_t register_schema(std::string_view subject, std::string_view schema);
-  /// POST /subjects/{subject}: the id of a schema already registered under `subject`.
-  int32_t lookup_schema(std::string_view subject, std::string_view schema);
-  /// GET /subjects/{subject}/versions/latest: the latest schema of `subject`.
   struct Registered {
     int32_t id = 0;
     int32_t version = 0;
     std::string schema;
   };
+  /// POST /subjects/{subject}: the id and version of a schema registered under
+  /// `subject` (`schema` is left empty).
+  Registered lookup_schema(std::string_view subject, std::string_view schema);
+  /// GET /subjects/{subject}/versions/latest: the latest schema of `subject`.
   Registered latest(std::string_view subject);
 
 private:
