@@ -1,5 +1,6 @@
 #include "runtime/convert/converter.hpp"
 
+#include "runtime/convert/avro_converter.hpp"
 #include "runtime/convert/byte_array_converter.hpp"
 #include "runtime/convert/header_text.hpp"
 #include "runtime/convert/json_converter.hpp"
@@ -33,6 +34,7 @@ const std::vector<ConverterInfo>& converters() {
       info<JsonConverter>({"JsonConverter", "Json"}),
       info<StringConverter>({"StringConverter", "String"}),
       info<ByteArrayConverter>({"ByteArrayConverter", "ByteArray"}),
+      info<AvroConverter>({"AvroConverter", "Avro"}),
   };
   return all;
 }
@@ -110,7 +112,8 @@ std::unique_ptr<Converter> make_converter(std::string_view class_name,
 }
 
 RecordCodec::RecordCodec(std::unique_ptr<Converter> key, std::unique_ptr<Converter> value)
-    : key_(std::move(key)), value_(std::move(value)) {}
+    : key_(std::move(key)), value_(std::move(value)),
+      key_topic_(key_->uses_topic()), value_topic_(value_->uses_topic()) {}
 
 void RecordCodec::decode(Batch raw, DecodedBatch& out) {
   out.reset(std::move(raw));
@@ -133,6 +136,8 @@ void RecordCodec::decode(Batch raw, DecodedBatch& out) {
       std::optional<std::string_view> bytes;
       if (!ref.key.is_null())
         bytes = b.bytes(ref.key);
+      if (key_topic_)
+        key_->set_topic(rec.topic);
       key_->to_connect(bytes, out, rec.key, rec.key_schema);
     } catch (const std::exception& e) {
       out.fail(i, ErrorStage::KeyConverter, key_->class_name(), e);
@@ -142,6 +147,8 @@ void RecordCodec::decode(Batch raw, DecodedBatch& out) {
       std::optional<std::string_view> bytes;
       if (!ref.value.is_null())
         bytes = b.bytes(ref.value);
+      if (value_topic_)
+        value_->set_topic(rec.topic);
       value_->to_connect(bytes, out, rec.value, rec.value_schema);
     } catch (const std::exception& e) {
       out.fail(i, ErrorStage::ValueConverter, value_->class_name(), e);
@@ -177,12 +184,16 @@ void RecordCodec::encode(DecodedBatch& in, Batch& out) {
       continue;
     std::optional<std::string_view> key, value;
     try {
+      if (key_topic_)
+        key_->set_topic(rec.topic);
       key = key_->serialize(rec.key, rec.key_schema);
     } catch (const std::exception& e) {
       in.fail(i, ErrorStage::KeyConverter, key_->class_name(), e);
       continue;
     }
     try {
+      if (value_topic_)
+        value_->set_topic(rec.topic);
       value = value_->serialize(rec.value, rec.value_schema);
     } catch (const std::exception& e) {
       in.fail(i, ErrorStage::ValueConverter, value_->class_name(), e);

@@ -5,6 +5,7 @@
 //   org.apache.kafka.connect.json.JsonConverter        (JsonConverter, Json)
 //   org.apache.kafka.connect.storage.StringConverter   (StringConverter, String)
 //   org.apache.kafka.connect.converters.ByteArrayConverter (ByteArrayConverter, ByteArray)
+//   io.confluent.connect.avro.AvroConverter             (AvroConverter, Avro)
 //
 // Threading: a converter keeps per-instance scratch state (parser, buffers, schema
 // caches): one instance serves one actor at a time. Make one per stage.
@@ -28,6 +29,13 @@ public:
 
   /// Kafka's full class name, for error records and DLQ headers.
   virtual std::string_view class_name() const noexcept = 0;
+
+  /// Kafka Connect passes the record's topic to every call; most converters ignore
+  /// it. A converter that needs it (the AvroConverter names its registry subject
+  /// after it) returns true here, and RecordCodec then calls set_topic() with each
+  /// record's topic before its to_connect() / serialize(). The others are not called.
+  virtual bool uses_topic() const noexcept { return false; }
+  virtual void set_topic(std::string_view /*topic*/) {}
 
   /// Decodes one serialized key or value (std::nullopt: a Kafka null) into `out` and
   /// `schema`. New values live in `batch.arena()` and schemas are retained by
@@ -117,6 +125,8 @@ public:
 private:
   std::unique_ptr<Converter> key_;
   std::unique_ptr<Converter> value_;
+  bool key_topic_ = false;   ///< key_->uses_topic(), asked once
+  bool value_topic_ = false;
   std::string header_buf_;
 };
 

@@ -1,0 +1,253 @@
+#include "runtime/convert/avro_converter.hpp"
+
+#include <map>
+#include <unordered_map>
+
+#include "runtime/convert/avro_binary.hpp"
+#include "runtime/convert/avro_schema.hpp"
+#include "runtime/convert/schema_registry_client.hpp"
+#include "runtime/convert/text.hpp"
+
+namespace weir::runtime::convert {
+
+using namespace runtime::data;
+
+namespace {
+
+constexpr std::string_view strategy_package = "io.confluent.kafka.serializers.subject.";
+enum class Strategy { TopicName, RecordName, TopicRecordName };
+
+Strategy strategy(const std::string& name) {
+  std::string_view n = trim(name);
+  if (n.starts_with(strategy_package))
+    n.remove_prefix(strategy_package.size());
+  if (n == "RecordNameStrategy") return Strategy::RecordName;
+  if (n == "TopicRecordNameStrategy") return Strategy::TopicRecordName;
+  return Strategy::TopicName;
+}
+
+std::vector<std::string> strategies() {
+  std::vector<std::string> all;
+  for (std::string_view s : {"TopicNameStrategy", "RecordNameStrategy", "TopicRecordNameStrategy"}) {
+    all.emplace_back(s);
+    all.push_back(std::string(strategy_package) + std::string(s));
+  }
+  return all;
+}
+
+constexpr size_t header_size = 5; // magic byte + 4-byte schema id
+
+} // namespace
+
+struct AvroConverter::Impl {
+  SchemaRegistryClient registry;
+  bool is_key;
+  bool auto_register;
+  bool use_latest;
+  Strategy subject_strategy;
+  avro::WriteOptions write;
+  size_t cache_size;
+
+  /// Writer's schemas as the registry holds them, and as read for one subject (with
+  /// that subject's version).
+  std::unordered_map<int32_t, std::pair<std::string, std::shared_ptr<const avro::ParsedSchema>>> by_id;
+  std::map<std::pair<int32_t, std::string>, std::shared_ptr<const avro::ParsedSchema>> by_subject;
+  struct Written {
+    SchemaPtr schema; ///< keeps the key's address from being reused
+    std::string subject;
+    int32_t id;
+  };
+  std::unordered_map<const Schema*, std::vector<Written>> ids;
+  std::unordered_map<const Schema*, std::pair<SchemaPtr, std::string>> json;
+  std::string buffer;
+
+  const std::string& avro_json(const Schema& s) {
+    auto it = json.find(&s);
+    if (it == json.end()) {
+      if (json.size() >= cache_size)
+        json.clear();
+      it = json.emplace(&s, std::pair{s.shared_from_this(), avro::schema_json(s, write)}).first;
+    }
+    return it->second.second;
+  }
+
+  std::string subject(const std::string& topic, const std::string& record_name) const {
+    switch (subject_strategy) {
+      case Strategy::TopicName: return topic + (is_key ? "-key" : "-value");
+      case Strategy::RecordName: return record_name;
+      case Strategy::TopicRecordName: return topic + "-" + record_name;
+    }
+    return {};
+  }
+
+  int32_t id_for(const std::string& topic, const Schema& s) {
+    std::string subj = subject(topic, avro::record_name(s));
+    auto& known = ids[&s];
+    for (const auto& w : known)
+      if (w.subject == subj)
+        return w.id;
+    const std::string& text = avro_json(s);
+    int32_t id;
+    if (use_latest) {
+      // Confluent would re-encode the value into the latest schema; weir writes only
+      // when the latest is the record's own schema.
+      auto latest = registry.latest(subj);
+      auto parsed = avro::ParsedSchema::parse(latest.schema, write.connect_meta_data);
+      if (!parsed->connect()->equals(s))
+        throw DataError("use.latest.version: the latest schema of subject \"" + subj + "\" (id " +
+                        std::to_string(latest.id) + ") is not the record's schema " + text +
+                        "; weir does not yet write a record in another schema");
+      id = latest.id;
+    } else if (auto_register) {
+      id = registry.register_schema(subj, text);
+    } else {
+      id = registry.lookup_schema(subj, text).id;
+    }
+    if (ids.size() >= cache_size)
+      ids.clear();
+    ids[&s].push_back({s.shared_from_this(), std::move(subj), id});
+    return id;
+  }
+
+  // As Confluent's deserializer for a converter: the writer's schema by id, then its
+  // version under the subject the strategy names (POST /subjects/{subject}), which
+  // becomes the Connect schema's version where the schema carries no connect.version.
+  const avro::ParsedSchema& schema_for(int32_t id, const std::string& topic) {
+    auto it = by_id.find(id);
+    if (it == by_id.end()) {
+      std::string text = registry.schema_by_id(id);
+      auto parsed = avro::ParsedSchema::parse(text, write.connect_meta_data);
+      if (by_id.size() >= cache_size)
+        by_id.clear();
+      it = by_id.emplace(id, std::pair{std::move(text), std::move(parsed)}).first;
+    }
+    const auto& [text, plain] = it->second;
+    std::pair<int32_t, std::string> key{id, subject(topic, plain->record_name())};
+    auto found = by_subject.find(key);
+    if (found == by_subject.end()) {
+      auto version = registry.lookup_schema(key.second, text).version;
+      auto parsed = avro::ParsedSchema::parse(text, write.connect_meta_data, version);
+      if (by_subject.size() >= cache_size)
+        by_subject.clear();
+      found = by_subject.emplace(std::move(key), std::move(parsed)).first;
+    }
+    return *found->second;
+  }
+};
+
+const ConfigDef& AvroConverter::config_def() {
+  static const ConfigDef def = [] {
+    ConfigDef d;
+    d.group("Schema Registry")
+        .define("schema.registry.url", ConfigType::List, Importance::High,
+                "Comma-separated list of Schema Registry URLs (http://host:port), tried in order.",
+                validators::non_empty())
+        .define("auto.register.schemas", ConfigType::Boolean, "true", Importance::Medium,
+                "Register a record's schema under its subject when it is not there yet.")
+        .define("use.latest.version", ConfigType::Boolean, "false", Importance::Low,
+                "Write with the subject's latest schema instead of registering the record's own. weir "
+                "writes only records whose schema is that latest schema.")
+        .define("latest.compatibility.strict", ConfigType::Boolean, "true", Importance::Low,
+                "Accepted for compatibility; weir does not check compatibility with the latest version.")
+        .define("key.subject.name.strategy", ConfigType::String,
+                "io.confluent.kafka.serializers.subject.TopicNameStrategy", Importance::Medium,
+                "How the subject of a key schema is named.", validators::one_of(strategies()))
+        .define("value.subject.name.strategy", ConfigType::String,
+                "io.confluent.kafka.serializers.subject.TopicNameStrategy", Importance::Medium,
+                "How the subject of a value schema is named.", validators::one_of(strategies()))
+        .define("basic.auth.credentials.source", ConfigType::String, "URL", Importance::Medium,
+                "Where basic auth credentials come from: URL (user:password@ in the URL) or USER_INFO.",
+                validators::one_of({"URL", "USER_INFO"}))
+        .define("basic.auth.user.info", ConfigType::Password, "", Importance::Medium,
+                "user:password for basic auth, with basic.auth.credentials.source=USER_INFO.");
+    d.group("Avro data")
+        .define("enhanced.avro.schema.support", ConfigType::Boolean, "false", Importance::Low,
+                "Accepted for compatibility; weir does not act on it yet (enums are read as Connect "
+                "strings either way, and written as Avro strings).")
+        .define("connect.meta.data", ConfigType::Boolean, "true", Importance::Low,
+                "Write the connect.* properties (name, version, doc, parameters, default) into Avro schemas.")
+        .define("schemas.cache.config", ConfigType::Int, "1000", Importance::Low,
+                "How many schemas are cached each way.", validators::range(1, std::nullopt))
+        .define("scrub.invalid.names", ConfigType::Boolean, "false", Importance::Low,
+                "Accepted for compatibility; weir does not rewrite invalid Avro names yet.")
+        .define("converter.type", ConfigType::String, "value", Importance::Low,
+                "How this converter will be used: key, value or header.",
+                validators::one_of({"key", "value", "header"}, true));
+    return d;
+  }();
+  return def;
+}
+
+AvroConverter::AvroConverter(const Config& c, bool is_key) {
+  SchemaRegistryClient::Options o;
+  // The registry client checks the URLs; its complaint names the key.
+  for (const auto& url : c.get_list("schema.registry.url"))
+    if (!trim(url).empty())
+      o.urls.emplace_back(trim(url));
+  if (c.get_string("basic.auth.credentials.source") == "USER_INFO")
+    o.user_info = c.get_password("basic.auth.user.info").value();
+  auto client = [&] {
+    try {
+      return SchemaRegistryClient(std::move(o));
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError("schema.registry.url", e.what());
+    }
+  };
+  std::unique_ptr<Impl> impl(new Impl{client(), is_key, c.get_bool("auto.register.schemas"),
+                                      c.get_bool("use.latest.version"),
+                                      strategy(c.get_string(is_key ? "key.subject.name.strategy"
+                                                                   : "value.subject.name.strategy")),
+                                      avro::WriteOptions{c.get_bool("connect.meta.data")},
+                                      static_cast<size_t>(c.get_int("schemas.cache.config")), {}, {}, {}, {}, {}});
+  impl_ = std::move(impl);
+}
+
+AvroConverter::~AvroConverter() = default;
+
+void AvroConverter::to_connect(const std::optional<std::string_view>& bytes, DecodedBatch& batch, Value& out,
+                               const Schema*& schema) {
+  out = Value();
+  schema = nullptr;
+  if (!bytes)
+    return;
+  auto fail = [&](const std::string& what) -> DataError {
+    return DataError("Failed to deserialize data for topic " + topic_ + " to Avro: " + what);
+  };
+  if (bytes->size() < header_size)
+    throw fail("Unknown magic byte! (the record is " + std::to_string(bytes->size()) +
+               " bytes, shorter than the 5-byte header of magic byte and schema id)");
+  if ((*bytes)[0] != 0)
+    throw fail("Unknown magic byte! (found " + std::to_string(static_cast<uint8_t>((*bytes)[0])) + ", expected 0)");
+  const auto* p = reinterpret_cast<const uint8_t*>(bytes->data());
+  const auto id = static_cast<int32_t>((uint32_t{p[1]} << 24) | (uint32_t{p[2]} << 16) | (uint32_t{p[3]} << 8) | p[4]);
+  try {
+    const auto& parsed = impl_->schema_for(id, topic_);
+    out = avro::decode(parsed.root(), bytes->substr(header_size), batch.arena());
+    schema = batch.retain(parsed.connect());
+  } catch (const DataError& e) {
+    throw fail("schema id " + std::to_string(id) + ": " + e.what());
+  }
+}
+
+bool AvroConverter::from_connect(const Value& v, const Schema* schema, std::string& out) {
+  if (v.is_null())
+    return false; // a Kafka null, as Confluent's serializer writes it
+  if (schema == nullptr)
+    throw DataError("Failed to serialize Avro data from topic " + topic_ +
+                    ": the value has no Connect schema, and Avro needs one (read the records with a "
+                    "converter that gives schemas, e.g. JsonConverter with schemas.enable=true)");
+  try {
+    const int32_t id = impl_->id_for(topic_, *schema);
+    out += '\0';
+    out += static_cast<char>((id >> 24) & 0xFF);
+    out += static_cast<char>((id >> 16) & 0xFF);
+    out += static_cast<char>((id >> 8) & 0xFF);
+    out += static_cast<char>(id & 0xFF);
+    avro::encode(*schema, v, out);
+  } catch (const DataError& e) {
+    throw DataError("Failed to serialize Avro data from topic " + topic_ + " : " + e.what());
+  }
+  return true;
+}
+
+} // namespace weir::runtime::convert

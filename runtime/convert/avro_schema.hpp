@@ -1,0 +1,83 @@
+// Avro schemas <-> Connect schemas, as Confluent's AvroData maps them.
+//
+// Reading (toConnectSchema): a writer's schema text from the registry is checked with
+// Avro C (avro_schema_from_json) and turned into an avro::Node tree, each node holding
+// the Connect schema its values decode to; the binary decoder (avro_binary.hpp) walks
+// that tree. Records -> structs, enums -> strings with `io.confluent.connect.avro.Enum`
+// parameters, fixed -> bytes (`connect.fixed.size`), ["null", T] -> optional T, other
+// unions -> an `io.confluent.connect.avro.Union` struct with one optional field per
+// branch, arrays of MapEntry records -> maps, the logical types and `connect.*`
+// properties -> Connect's logical types, names, versions, docs, parameters and
+// defaults (field defaults too, except struct-valued ones).
+//
+// Writing (fromConnectSchema): the Avro schema JSON Confluent's converter registers,
+// byte for byte where weir knows Avro Java's output: key order, namespaces written only
+// where they change, `ConnectDefault` names, `connect.*` properties.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/data/schema.hpp"
+
+namespace weir::runtime::convert::avro {
+
+inline constexpr std::string_view connect_namespace = "io.confluent.connect.avro";
+inline constexpr std::string_view union_struct_name = "io.confluent.connect.avro.Union";
+inline constexpr std::string_view enum_parameter = "io.confluent.connect.avro.Enum";
+
+/// One node of a parsed writer's schema.
+struct Node {
+  enum class Type : uint8_t { Null, Boolean, Int, Long, Float, Double, Bytes, String, Record, Enum, Array, Map, Union, Fixed };
+  Type type = Type::Null;
+  /// Record fields, array items, map values or union branches, in order.
+  std::vector<const Node*> children;
+  std::vector<std::string> symbols; ///< enum
+  int32_t fixed_size = 0;
+  bool map_entries = false;         ///< an array of MapEntry records, decoded as a Connect map
+  bool union_struct = false;        ///< a union decoded as an io.confluent.connect.avro.Union struct
+  std::vector<int32_t> union_field; ///< union branch -> Union struct field (-1 for null)
+  data::SchemaPtr connect;          ///< what values of this node decode to
+};
+
+/// A writer's schema, parsed once per registry id.
+class ParsedSchema {
+public:
+  /// Throws data::DataError naming what Avro C or the mapping refuses.
+  /// `connect_meta_data`: read connect.doc, connect.parameters and the docs.
+  /// `registry_version`: the Connect version of the top-level schema when it has no
+  /// connect.version (what AvroConverter does with the subject's version).
+  static std::shared_ptr<const ParsedSchema> parse(std::string_view json, bool connect_meta_data = true,
+                                                   std::optional<int32_t> registry_version = std::nullopt);
+
+  const Node& root() const noexcept { return *root_; }
+  const data::SchemaPtr& connect() const noexcept { return root_->connect; }
+  /// The top-level record's full name (or the type's name): RecordNameStrategy's subject.
+  const std::string& record_name() const noexcept { return record_name_; }
+
+  struct Builder;
+
+private:
+  std::vector<std::unique_ptr<Node>> nodes_;
+  const Node* root_ = nullptr;
+  std::string record_name_;
+};
+
+struct WriteOptions {
+  bool connect_meta_data = true; ///< connect.meta.data: write connect.* properties
+};
+
+/// The Avro schema JSON for `schema` (AvroData.fromConnectSchema(...).toString()).
+/// Throws data::DataError for what Avro cannot express.
+std::string schema_json(const data::Schema& schema, const WriteOptions& options = {});
+
+/// What RecordNameStrategy names a subject after: the record's full name
+/// (`io.confluent.connect.avro.ConnectDefault` for an unnamed struct), or the Avro
+/// type name of a non-record schema.
+std::string record_name(const data::Schema& schema);
+
+} // namespace weir::runtime::convert::avro
