@@ -479,6 +479,28 @@ BOOST_AUTO_TEST_CASE(unknown_magic_byte_and_short_records) {
   BOOST_TEST(short_record.message.find("2 bytes") != std::string::npos, short_record.message);
 }
 
+BOOST_AUTO_TEST_CASE(malformed_binary_fails_the_record) {
+  auto parsed = avro::ParsedSchema::parse(
+      R"({"type":"record","name":"R","fields":[{"name":"xs","type":{"type":"array","items":"long"}},)"
+      R"({"name":"e","type":{"type":"array","items":{"type":"record","name":"E","fields":[]}}}]})");
+  Arena arena;
+  auto fails = [&](std::string_view bytes, const std::string& what) {
+    try {
+      avro::decode(parsed->root(), bytes, arena);
+    } catch (const DataError& e) {
+      return std::string(e.what()).find(what) != std::string::npos;
+    }
+    return false;
+  };
+  BOOST_TEST(fails(std::string_view("\x04\x02\x02", 3), "ends early"));         // no end of the array
+  BOOST_TEST(fails(std::string_view("\xfe\xff\xff\xff\x0f", 5), "a block of")); // a count far past the bytes
+  BOOST_TEST(fails(std::string_view("\x00\xfe\xff\xff\xff\x0f", 6), "a block of")); // empty records: capped
+  BOOST_TEST(fails(std::string_view("\x00\x00\x00", 3), "more than one value"));
+  Value ok = avro::decode(parsed->root(), std::string_view("\x02\x04\x00\x04\x00", 5), arena);
+  BOOST_TEST(ok.fields()[0].items()[0].as_int() == 2);
+  BOOST_TEST(ok.fields()[1].size() == 2u);
+}
+
 BOOST_AUTO_TEST_CASE(unknown_schema_id) {
   FakeRegistry registry;
   auto reader = codec(registry.url());
