@@ -297,6 +297,11 @@ BOOST_AUTO_TEST_CASE(avro_schema_json_as_confluent_writes_it) {
   // Read back (Avro C accepts it, the references resolve): the same Connect schema.
   BOOST_TEST(avro::ParsedSchema::parse(avro::schema_json(*twice))->connect()->equals(*twice));
   BOOST_TEST(avro::ParsedSchema::parse(avro::schema_json(*schema))->connect()->equals(*schema));
+  // RecordNameStrategy's names: the record's full name, else Avro's type name.
+  BOOST_TEST(avro::record_name(*schema) == "com.example.Order");
+  BOOST_TEST(avro::record_name(*twice) == "io.confluent.connect.avro.ConnectDefault");
+  BOOST_TEST(avro::record_name(*SchemaBuilder(Type::Float64).build()) == "double");
+  BOOST_TEST(avro::record_name(*SchemaBuilder(Type::Int16).build()) == "int");
   // connect.meta.data=false: no connect.* properties, the logical types stay.
   BOOST_TEST(avro::schema_json(*SchemaBuilder::time().build(), {false}) ==
              R"({"type":"int","logicalType":"time-millis"})");

@@ -379,16 +379,8 @@ std::string record_name(const Schema& schema) {
       return schema.name() ? *schema.name() : std::string(connect_namespace) + "." + std::string(default_name);
     case Type::Int8: case Type::Int16: case Type::Int32: return "int";
     case Type::Int64: return "long";
-    case Type::Float32: return "float";
-    case Type::Float64: return "double";
-    case Type::Boolean: return "boolean";
-    case Type::String: return "string";
-    case Type::Bytes: return "bytes";
-    case Type::Array: return "array";
-    case Type::Map: return "map";
+    default: return std::string(json_name(schema.type())); // float, double, boolean, string, ...: Avro's names too
   }
-  return {};
 }
-
 
 } // namespace weir::runtime::convert::avro
