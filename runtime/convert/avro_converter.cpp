@@ -262,8 +262,12 @@ void AvroConverter::to_connect(const std::optional<std::string_view>& bytes, Dec
 }
 
 bool AvroConverter::from_connect(const Value& v, const Schema* schema, std::string& out) {
-  if (v.is_null())
-    return false; // a Kafka null, as Confluent's serializer writes it
+  if (v.is_null()) {
+    // A Kafka null, as Confluent writes it, unless the schema says the value is required.
+    if (schema != nullptr && !schema->optional())
+      throw DataError("Failed to serialize Avro data from topic " + topic_ + " : Found null value for non-optional schema");
+    return false;
+  }
   if (schema == nullptr)
     throw DataError("Failed to serialize Avro data from topic " + topic_ +
                     ": the value has no Connect schema, and Avro needs one (read the records with a "

@@ -637,18 +637,28 @@ BOOST_AUTO_TEST_CASE(keys_use_the_key_subject_and_basic_auth) {
   BOOST_TEST((back[0].key_schema->type() == Type::String));
 }
 
-BOOST_AUTO_TEST_CASE(schemaless_values_cannot_be_avro) {
+BOOST_AUTO_TEST_CASE(schemaless_values_and_nulls) {
   FakeRegistry registry;
   auto c = codec(registry.url());
   auto b = one_record("t", nullptr, [](Arena&) { return Value::int64(1); });
   encode(c, b);
   BOOST_REQUIRE(b.errors().size() == 1u);
   BOOST_TEST(b.errors().all()[0].message.find("no Connect schema") != std::string::npos, b.errors().all()[0].message);
-  // A null value is a Kafka null, schema or not.
+  // A null value is a Kafka null without a schema or with an optional one; a required
+  // schema refuses it.
   auto tombstone = one_record("t", nullptr, [](Arena&) { return Value(); });
   Batch out = encode(c, tombstone);
   BOOST_REQUIRE(out.size() == 1u);
   BOOST_TEST(out[0].value.is_null());
+  auto optional_null = one_record("t", schemas::optional_string(), [](Arena&) { return Value(); });
+  Batch out2 = encode(c, optional_null);
+  BOOST_REQUIRE(out2.size() == 1u);
+  BOOST_TEST(out2[0].value.is_null());
+  auto required_null = one_record("t", schemas::string(), [](Arena&) { return Value(); });
+  encode(c, required_null);
+  BOOST_REQUIRE(required_null.errors().size() == 1u);
+  BOOST_TEST(required_null.errors().all()[0].message.find("Found null value for non-optional schema") !=
+             std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
