@@ -1,6 +1,7 @@
 #include "runtime/convert/avro_binary.hpp"
 
 #include <bit>
+#include <climits>
 #include <cstring>
 
 #include "runtime/data/errors.hpp"
@@ -45,14 +46,36 @@ public:
     return read_bytes(static_cast<size_t>(n));
   }
 
-  // The next block's item count (0 at the end); skips a block's byte size.
-  int64_t block_count() {
+  // The next block's item count (0 at the end); skips a block's byte size. A count
+  // the remaining bytes cannot hold is refused before anything is allocated for it.
+  int64_t block_count(const Node& item) {
     int64_t n = read_long();
     if (n < 0) {
+      if (n == INT64_MIN)
+        throw DataError("Invalid Avro data: block count out of range");
       n = -n;
       read_long();
     }
+    const auto left = static_cast<int64_t>(end_ - p_);
+    if (n > (can_be_empty(item) ? int64_t{1} << 24 : left))
+      throw DataError("Invalid Avro data: a block of " + std::to_string(n) + " items in " + std::to_string(left) +
+                      " bytes");
     return n;
+  }
+
+  // Whether a value of `n` may take no bytes at all (null, a record of such fields,
+  // an empty fixed): only those let a block claim more items than bytes remain.
+  static bool can_be_empty(const Node& n) {
+    switch (n.type) {
+      case Node::Type::Null: return true;
+      case Node::Type::Fixed: return n.fixed_size == 0;
+      case Node::Type::Record:
+        for (const Node* c : n.children)
+          if (!can_be_empty(*c))
+            return false;
+        return true;
+      default: return false;
+    }
   }
 
   Value value(const Node& n) {
@@ -97,7 +120,7 @@ public:
         if (n.map_entries) {
           const Node& entry = *n.children[0];
           Value m = Value::map(arena_, 0);
-          for (int64_t c = block_count(); c != 0; c = block_count())
+          for (int64_t c = block_count(entry); c != 0; c = block_count(entry))
             for (int64_t i = 0; i < c; ++i) {
               Value k = value(*entry.children[0]);
               m.append(arena_, k, value(*entry.children[1]));
@@ -105,14 +128,15 @@ public:
           return m;
         }
         Value a = Value::array(arena_, 0);
-        for (int64_t c = block_count(); c != 0; c = block_count())
+        for (int64_t c = block_count(*n.children[0]); c != 0; c = block_count(*n.children[0]))
           for (int64_t i = 0; i < c; ++i)
             a.push_back(arena_, value(*n.children[0]));
         return a;
       }
       case Node::Type::Map: {
         Value m = Value::map(arena_, 0);
-        for (int64_t c = block_count(); c != 0; c = block_count())
+        // Each entry has at least its key's length byte.
+        for (int64_t c = block_count(n); c != 0; c = block_count(n))
           for (int64_t i = 0; i < c; ++i) {
             Value k = Value::string(read_length_prefixed());
             m.append(arena_, k, value(*n.children[0]));

@@ -59,7 +59,18 @@ struct AvroConverter::Impl {
   };
   std::unordered_map<const Schema*, std::vector<Written>> ids;
   std::unordered_map<const Schema*, std::pair<SchemaPtr, std::string>> json;
-  std::string buffer;
+  // The last answer of each way: consecutive records mostly share topic and schema,
+  // and then cost no string building or map lookup.
+  struct {
+    const Schema* schema = nullptr;
+    std::string topic;
+    int32_t id = 0;
+  } last_written;
+  struct {
+    int32_t id = -1;
+    std::string topic;
+    const avro::ParsedSchema* parsed = nullptr;
+  } last_read;
 
   const std::string& avro_json(const Schema& s) {
     auto it = json.find(&s);
@@ -81,6 +92,14 @@ struct AvroConverter::Impl {
   }
 
   int32_t id_for(const std::string& topic, const Schema& s) {
+    if (last_written.schema == &s && last_written.topic == topic)
+      return last_written.id;
+    const int32_t id = lookup_id(topic, s);
+    last_written = {&s, topic, id}; // `ids` holds `s`, so its address is not reused
+    return id;
+  }
+
+  int32_t lookup_id(const std::string& topic, const Schema& s) {
     std::string subj = subject(topic, avro::record_name(s));
     auto& known = ids[&s];
     for (const auto& w : known)
@@ -103,8 +122,10 @@ struct AvroConverter::Impl {
     } else {
       id = registry.lookup_schema(subj, text).id;
     }
-    if (ids.size() >= cache_size)
+    if (ids.size() >= cache_size) {
       ids.clear();
+      last_written.schema = nullptr;
+    }
     ids[&s].push_back({s.shared_from_this(), std::move(subj), id});
     return id;
   }
@@ -113,6 +134,14 @@ struct AvroConverter::Impl {
   // version under the subject the strategy names (POST /subjects/{subject}), which
   // becomes the Connect schema's version where the schema carries no connect.version.
   const avro::ParsedSchema& schema_for(int32_t id, const std::string& topic) {
+    if (last_read.id == id && last_read.topic == topic)
+      return *last_read.parsed;
+    const avro::ParsedSchema& parsed = lookup_schema(id, topic);
+    last_read = {id, topic, &parsed};
+    return parsed;
+  }
+
+  const avro::ParsedSchema& lookup_schema(int32_t id, const std::string& topic) {
     auto it = by_id.find(id);
     if (it == by_id.end()) {
       std::string text = registry.schema_by_id(id);
@@ -127,8 +156,11 @@ struct AvroConverter::Impl {
     if (found == by_subject.end()) {
       auto version = registry.lookup_schema(key.second, text).version;
       auto parsed = avro::ParsedSchema::parse(text, write.connect_meta_data, version);
-      if (by_subject.size() >= cache_size)
+      if (by_subject.size() >= cache_size) {
         by_subject.clear();
+        last_read.parsed = nullptr;
+        last_read.id = -1;
+      }
       found = by_subject.emplace(std::move(key), std::move(parsed)).first;
     }
     return *found->second;
@@ -198,7 +230,7 @@ AvroConverter::AvroConverter(const Config& c, bool is_key) {
                                       strategy(c.get_string(is_key ? "key.subject.name.strategy"
                                                                    : "value.subject.name.strategy")),
                                       avro::WriteOptions{c.get_bool("connect.meta.data")},
-                                      static_cast<size_t>(c.get_int("schemas.cache.config")), {}, {}, {}, {}, {}});
+                                      static_cast<size_t>(c.get_int("schemas.cache.config")), {}, {}, {}, {}, {}, {}});
   impl_ = std::move(impl);
 }
 
@@ -230,8 +262,12 @@ void AvroConverter::to_connect(const std::optional<std::string_view>& bytes, Dec
 }
 
 bool AvroConverter::from_connect(const Value& v, const Schema* schema, std::string& out) {
-  if (v.is_null())
-    return false; // a Kafka null, as Confluent's serializer writes it
+  if (v.is_null()) {
+    // A Kafka null, as Confluent writes it, unless the schema says the value is required.
+    if (schema != nullptr && !schema->optional())
+      throw DataError("Failed to serialize Avro data from topic " + topic_ + " : Found null value for non-optional schema");
+    return false;
+  }
   if (schema == nullptr)
     throw DataError("Failed to serialize Avro data from topic " + topic_ +
                     ": the value has no Connect schema, and Avro needs one (read the records with a "

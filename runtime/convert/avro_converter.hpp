@@ -3,8 +3,10 @@
 // (big-endian), then the Avro binary of the value.
 //
 // Decoding reads the id, fetches the writer's schema once per id (GET
-// /schemas/ids/{id}), maps it to a Connect schema (avro_schema.hpp) and decodes the
-// binary straight into the batch arena (avro_binary.hpp). Encoding maps the record's
+// /schemas/ids/{id}) and its version under the subject once per id and subject (POST
+// /subjects/{subject}: the Connect version where the schema has no connect.version),
+// maps it to a Connect schema (avro_schema.hpp) and decodes the binary straight into
+// the batch arena (avro_binary.hpp). Encoding maps the record's
 // Connect schema to Avro as Confluent's AvroData does, registers it under the subject
 // its strategy names (or looks it up), caches schema -> id and writes the framing.
 //
@@ -15,7 +17,7 @@
 // basic.auth.credentials.source (URL | USER_INFO), basic.auth.user.info,
 // enhanced.avro.schema.support (false, accepted, not acted on), connect.meta.data
 // (true), schemas.cache.config (1000), scrub.invalid.names (false, accepted, not acted
-// on). See docs/transforms.md, "Avro".
+// on). See docs/transforms.md, "AvroConverter".
 //
 // Needs the record's topic (subjects are named after it): uses_topic() is true.
 #pragma once

@@ -297,6 +297,11 @@ BOOST_AUTO_TEST_CASE(avro_schema_json_as_confluent_writes_it) {
   // Read back (Avro C accepts it, the references resolve): the same Connect schema.
   BOOST_TEST(avro::ParsedSchema::parse(avro::schema_json(*twice))->connect()->equals(*twice));
   BOOST_TEST(avro::ParsedSchema::parse(avro::schema_json(*schema))->connect()->equals(*schema));
+  // RecordNameStrategy's names: the record's full name, else Avro's type name.
+  BOOST_TEST(avro::record_name(*schema) == "com.example.Order");
+  BOOST_TEST(avro::record_name(*twice) == "io.confluent.connect.avro.ConnectDefault");
+  BOOST_TEST(avro::record_name(*SchemaBuilder(Type::Float64).build()) == "double");
+  BOOST_TEST(avro::record_name(*SchemaBuilder(Type::Int16).build()) == "int");
   // connect.meta.data=false: no connect.* properties, the logical types stay.
   BOOST_TEST(avro::schema_json(*SchemaBuilder::time().build(), {false}) ==
              R"({"type":"int","logicalType":"time-millis"})");
@@ -479,6 +484,28 @@ BOOST_AUTO_TEST_CASE(unknown_magic_byte_and_short_records) {
   BOOST_TEST(short_record.message.find("2 bytes") != std::string::npos, short_record.message);
 }
 
+BOOST_AUTO_TEST_CASE(malformed_binary_fails_the_record) {
+  auto parsed = avro::ParsedSchema::parse(
+      R"({"type":"record","name":"R","fields":[{"name":"xs","type":{"type":"array","items":"long"}},)"
+      R"({"name":"e","type":{"type":"array","items":{"type":"record","name":"E","fields":[]}}}]})");
+  Arena arena;
+  auto fails = [&](std::string_view bytes, const std::string& what) {
+    try {
+      avro::decode(parsed->root(), bytes, arena);
+    } catch (const DataError& e) {
+      return std::string(e.what()).find(what) != std::string::npos;
+    }
+    return false;
+  };
+  BOOST_TEST(fails(std::string_view("\x04\x02\x02", 3), "ends early"));         // no end of the array
+  BOOST_TEST(fails(std::string_view("\xfe\xff\xff\xff\x0f", 5), "a block of")); // a count far past the bytes
+  BOOST_TEST(fails(std::string_view("\x00\xfe\xff\xff\xff\x0f", 6), "a block of")); // empty records: capped
+  BOOST_TEST(fails(std::string_view("\x00\x00\x00", 3), "more than one value"));
+  Value ok = avro::decode(parsed->root(), std::string_view("\x02\x04\x00\x04\x00", 5), arena);
+  BOOST_TEST(ok.fields()[0].items()[0].as_int() == 2);
+  BOOST_TEST(ok.fields()[1].size() == 2u);
+}
+
 BOOST_AUTO_TEST_CASE(unknown_schema_id) {
   FakeRegistry registry;
   auto reader = codec(registry.url());
@@ -610,18 +637,28 @@ BOOST_AUTO_TEST_CASE(keys_use_the_key_subject_and_basic_auth) {
   BOOST_TEST((back[0].key_schema->type() == Type::String));
 }
 
-BOOST_AUTO_TEST_CASE(schemaless_values_cannot_be_avro) {
+BOOST_AUTO_TEST_CASE(schemaless_values_and_nulls) {
   FakeRegistry registry;
   auto c = codec(registry.url());
   auto b = one_record("t", nullptr, [](Arena&) { return Value::int64(1); });
   encode(c, b);
   BOOST_REQUIRE(b.errors().size() == 1u);
   BOOST_TEST(b.errors().all()[0].message.find("no Connect schema") != std::string::npos, b.errors().all()[0].message);
-  // A null value is a Kafka null, schema or not.
+  // A null value is a Kafka null without a schema or with an optional one; a required
+  // schema refuses it.
   auto tombstone = one_record("t", nullptr, [](Arena&) { return Value(); });
   Batch out = encode(c, tombstone);
   BOOST_REQUIRE(out.size() == 1u);
   BOOST_TEST(out[0].value.is_null());
+  auto optional_null = one_record("t", schemas::optional_string(), [](Arena&) { return Value(); });
+  Batch out2 = encode(c, optional_null);
+  BOOST_REQUIRE(out2.size() == 1u);
+  BOOST_TEST(out2[0].value.is_null());
+  auto required_null = one_record("t", schemas::string(), [](Arena&) { return Value(); });
+  encode(c, required_null);
+  BOOST_REQUIRE(required_null.errors().size() == 1u);
+  BOOST_TEST(required_null.errors().all()[0].message.find("Found null value for non-optional schema") !=
+             std::string::npos);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -29,6 +29,24 @@ namespace weir::runtime::convert::avro {
 inline constexpr std::string_view connect_namespace = "io.confluent.connect.avro";
 inline constexpr std::string_view union_struct_name = "io.confluent.connect.avro.Union";
 inline constexpr std::string_view enum_parameter = "io.confluent.connect.avro.Enum";
+// Names AvroData uses on both sides of the mapping.
+inline constexpr std::string_view default_name = "ConnectDefault";
+inline constexpr std::string_view map_entry_name = "MapEntry";
+inline constexpr std::string_view record_doc_parameter = "io.confluent.connect.avro.record.doc";
+inline constexpr std::string_view field_doc_prefix = "io.confluent.connect.avro.field.doc.";
+inline constexpr std::string_view precision_parameter = "connect.decimal.precision";
+/// Set on a Connect schema whose default came from an Avro field default: written back
+/// as that field's default only, not as connect.default nor among connect.parameters.
+inline constexpr std::string_view field_default_parameter = "io.confluent.connect.avro.field.default";
+inline constexpr std::string_view fixed_size_parameter = "connect.fixed.size";
+inline constexpr int32_t default_precision = 64;
+
+/// A full name split at its last dot (an empty space: none, Java's null).
+struct SplitName {
+  std::string space;
+  std::string name;
+};
+SplitName split_name(std::string_view full);
 
 /// One node of a parsed writer's schema.
 struct Node {

@@ -1,0 +1,386 @@
+// Connect -> Avro schema JSON (AvroData.fromConnectSchema, then Avro Java's toString).
+#include "runtime/convert/avro_schema.hpp"
+
+#include "runtime/convert/json_text.hpp"
+#include "runtime/data/errors.hpp"
+
+namespace weir::runtime::convert::avro {
+
+using namespace runtime::data;
+
+SplitName split_name(std::string_view full) {
+  auto dot = full.rfind('.');
+  if (dot == std::string_view::npos)
+    return {{}, std::string(full)};
+  return {std::string(full.substr(0, dot)), std::string(full.substr(dot + 1))};
+}
+
+namespace {
+
+bool is_logical(const Schema& s, std::string_view name) { return s.name() && *s.name() == name; }
+
+std::string utf8_of_latin1(std::string_view bytes) {
+  std::string out;
+  for (unsigned char c : bytes) {
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+  return out;
+}
+
+// defaultValueFromConnect: a Connect value as the JSON Avro keeps defaults in.
+void default_json(const Schema& s, const Value& v, std::string& out) {
+  if (v.is_null()) {
+    out += "null";
+    return;
+  }
+  switch (s.type()) {
+    case Type::Int8: case Type::Int16: case Type::Int32: case Type::Int64: append_int(v.as_int(), out); return;
+    case Type::Float32: append_java_float(v.as_float32(), out); return;
+    case Type::Float64: append_java_double(v.as_double(), out); return;
+    case Type::Boolean: out += v.as_bool() ? "true" : "false"; return;
+    case Type::String: append_json_string(v.as_string(), out); return;
+    case Type::Bytes: append_json_string(utf8_of_latin1(v.as_string()), out); return;
+    case Type::Array: {
+      out += '[';
+      bool first = true;
+      for (const auto& item : v.items()) {
+        if (!first) out += ',';
+        first = false;
+        default_json(*s.value_schema(), item, out);
+      }
+      out += ']';
+      return;
+    }
+    case Type::Map: {
+      const bool object = s.key_schema()->type() == Type::String && !s.key_schema()->optional();
+      out += object ? '{' : '[';
+      bool first = true;
+      for (const auto& e : v.entries()) {
+        if (!first) out += ',';
+        first = false;
+        if (object) {
+          append_json_string(e.key.as_string(), out);
+          out += ':';
+        } else {
+          out += R"({"key":)";
+          default_json(*s.key_schema(), e.key, out);
+          out += R"(,"value":)";
+        }
+        default_json(*s.value_schema(), e.value, out);
+        if (!object) out += '}';
+      }
+      out += object ? '}' : ']';
+      return;
+    }
+    case Type::Struct: {
+      out += '{';
+      for (const auto& f : s.fields()) {
+        if (f.index != 0) out += ',';
+        append_json_string(f.name, out);
+        out += ':';
+        default_json(*f.schema, v.fields()[f.index], out);
+      }
+      out += '}';
+      return;
+    }
+  }
+}
+
+/// AvroData.fromConnectSchema and Avro Java's Schema.toString, in one pass.
+class Writer {
+public:
+  explicit Writer(const WriteOptions& options) : options_(options) {}
+
+  void write(const Schema& s, bool optional, bool ignore_optional, std::string& out) {
+    if (s.type() == Type::Struct && is_logical(s, union_struct_name)) {
+      out += '[';
+      bool first = true;
+      if (optional) {
+        out += R"("null")";
+        first = false;
+      }
+      for (const auto& f : s.fields()) {
+        if (!first) out += ',';
+        first = false;
+        write(*f.schema, false, true, out);
+      }
+      out += ']';
+      return;
+    }
+    if (s.type() == Type::Struct && optional) {
+      out += R"(["null",)";
+      write(s, false, false, out);
+      out += ']';
+      return;
+    }
+    std::string base;
+    base_json(s, base);
+    if (optional && !ignore_optional) {
+      out += s.default_value() ? "[" + base + R"(,"null"])" : R"(["null",)" + base + "]";
+      return;
+    }
+    out += base;
+  }
+
+private:
+  using Props = std::vector<std::pair<std::string, std::string>>; ///< key, JSON value
+
+  static void prop_string(Props& props, std::string key, std::string_view value) {
+    std::string json;
+    append_json_string(value, json);
+    props.emplace_back(std::move(key), std::move(json));
+  }
+  // Avro's addProp keeps the first value of a key.
+  static void prop(Props& props, std::string key, std::string json) {
+    for (const auto& [k, v] : props)
+      if (k == key)
+        return;
+    props.emplace_back(std::move(key), std::move(json));
+  }
+
+  void name_json(const SplitName& n, std::string& out) {
+    out += R"("name":)";
+    append_json_string(n.name, out);
+    if (!n.space.empty() && n.space != space_) {
+      out += R"(,"namespace":)";
+      append_json_string(n.space, out);
+    } else if (n.space.empty() && !space_.empty()) {
+      out += R"(,"namespace":"")";
+    }
+  }
+
+  void field_json(std::string_view name, const Schema& s, const std::string* doc, std::string& out) {
+    out += R"({"name":)";
+    append_json_string(name, out);
+    out += R"(,"type":)";
+    write(s, s.optional(), false, out);
+    if (doc) {
+      out += R"(,"doc":)";
+      append_json_string(*doc, out);
+    }
+    if (const Value* d = s.default_value()) {
+      out += R"(,"default":)";
+      default_json(s, *d, out);
+    } else if (s.optional()) {
+      out += R"(,"default":null)";
+    }
+    out += '}';
+  }
+
+  // AvroData's nonOptional(schema): the key its schemaMap keeps written records under,
+  // so a struct used both optional and required is one record.
+  static SchemaPtr required_form(const Schema& s) {
+    if (!s.optional())
+      return s.shared_from_this();
+    SchemaBuilder b = SchemaBuilder::copy_basics(s, s.type());
+    for (const auto& f : s.fields())
+      b.field(f.name, f.schema);
+    if (const Value* d = s.default_value())
+      b.default_value(*d);
+    return b.build();
+  }
+
+  // A record already written in this schema: written again as its name.
+  const std::string* defined(const Schema& s) const {
+    auto key = required_form(s);
+    for (const auto& [schema, name] : defined_)
+      if (schema->equals(*key))
+        return &name;
+    return nullptr;
+  }
+
+  std::string reference(const std::string& full) const {
+    auto n = split_name(full);
+    return n.space == space_ ? n.name : full;
+  }
+
+  void record_json(const Schema& s, SplitName n, std::string& out) {
+    const std::string full = n.space.empty() ? n.name : n.space + "." + n.name;
+    defined_.emplace_back(required_form(s), full);
+    out += R"({"type":"record",)";
+    name_json(n, out);
+    if (const auto* doc = s.parameter(record_doc_parameter)) {
+      out += R"(,"doc":)";
+      append_json_string(*doc, out);
+    }
+    const std::string saved = space_;
+    space_ = n.space;
+    out += R"(,"fields":[)";
+    for (const auto& f : s.fields()) {
+      if (f.index != 0) out += ',';
+      field_json(f.name, *f.schema, s.parameter(std::string(field_doc_prefix) + f.name), out);
+    }
+    out += ']';
+    space_ = saved;
+  }
+
+  void base_json(const Schema& s, std::string& out) {
+    SplitName n{std::string(connect_namespace), std::string(default_name)};
+    if (s.name())
+      n = split_name(*s.name());
+    Props props;
+    std::string_view connect_type;
+    std::string body; // the type's own members, after "type"
+    std::string_view type;
+    switch (s.type()) {
+      case Type::Int8: type = "int"; connect_type = "int8"; break;
+      case Type::Int16: type = "int"; connect_type = "int16"; break;
+      case Type::Int32: type = "int"; break;
+      case Type::Int64: type = "long"; break;
+      case Type::Float32: type = "float"; break;
+      case Type::Float64: type = "double"; break;
+      case Type::Boolean: type = "boolean"; break;
+      case Type::String: type = "string"; break;
+      case Type::Bytes:
+        type = "bytes";
+        if (s.logical() == Logical::Decimal) {
+          prop(props, "scale", std::to_string(s.decimal_scale()));
+          const auto* p = s.parameter(precision_parameter);
+          prop(props, "precision", p ? *p : std::to_string(default_precision));
+        }
+        break;
+      case Type::Array:
+        type = "array";
+        body = R"(,"items":)";
+        write(*s.value_schema(), s.value_schema()->optional(), false, body);
+        break;
+      case Type::Map:
+        if (s.key_schema()->type() == Type::String && !s.key_schema()->optional()) {
+          type = "map";
+          body = R"(,"values":)";
+          write(*s.value_schema(), s.value_schema()->optional(), false, body);
+        } else {
+          type = "array";
+          body = R"(,"items":)";
+          if (const auto* ref = defined(s)) {
+            append_json_string(reference(*ref), body);
+            break;
+          }
+          SplitName entry = s.name() ? n : SplitName{n.space, std::string(map_entry_name)};
+          const std::string full = entry.space.empty() ? entry.name : entry.space + "." + entry.name;
+          defined_.emplace_back(required_form(s), full);
+          body += R"({"type":"record",)";
+          name_json(entry, body);
+          const std::string saved = space_;
+          space_ = entry.space;
+          body += R"(,"fields":[)";
+          field_json("key", *s.key_schema(), nullptr, body);
+          body += ',';
+          field_json("value", *s.value_schema(), nullptr, body);
+          body += ']';
+          space_ = saved;
+          if (s.name())
+            body += R"(,"connect.internal.type":"MapEntry")";
+          body += '}';
+        }
+        break;
+      case Type::Struct:
+        if (const auto* ref = defined(s)) {
+          append_json_string(reference(*ref), out);
+          return;
+        }
+        if (!s.name()) {
+          if (++default_names_ > 1)
+            n.name += std::to_string(default_names_);
+        }
+        record_json(s, n, body);
+        break;
+    }
+    if (options_.connect_meta_data) {
+      if (s.doc())
+        prop_string(props, "connect.doc", *s.doc());
+      if (s.version())
+        prop(props, "connect.version", std::to_string(*s.version()));
+      if (s.parameters() && !s.parameters()->empty()) {
+        std::string params = "{";
+        for (const auto& [k, v] : *s.parameters()) {
+          if (k == field_default_parameter)
+            continue;
+          if (params.size() > 1) params += ',';
+          append_json_string(k, params);
+          params += ':';
+          append_json_string(v, params);
+        }
+        params += '}';
+        if (params.size() > 2)
+          prop(props, "connect.parameters", std::move(params));
+      }
+      if (const Value* d = s.default_value(); d && !s.parameter(field_default_parameter)) {
+        std::string json;
+        default_json(s, *d, json);
+        prop(props, "connect.default", std::move(json));
+      }
+      if (s.name())
+        prop_string(props, "connect.name", *s.name());
+      if (!connect_type.empty())
+        prop_string(props, "connect.type", connect_type);
+    }
+    switch (s.logical()) {
+      case Logical::Decimal:
+        prop(props, "logicalType", R"("decimal")");
+        break;
+      case Logical::Time: prop(props, "logicalType", R"("time-millis")"); break;
+      case Logical::Timestamp: prop(props, "logicalType", R"("timestamp-millis")"); break;
+      case Logical::Date: prop(props, "logicalType", R"("date")"); break;
+      case Logical::None: break;
+    }
+    if (s.parameters())
+      for (const auto& [k, v] : *s.parameters())
+        if (k.starts_with("avro")) {
+          std::string json;
+          append_json_string(v, json);
+          prop(props, k, std::move(json));
+        }
+    if (s.type() != Type::Struct && props.empty() && body.empty()) {
+      out += '"';
+      out += type;
+      out += '"';
+      return;
+    }
+    if (s.type() != Type::Struct) {
+      out += R"({"type":")";
+      out += type;
+      out += '"';
+    }
+    out += body; // a record's body is the open object, "type" included
+    for (const auto& [k, v] : props) {
+      out += ',';
+      append_json_string(k, out);
+      out += ':';
+      out += v;
+    }
+    out += '}';
+  }
+
+  const WriteOptions& options_;
+  std::vector<std::pair<SchemaPtr, std::string>> defined_; ///< required form -> full name
+  std::string space_;
+  int default_names_ = 0;
+};
+
+
+} // namespace
+
+std::string schema_json(const Schema& schema, const WriteOptions& options) {
+  Writer w(options);
+  std::string out;
+  w.write(schema, schema.optional(), false, out);
+  return out;
+}
+
+std::string record_name(const Schema& schema) {
+  switch (schema.type()) {
+    case Type::Struct:
+      return schema.name() ? *schema.name() : std::string(connect_namespace) + "." + std::string(default_name);
+    case Type::Int8: case Type::Int16: case Type::Int32: return "int";
+    case Type::Int64: return "long";
+    default: return std::string(json_name(schema.type())); // float, double, boolean, string, ...: Avro's names too
+  }
+}
+
+} // namespace weir::runtime::convert::avro
