@@ -55,28 +55,13 @@ std::vector<SourceProgress> source_progress(const std::string& output, const std
   return out;
 }
 
-struct Setup {
-  TempDir dir{"weir-itest-source"};
-  std::string state = dir / "state.db";
-  std::string worker = dir / "worker.properties";
-  std::string log = dir / "weir.log";
-
-  explicit Setup(std::map<std::string, std::string> extra = {}) {
-    auto w = worker_config(state);
-    w["offset.flush.interval.ms"] = "500";
-    for (auto& [k, v] : extra)
-      w[k] = v;
-    write_properties(worker, w);
-  }
-  ~Setup() {
-    if (current_test_failing())
-      dir.keep();
-  }
-  std::string connector(const std::string& name, std::map<std::string, std::string> config) {
-    config["name"] = name;
-    auto path = dir / (name + ".properties");
-    write_properties(path, config);
-    return path;
+/// Offsets flushed every 500 ms (a kill -9 loses little), and `extra`.
+struct Setup : StandaloneFiles {
+  explicit Setup(std::map<std::string, std::string> extra = {})
+    : StandaloneFiles("weir-itest-source", with_flush(std::move(extra))) {}
+  static std::map<std::string, std::string> with_flush(std::map<std::string, std::string> extra) {
+    extra.try_emplace("offset.flush.interval.ms", "500");
+    return extra;
   }
 };
 

@@ -354,6 +354,35 @@ inline std::vector<TaskStatus> wait_for_idle_tasks(const std::string& state_db, 
   return status;
 }
 
+/// The files of one `weir standalone`: a temporary directory (kept when the test
+/// fails), the worker's properties (worker_config plus `extra`), its state file and
+/// log, and one properties file per connector.
+struct StandaloneFiles {
+  TempDir dir;
+  std::string state = dir / "state.db";
+  std::string worker = dir / "worker.properties";
+  std::string log = dir / "weir.log";
+
+  explicit StandaloneFiles(const std::string& prefix, const std::map<std::string, std::string>& extra = {})
+    : dir(prefix) {
+    auto w = worker_config(state);
+    for (const auto& [k, v] : extra)
+      w[k] = v;
+    write_properties(worker, w);
+  }
+  ~StandaloneFiles() {
+    if (current_test_failing())
+      dir.keep();
+  }
+  /// Writes connector `name`'s properties; their path.
+  std::string connector(const std::string& name, std::map<std::string, std::string> config) const {
+    config["name"] = name;
+    auto path = dir / (name + ".properties");
+    write_properties(path, config);
+    return path;
+  }
+};
+
 /// `weir standalone WORKER CONNECTOR... --progress-interval 1`, output in `log`.
 inline std::unique_ptr<ChildProcess> start_standalone(const std::string& worker,
                                                       const std::vector<std::string>& connectors,
