@@ -139,6 +139,8 @@ void RecordCodec::decode(Batch raw, DecodedBatch& out) {
       if (key_topic_)
         key_->set_topic(rec.topic);
       key_->to_connect(bytes, out, rec.key, rec.key_schema);
+    } catch (const RetriableError&) {
+      throw; // not the record's fault: the batch stops here
     } catch (const std::exception& e) {
       out.fail(i, ErrorStage::KeyConverter, key_->class_name(), e);
       continue;
@@ -150,6 +152,8 @@ void RecordCodec::decode(Batch raw, DecodedBatch& out) {
       if (value_topic_)
         value_->set_topic(rec.topic);
       value_->to_connect(bytes, out, rec.value, rec.value_schema);
+    } catch (const RetriableError&) {
+      throw; // not the record's fault: the batch stops here
     } catch (const std::exception& e) {
       out.fail(i, ErrorStage::ValueConverter, value_->class_name(), e);
     }
@@ -187,6 +191,8 @@ void RecordCodec::encode(DecodedBatch& in, Batch& out) {
       if (key_topic_)
         key_->set_topic(rec.topic);
       key = key_->serialize(rec.key, rec.key_schema);
+    } catch (const RetriableError&) {
+      throw;
     } catch (const std::exception& e) {
       in.fail(i, ErrorStage::KeyConverter, key_->class_name(), e);
       continue;
@@ -195,6 +201,8 @@ void RecordCodec::encode(DecodedBatch& in, Batch& out) {
       if (value_topic_)
         value_->set_topic(rec.topic);
       value = value_->serialize(rec.value, rec.value_schema);
+    } catch (const RetriableError&) {
+      throw;
     } catch (const std::exception& e) {
       in.fail(i, ErrorStage::ValueConverter, value_->class_name(), e);
       continue;

@@ -105,6 +105,8 @@ std::unique_ptr<Converter> make_converter(std::string_view class_name,
 /// A malformed key or value never throws out of decode()/encode(): the record is
 /// marked Failed with a RecordError (stage KEY_CONVERTER / VALUE_CONVERTER, the
 /// converter's class name, the exception class and message) for the error policy.
+/// A data::RetriableError (a schema registry that cannot be reached) is not the
+/// record's: it propagates, and the task fails rather than tolerate an outage.
 class RecordCodec {
 public:
   RecordCodec(std::unique_ptr<Converter> key, std::unique_ptr<Converter> value);

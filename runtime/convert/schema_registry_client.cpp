@@ -118,9 +118,15 @@ SchemaRegistryClient::Response SchemaRegistryClient::call(const std::string& met
       unreachable += e.url + " (" + httplib::to_string(result.error()) + ")";
       continue;
     }
+    if (result->status >= 500) {
+      if (!unreachable.empty())
+        unreachable += "; ";
+      unreachable += e.url + " (HTTP " + std::to_string(result->status) + ": " + registry_message(result->body) + ")";
+      continue;
+    }
     return {result->status, result->body, e.url};
   }
-  throw DataError("Schema registry unreachable: " + unreachable + " [" + method + " " + path + "]");
+  throw data::RetriableError("Schema registry unreachable: " + unreachable + " [" + method + " " + path + "]");
 }
 
 std::string SchemaRegistryClient::schema_by_id(int32_t id) {

@@ -2,7 +2,10 @@
 // per-batch list that the error policy (errors.tolerance, dead-letter queue) reads.
 //
 // A bad record never aborts its batch: the stage catches the exception, appends a
-// RecordError naming the record, marks the record Failed, and goes on. The names
+// RecordError naming the record, marks the record Failed, and goes on. A
+// RetriableError is not the record's fault (a service it needs is down): it aborts
+// the batch, marking nothing, and fails the task, which the automatic restart brings
+// back; no record goes to the dead-letter queue for an outage. The names
 // mirror Kafka Connect's, because the DLQ context headers
 // (`__connect.errors.stage`, `.class.name`, `.exception.class.name`,
 // `.exception.message`) carry them verbatim.
@@ -31,6 +34,13 @@ public:
 
 private:
   std::string exception_class_;
+};
+
+/// Kafka's RetriableException (here: a Schema Registry that cannot be reached or
+/// answers 5xx): the same record may well succeed later.
+class RetriableError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
 };
 
 /// Kafka Connect's error-reporting stages (ErrorContext Stage), as DLQ headers name them.

@@ -14,7 +14,9 @@
 //     error naming the topic and the subject;
 //  4. SetSchemaMetadata, Cast, ReplaceField and Flatten between Datagen and
 //     AvroConverter: the registry accepts what they make, and the script decodes the
-//     values JsonConverter writes through the same chain.
+//     values JsonConverter writes through the same chain;
+// and a registry that cannot be reached is an outage, not bad records: even with
+// errors.tolerance=all the sink task fails naming it, and its DLQ stays empty.
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/postgres.hpp"
 #include "tests/support/process.hpp"
@@ -352,6 +354,28 @@ BOOST_AUTO_TEST_CASE(schema_changing_smts_write_schemas_the_registry_accepts) {
   BOOST_TEST(schema.find("itemid") == std::string::npos, schema);
   auto same = compare_decoded(s, as_avro, as_json);
   BOOST_TEST(same == "500 equal\n", same);
+}
+
+BOOST_AUTO_TEST_CASE(an_unreachable_registry_fails_the_task_and_sends_nothing_to_the_dlq) {
+  Setup s;
+  auto topic = produce_payments(s);
+  auto config = jdbc_sink(s, topic);
+  config["connection.url"] = "jdbc:sqlite:" + s.dir / "sink.db";
+  config["value.converter.schema.registry.url"] = "http://127.0.0.1:9"; // discard: nobody listens
+  config["errors.tolerance"] = "all";
+  config["errors.deadletterqueue.topic.name"] = topic + "-dlq";
+  config["errors.deadletterqueue.topic.replication.factor"] = "1";
+  auto weir = start_standalone(s.worker, {s.connector("outage", config)}, s.log);
+  std::vector<TaskStatus> status;
+  bool failed = wait_until(60s, 250ms, [&] {
+    status = task_statuses(s.state, "outage");
+    return !status.empty() && status[0].state == "FAILED";
+  });
+  BOOST_REQUIRE_MESSAGE(failed, describe(status) << "\n" << tail_lines(weir->output()));
+  BOOST_TEST(status[0].trace.find("Schema registry unreachable: http://127.0.0.1:9") != std::string::npos,
+             status[0].trace);
+  BOOST_TEST(read_topic(topic + "-dlq", 0, 0s, 3s).empty(), "the outage sent records to the DLQ");
+  stop_cleanly(*weir);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
