@@ -1,5 +1,8 @@
 #include "runtime/pipeline/error_policy.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include <spdlog/spdlog.h>
 
 #include "runtime/kafka/admin.hpp"
@@ -139,6 +142,18 @@ void ErrorPolicy::dead_letter(const data::DecodedBatch& batch) {
                       + " record(s) to the dead letter queue topic '" + dlq_topic_
                       + "': " + (dlq_error_.empty() ? "timed out" : dlq_error_));
   dead_lettered_ += out.size();
+}
+
+RetryBackoff::RetryBackoff(const ErrorPolicy& policy)
+  : policy_(policy), deadline_(std::chrono::steady_clock::now() + policy.retry_timeout()) {}
+
+void RetryBackoff::wait_or_fail(std::string_view what, const std::exception& e) {
+  bool forever = policy_.retry_timeout().count() < 0;
+  if (!forever && std::chrono::steady_clock::now() + delay_ > deadline_)
+    throw TaskFailure(std::string{what} + ": " + e.what());
+  spdlog::warn("{} (retrying in {} ms): {}", what, delay_.count(), e.what());
+  std::this_thread::sleep_for(delay_);
+  delay_ = std::min(delay_ * 2, policy_.retry_delay_max());
 }
 
 } // namespace weir::runtime::pipeline

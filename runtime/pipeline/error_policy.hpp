@@ -14,6 +14,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "runtime/data/decoded_batch.hpp"
 #include "weir/config.hpp"
@@ -27,6 +28,23 @@ namespace weir::runtime::pipeline {
 /// A task failure: the message is what the task status shows as its `trace`.
 struct TaskFailure : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+class ErrorPolicy;
+
+/// The waits between the attempts of one operation under errors.retry.timeout:
+/// 300 ms, doubling up to errors.retry.delay.max.ms.
+class RetryBackoff {
+public:
+  explicit RetryBackoff(const ErrorPolicy& policy);
+  /// Sleeps before the next attempt, or throws TaskFailure ("`what`: `e`") when the
+  /// next attempt would start past errors.retry.timeout (-1: never).
+  void wait_or_fail(std::string_view what, const std::exception& e);
+
+private:
+  const ErrorPolicy& policy_;
+  std::chrono::steady_clock::time_point deadline_;
+  std::chrono::milliseconds delay_{300};
 };
 
 class ErrorPolicy {
@@ -44,6 +62,22 @@ public:
   bool tolerate_all() const noexcept { return tolerate_all_; }
   std::chrono::milliseconds retry_timeout() const noexcept { return retry_timeout_; }
   std::chrono::milliseconds retry_delay_max() const noexcept { return retry_delay_max_; }
+
+  /// Runs `attempt` until it does not throw `Retriable`, within errors.retry.timeout
+  /// (RetryBackoff), sleeping on the calling thread; then TaskFailure. Other
+  /// exceptions pass through.
+  template <class Retriable, class Attempt>
+  void with_retries(std::string_view what, Attempt&& attempt) const {
+    RetryBackoff backoff{*this};
+    for (;;) {
+      try {
+        attempt();
+        return;
+      } catch (const Retriable& e) {
+        backoff.wait_or_fail(what, e);
+      }
+    }
+  }
 
   /// Handles the errors recorded since `seen` (an index into batch.errors()), then
   /// advances `seen`. Throws TaskFailure under errors.tolerance=none.

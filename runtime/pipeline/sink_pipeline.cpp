@@ -1,8 +1,6 @@
 #include "runtime/pipeline/sink_pipeline.hpp"
 
-#include <thread>
-
-#include <spdlog/spdlog.h>
+#include <utility>
 
 #include "transforms/chain.hpp"
 
@@ -17,7 +15,12 @@ DecodedSource::Status DecodingSource::fill(data::DecodedBatch& out, uint64_t max
   auto status = kafka_->fill(raw, max_bytes);
   if (raw.empty())
     return status == BatchSource::Status::end ? Status::end : Status::idle;
-  codec_.decode(std::move(raw), out);
+  // A service the converters need is down (a schema registry): the same records
+  // again, within errors.retry.timeout, then the task fails.
+  bool again = false; // then `raw` is in `out`
+  policy_->with_retries<data::RetriableError>("Exception in converter", [&] {
+    codec_.decode(std::exchange(again, true) ? Batch{out.raw()} : std::move(raw), out);
+  });
   size_t seen = 0;
   policy_->check(out, seen);
   return status == BatchSource::Status::end ? Status::end : Status::ready;
@@ -38,22 +41,7 @@ SinkWriterLogic::SinkWriterLogic(std::unique_ptr<SinkWriter> writer,
   : writer_(std::move(writer)), policy_(std::move(policy)) {}
 
 void SinkWriterLogic::write_with_retries(data::DecodedBatch& batch) {
-  using namespace std::chrono;
-  auto deadline = steady_clock::now() + policy_->retry_timeout();
-  milliseconds delay{300};
-  for (;;) {
-    try {
-      writer_->write(batch);
-      return;
-    } catch (const std::exception& e) {
-      bool forever = policy_->retry_timeout().count() < 0;
-      if (!forever && steady_clock::now() + delay > deadline)
-        throw TaskFailure(std::string{"Exception in sink writer: "} + e.what());
-      spdlog::warn("sink write failed, retrying in {} ms: {}", delay.count(), e.what());
-      std::this_thread::sleep_for(delay);
-      delay = std::min(delay * 2, policy_->retry_delay_max());
-    }
-  }
+  policy_->with_retries<std::exception>("Exception in sink writer", [&] { writer_->write(batch); });
 }
 
 void SinkWriterLogic::process(data::DecodedBatch& batch) {

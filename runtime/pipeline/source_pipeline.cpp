@@ -75,12 +75,14 @@ void SourcePoller::decode(data::DecodedBatch& out) {
 }
 
 void SourceEncoder::encode(data::DecodedBatch& in, Batch& out) {
-  out.clear();
   out.sequence = in.raw().sequence;
   if (topics_)
     topics_->ensure(in);
   size_t seen = in.errors().size();
-  codec_.encode(in, out);
+  policy_->with_retries<data::RetriableError>("Exception in converter", [&] {
+    out.clear();
+    codec_.encode(in, out);
+  });
   policy_->check(in, seen);
 }
 

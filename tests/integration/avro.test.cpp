@@ -16,15 +16,20 @@
 //     AvroConverter: the registry accepts what they make, and the script decodes the
 //     values JsonConverter writes through the same chain;
 // and a registry that cannot be reached is an outage, not bad records: even with
-// errors.tolerance=all the sink task fails naming it, and its DLQ stays empty.
+// errors.tolerance=all the sink task fails naming it, and its DLQ stays empty; one
+// back within errors.retry.timeout (a Toxiproxy proxy disabled, then enabled) costs
+// nothing.
 #include "tests/support/kafka_tools.hpp"
 #include "tests/support/postgres.hpp"
+#include "tests/support/ports.hpp"
 #include "tests/support/process.hpp"
+#include "tests/support/toxiproxy.hpp"
 
 #include <boost/test/unit_test.hpp>
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 using namespace weir::testing;
@@ -90,7 +95,7 @@ std::string run_tool(const TempDir& dir, const std::string& args, const std::str
   return read_file(out);
 }
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
 
 struct Setup : StandaloneFiles {
   std::string registry = registry_url();
@@ -153,7 +158,7 @@ std::string compare_decoded(const Setup& s, const std::vector<InRecord>& records
     std::ofstream f(s.dir / "expected.json");
     f << expected;
   }
-  return run_tool(s.dir, "same " + quoted(s.dir / "expected.json"), run_tool(s.dir, "decode " + quoted(s.registry), values));
+  return run_tool(s.dir, "same " + shell_quoted(s.dir / "expected.json"), run_tool(s.dir, "decode " + shell_quoted(s.registry), values));
 }
 
 
@@ -168,7 +173,7 @@ BOOST_AUTO_TEST_CASE(datagen_writes_confluent_avro_that_fastavro_reads) {
                                   {"iterations", "2000"}, {"max.interval", "0"}, {"random.seed", "7"}},
                       2000);
   // The subject is the topic's, and every record names its latest schema.
-  auto ids = lines_of(run_tool(s.dir, "id " + quoted(s.registry) + " " + quoted(avro_topic + "-value"), ""));
+  auto ids = lines_of(run_tool(s.dir, "id " + shell_quoted(s.registry) + " " + shell_quoted(avro_topic + "-value"), ""));
   BOOST_REQUIRE_EQUAL(ids.size(), 1u);
   // Every record: magic 0, then the id of the subject's schema, big-endian.
   std::string id_bytes(4, '\0');
@@ -205,7 +210,7 @@ std::string produce_payments(const Setup& s) {
   auto topic = unique_name("weir-itest-avro-pay");
   create_topic(topic, 1);
   auto framed = lines_of(
-    run_tool(s.dir, "encode " + quoted(s.registry) + " " + quoted(topic + "-value") + " " + quoted(payment_schema),
+    run_tool(s.dir, "encode " + shell_quoted(s.registry) + " " + shell_quoted(topic + "-value") + " " + shell_quoted(payment_schema),
              payments));
   BOOST_REQUIRE_EQUAL(framed.size(), 3u);
   produce(topic, framed.size(), [&](size_t i) { return OutRecord{0, std::to_string(i + 1), unhex(framed[i])}; });
@@ -284,10 +289,10 @@ BOOST_AUTO_TEST_CASE(a_new_optional_field_adds_a_column_and_an_incompatible_sche
                          R"({"name":"name","type":"string"}]})";
   const std::string v2 = R"({"type":"record","name":"Pet","fields":[{"name":"id","type":"int"},)"
                          R"({"name":"name","type":"string"},{"name":"owner","type":["null","string"],"default":null}]})";
-  auto subject = quoted(topic + "-value");
-  auto first = lines_of(run_tool(s.dir, "encode " + quoted(s.registry) + " " + subject + " " + quoted(v1),
+  auto subject = shell_quoted(topic + "-value");
+  auto first = lines_of(run_tool(s.dir, "encode " + shell_quoted(s.registry) + " " + subject + " " + shell_quoted(v1),
                                  "{\"id\": 1, \"name\": \"rex\"}\n"));
-  auto second = lines_of(run_tool(s.dir, "encode " + quoted(s.registry) + " " + subject + " " + quoted(v2),
+  auto second = lines_of(run_tool(s.dir, "encode " + shell_quoted(s.registry) + " " + subject + " " + shell_quoted(v2),
                                   "{\"id\": 2, \"name\": \"tom\", \"owner\": \"ann\"}\n"));
   BOOST_REQUIRE(first.size() == 1u && second.size() == 1u);
   BOOST_TEST(first[0].substr(0, 10) != second[0].substr(0, 10), "both versions have the same id");
@@ -308,7 +313,7 @@ BOOST_AUTO_TEST_CASE(a_new_optional_field_adds_a_column_and_an_incompatible_sche
   // Datagen's orders under a subject that holds Pet: BACKWARD refuses them.
   auto refused = unique_name("weir-itest-avro-refused");
   create_topic(refused, 1);
-  run_tool(s.dir, "encode " + quoted(s.registry) + " " + quoted(refused + "-value") + " " + quoted(v1), "");
+  run_tool(s.dir, "encode " + shell_quoted(s.registry) + " " + shell_quoted(refused + "-value") + " " + shell_quoted(v1), "");
   auto datagen = s.avro_values();
   datagen.insert({{"connector.class", "DatagenConnector"}, {"kafka.topic", refused}, {"quickstart", "orders"},
                   {"iterations", "10"}, {"max.interval", "0"}});
@@ -346,7 +351,7 @@ BOOST_AUTO_TEST_CASE(schema_changing_smts_write_schemas_the_registry_accepts) {
      {"transforms.meta.schema.name", "weir.test.Order"},
      {"transforms.meta.schema.version", "3"}},
     500);
-  auto schema = run_tool(s.dir, "schema " + quoted(s.registry) + " " + quoted(avro_topic + "-value"), "");
+  auto schema = run_tool(s.dir, "schema " + shell_quoted(s.registry) + " " + shell_quoted(avro_topic + "-value"), "");
   BOOST_TEST(schema.find(R"("name": "Order")") != std::string::npos, schema);
   BOOST_TEST(schema.find(R"("namespace": "weir.test")") != std::string::npos, schema);
   BOOST_TEST(schema.find(R"("connect.version": 3)") != std::string::npos, schema);
@@ -375,6 +380,37 @@ BOOST_AUTO_TEST_CASE(an_unreachable_registry_fails_the_task_and_sends_nothing_to
   BOOST_TEST(status[0].trace.find("Schema registry unreachable: http://127.0.0.1:9") != std::string::npos,
              status[0].trace);
   BOOST_TEST(read_topic(topic + "-dlq", 0, 0s, 3s).empty(), "the outage sent records to the DLQ");
+  stop_cleanly(*weir);
+}
+
+BOOST_AUTO_TEST_CASE(a_registry_back_within_errors_retry_timeout_loses_nothing) {
+  Setup s;
+  auto topic = produce_payments(s);
+  // The converter reaches the registry through a proxy that is down for its first
+  // seconds.
+  Toxiproxy toxiproxy{s.dir / "toxiproxy.log"};
+  std::smatch m;
+  BOOST_REQUIRE(std::regex_search(s.registry, m, std::regex{R"(^http://127\.0\.0\.1:([0-9]+)(/.*)$)"}));
+  auto port = free_ports(1)[0];
+  toxiproxy.create("registry", port, static_cast<uint16_t>(std::stoi(m[1])));
+  toxiproxy.set_enabled("registry", false);
+  auto db = s.dir / "sink.db";
+  auto config = jdbc_sink(s, topic);
+  config["connection.url"] = "jdbc:sqlite:" + db;
+  config["table.name.format"] = "payments";
+  config["value.converter.schema.registry.url"] = "http://127.0.0.1:" + std::to_string(port) + m[2].str();
+  config["errors.retry.timeout"] = "60000";
+  config["errors.retry.delay.max.ms"] = "1000";
+  auto weir = start_standalone(s.worker, {s.connector("comeback", config)}, s.log);
+  BOOST_REQUIRE_MESSAGE(wait_until(30s, 100ms, [&] {
+                          return weir->output().find("Exception in converter (retrying in") != std::string::npos;
+                        }),
+                        "no retry logged\n" << tail_lines(weir->output()));
+  toxiproxy.set_enabled("registry", true);
+  auto rows = wait_for_rows(db, "SELECT id FROM payments ORDER BY id", 3);
+  BOOST_TEST(rows.size() == 3u, rows.size() << " rows\n" << tail_lines(weir->output()));
+  auto status = task_statuses(s.state, "comeback");
+  BOOST_TEST((!status.empty() && status[0].state == "RUNNING"), describe(status));
   stop_cleanly(*weir);
 }
 
