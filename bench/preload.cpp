@@ -30,8 +30,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <stdexcept>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -144,7 +144,8 @@ int32_t register_avro_schema(const std::string& url, const std::string& subject)
   client.set_read_timeout(30);
   auto res = client.Post(prefix + "/subjects/" + subject + "/versions", body,
                          "application/vnd.schemaregistry.v1+json");
-  if (!res) throw std::runtime_error("POST " + url + "/subjects/" + subject + "/versions: " + httplib::to_string(res.error()));
+  if (!res)
+    throw std::runtime_error("POST " + url + "/subjects/" + subject + "/versions: " + httplib::to_string(res.error()));
   auto id = res->body.find("\"id\"");
   auto colon = id == std::string::npos ? id : res->body.find(':', id);
   if (res->status != 200 || colon == std::string::npos)
