@@ -2,6 +2,7 @@
 // `weir demo`'s events), into a Kafka topic or, one per line, into a file.
 //
 //   preload --bootstrap-servers B --topic T [--partitions P] --records N [--schemas]
+//   preload --bootstrap-servers B --topic T [--partitions P] --records N --avro REGISTRY_URL
 //   preload --file PATH --records N
 //   preload --csv PATH --records N          (the --schemas events' rows, for COPY)
 //   preload --bootstrap-servers B --create-topic T [--partitions P] [--config K=V]...
@@ -18,14 +19,23 @@
 // envelope, {"schema": ..., "payload": ...}, as `value.converter.schemas.enable=true`
 // reads it. --csv writes the same N events' payloads as CSV rows, columns in the
 // schema's field order (`csv_columns`), for PostgreSQL's COPY.
+//
+// With --avro, the same events as without --schemas (same keys, same field values),
+// but each value is Confluent's Avro wire format: byte 0, the schema id (4 bytes,
+// big-endian), the Avro binary. preload registers the events' schema (`avro_schema`)
+// under the subject `T-value` itself and encodes with its own few lines
+// (`avro_event`), so that the bench's input does not depend on the AvroConverter it
+// measures.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
+#include <httplib.h>
 #include <spdlog/spdlog.h>
 
 #include "runtime/kafka/admin.hpp"
@@ -68,6 +78,82 @@ constexpr std::string_view schema_prefix =
     R"({"field":"ts","type":"int64","optional":false},{"field":"email","type":"string","optional":false}]},)"
     R"("payload":)";
 
+/// The Avro schema of `event`'s values: its fields in its order and types (`amount` a
+/// double, `ts` epoch milliseconds as long); `email` optional, as a Connect schema with
+/// an optional field registers it, so the union path is measured too.
+constexpr std::string_view avro_schema =
+    R"({"type":"record","name":"user_event","namespace":"weir.bench","fields":[)"
+    R"({"name":"event_id","type":"long"},{"name":"user_id","type":"string"},)"
+    R"({"name":"event","type":"string"},{"name":"region","type":"string"},)"
+    R"({"name":"session","type":"string"},{"name":"amount","type":"double"},)"
+    R"({"name":"ts","type":"long"},{"name":"email","type":["null","string"],"default":null}]})";
+
+/// Avro binary: a long as its zigzag varint, a string as its length and bytes, a
+/// double as 8 little-endian bytes (Avro's spec, "Binary Encoding").
+void avro_long(std::string& out, int64_t v) {
+  auto z = (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+  while (z >= 0x80) {
+    out.push_back(static_cast<char>((z & 0x7f) | 0x80));
+    z >>= 7;
+  }
+  out.push_back(static_cast<char>(z));
+}
+void avro_string(std::string& out, std::string_view s) {
+  avro_long(out, static_cast<int64_t>(s.size()));
+  out.append(s);
+}
+void avro_double(std::string& out, double d) {
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>(bits >> (8 * i)));
+}
+
+/// The n-th event as `avro_schema`'s binary after Confluent's 5-byte header, into `out`:
+/// the field values `event` prints (amount parsed from the same text, as JSON readers do).
+void avro_event(uint64_t n, uint64_t user, int32_t schema_id, std::string& out) {
+  char buf[64];
+  out.clear();
+  out.push_back('\0');
+  for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>(uint32_t(schema_id) >> shift));
+  avro_long(out, static_cast<int64_t>(n));
+  avro_string(out, std::string_view(buf, size_t(std::snprintf(buf, sizeof buf, "user-%05llu", u(user)))));
+  avro_string(out, kinds[n % 5]);
+  avro_string(out, regions[(n / 5) % 4]);
+  avro_string(out, std::string_view(buf, size_t(std::snprintf(buf, sizeof buf, "s-%08llx", u(n * 7919)))));
+  std::snprintf(buf, sizeof buf, "%llu.%02llu", u(n % 500), u(n % 100));
+  avro_double(out, std::strtod(buf, nullptr));
+  avro_long(out, static_cast<int64_t>(1767225600000ull + n * 10));
+  avro_long(out, 1); // the union's second branch, string
+  avro_string(out, std::string_view(buf, size_t(std::snprintf(buf, sizeof buf, "user%llu@example.com", u(user)))));
+}
+
+/// Registers `avro_schema` under SUBJECT at the registry URL
+/// (`http://host:port/prefix`, Confluent's API); returns its id.
+int32_t register_avro_schema(const std::string& url, const std::string& subject) {
+  auto slash = url.find('/', url.find("://") == std::string::npos ? 0 : url.find("://") + 3);
+  std::string origin = url.substr(0, slash), prefix = slash == std::string::npos ? "" : url.substr(slash);
+  while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
+  std::string body = R"({"schema":")";
+  for (char c : avro_schema) {
+    if (c == '"' || c == '\\') body.push_back('\\');
+    body.push_back(c);
+  }
+  body += "\"}";
+  httplib::Client client(origin);
+  client.set_connection_timeout(10);
+  client.set_read_timeout(30);
+  auto res = client.Post(prefix + "/subjects/" + subject + "/versions", body,
+                         "application/vnd.schemaregistry.v1+json");
+  if (!res)
+    throw std::runtime_error("POST " + url + "/subjects/" + subject + "/versions: " + httplib::to_string(res.error()));
+  auto id = res->body.find("\"id\"");
+  auto colon = id == std::string::npos ? id : res->body.find(':', id);
+  if (res->status != 200 || colon == std::string::npos)
+    throw std::runtime_error("registering the schema under " + subject + ": HTTP " + std::to_string(res->status) + " " +
+                             res->body);
+  return static_cast<int32_t>(std::strtol(res->body.c_str() + colon + 1, nullptr, 10));
+}
+
 /// The n-th schema'd event's CSV row (no newline); returns its length.
 int csv_row(uint64_t n, uint64_t user, char (&row)[256]) {
   return std::snprintf(row, sizeof row, "%llu,user-%05llu,%s,%s,s-%08llx,%llu.%02llu,%llu,user%llu@example.com", u(n),
@@ -97,7 +183,10 @@ int write_file(const std::string& path, uint64_t records, bool csv) {
   return 0;
 }
 
-int produce(const runtime::kafka::Properties& client, const std::string& topic, uint64_t records, bool schemas) {
+/// Produces the N events into `topic`: JSON, with `schemas` JsonConverter's envelope, or
+/// with `avro_id` >= 0 Confluent's Avro under that schema id.
+int produce(const runtime::kafka::Properties& client, const std::string& topic, uint64_t records, bool schemas,
+            int32_t avro_id) {
   uint64_t delivered = 0, failed = 0;
   std::string error;
   runtime::kafka::Properties props = client;
@@ -111,7 +200,7 @@ int produce(const runtime::kafka::Properties& client, const std::string& topic, 
   });
   auto t0 = std::chrono::steady_clock::now();
   char key[32], value[256];
-  std::string envelope{schema_prefix};
+  std::string envelope{schema_prefix}, avro;
   Batch batch;
   uint64_t token = 0;
   for (uint64_t n = 0; n < records;) {
@@ -119,7 +208,10 @@ int produce(const runtime::kafka::Properties& client, const std::string& topic, 
     for (int i = 0; i < 10000 && n < records; ++i, ++n) {
       auto [klen, vlen] = event(n, user_of(n, records, schemas), key, value);
       std::string_view payload{value, size_t(vlen)};
-      if (schemas) {
+      if (avro_id >= 0) {
+        avro_event(n, user_of(n, records, false), avro_id, avro);
+        payload = avro;
+      } else if (schemas) {
         envelope.resize(schema_prefix.size());
         envelope.append(payload).push_back('}');
         payload = envelope;
@@ -146,7 +238,7 @@ int produce(const runtime::kafka::Properties& client, const std::string& topic, 
 } // namespace
 
 int main(int argc, char** argv) {
-  std::string bootstrap, topic, create_only, file, csv;
+  std::string bootstrap, topic, create_only, file, csv, avro_url;
   std::map<std::string, std::string> configs;
   int partitions = 8;
   uint64_t records = 0;
@@ -169,6 +261,7 @@ int main(int argc, char** argv) {
     else if (a == "--records") records = std::strtoull(argv[i + 1], nullptr, 10);
     else if (a == "--file") file = argv[i + 1];
     else if (a == "--csv") csv = argv[i + 1];
+    else if (a == "--avro") avro_url = argv[i + 1];
     else if (a == "--config") {
       std::string kv = argv[i + 1];
       if (kv.find('=') == std::string::npos || kv.front() == '=') {
@@ -189,14 +282,20 @@ int main(int argc, char** argv) {
     auto name = create_only.empty() ? topic : create_only;
     if (bootstrap.empty() || name.empty()) {
       std::fprintf(stderr, "usage: preload --bootstrap-servers B --topic T [--partitions P] --records N [--schemas]\n"
+                           "       preload --bootstrap-servers B --topic T [--partitions P] --records N --avro URL\n"
                            "       preload --file PATH --records N\n"
                            "       preload --csv PATH --records N\n"
                            "       preload --bootstrap-servers B --create-topic T [--partitions P] [--config K=V]...\n");
       return 2;
     }
+    if (schemas && !avro_url.empty()) {
+      std::fprintf(stderr, "preload: --schemas and --avro exclude each other\n");
+      return 2;
+    }
+    int32_t avro_id = avro_url.empty() ? -1 : register_avro_schema(avro_url, topic + "-value");
     runtime::kafka::create_topics(client, {{name, partitions, 1, configs}});
     if (!create_only.empty()) return 0;
-    return produce(client, topic, records, schemas);
+    return produce(client, topic, records, schemas, avro_id);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "preload: %s\n", e.what());
     return 1;

@@ -69,12 +69,28 @@ def row(name, r, records, note=""):
             f"{fmt(num(r, 'cpu_s'))} | {fmt(cpu_per_m(r, records))} | {fmt(num(r, 'rss_mb'), 0)} | {note} |")
 
 
+def run_rows(w, rows, records, unit="record"):
+    """The common table of bench_run's measurements, one row per run."""
+    w(f"| run | {unit}s/s | s to last {unit} | s to first {unit} | CPU s | CPU s / M {unit}s | peak RSS MB | notes |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    for r in rows:
+        w(row(r["subject"], r, records))
+
+
+def percent_target(w, name, a, b, goal):
+    """A target row: the best run `a` against the best run `b`, met when a/b >= goal."""
+    x = ratio(num(a, "rate"), num(b, "rate")) if ok(a) and ok(b) else 0.0
+    w(f"| {name} | {fmt_rate(a)} | {fmt_rate(b)} | {f'{100 * x:.0f}%' if x else '—'} | ≥ {100 * goal:.0f}% | "
+      f"{'yes' if x >= goal else 'NO'} |")
+
+
 FAILOVER_KINDS = ("weir_failover", "kc_failover")
 JDBC_KINDS = ("weir_jdbc", "raw_sqlite")
 PG_KINDS = ("weir_pg", "kc_pg", "pg_copy")
 TIMING_KINDS = ("weir_timing_on", "weir_timing_off")
 CDC_KINDS = ("weir_cdc", "kc_cdc")
 PGSOURCE_KINDS = ("weir_pgsource", "pgsource_copy")
+AVRO_KINDS = ("weir_json_values", "weir_avro_values")
 
 
 def pg_row(r):
@@ -309,10 +325,7 @@ def timing_table(w, meta, runs):
       "order swapped each round. The machine is shared: single runs move by 20% and more, so only a "
       "difference beyond that says anything.")
     w("")
-    w("| run | records/s | s to last record | s to first record | CPU s | CPU s / M records | peak RSS MB | notes |")
-    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-    for r in rows:
-        w(row(r["subject"], r, n))
+    run_rows(w, rows, n)
     on, off = best(runs, "weir_timing_on"), best(runs, "weir_timing_off")
     if ok(on) and ok(off):
         x = ratio(num(on, "rate"), num(off, "rate"))
@@ -334,10 +347,7 @@ def pgsource_table(w, meta, runs):
       "end offsets sum to N; the ceiling is PostgreSQL's own `COPY bench_source TO STDOUT` over psql "
       "(output discarded). CPU is the subject's process (weir, psql), not the server's.")
     w("")
-    w("| run | rows/s | s to last row | s to first row | CPU s | CPU s / M rows | peak RSS MB | notes |")
-    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-    for r in rows:
-        w(row(r["subject"], r, records))
+    run_rows(w, rows, records, "row")
 
 
 def pgsource_targets(w, runs):
@@ -345,9 +355,34 @@ def pgsource_targets(w, runs):
     source, copy = best(runs, "weir_pgsource"), best(runs, "pgsource_copy")
     if not any(r["kind"] in PGSOURCE_KINDS for r in runs):
         return
-    x = ratio(num(source, "rate"), num(copy, "rate")) if ok(source) and ok(copy) else 0.0
-    w(f"| JDBC source rows/s vs COPY ... TO of the same rows | {fmt_rate(source)} | {fmt_rate(copy)} | "
-      f"{f'{100 * x:.0f}%' if x else '—'} | ≥ 60% | {'yes' if x >= 0.6 else 'NO'} |")
+    percent_target(w, "JDBC source rows/s vs COPY ... TO of the same rows", source, copy, 0.6)
+
+
+def avro_table(w, meta, runs):
+    """Step 11: weir's sink pipeline over JSON values and over the same events as Avro."""
+    records = int(meta.get("records", "0"))
+    rows = [r for r in runs if r["kind"] in AVRO_KINDS]
+    if not rows:
+        return
+    w("")
+    w("### Avro values beside JSON values (step 11)")
+    w("")
+    w(f"weir's sink of step 3 (FileStreamSink with InsertField, ReplaceField and MaskField, `tasks.max=1`) over "
+      f"{records:,} user events in 8 partitions, keyed by user (StringConverter): once as schemaless JSON "
+      "(JsonConverter, `schemas.enable=false`), once as Confluent Avro (`io.confluent.connect.avro.AvroConverter`, "
+      f"`value.converter.schema.registry.url={meta.get('schema_registry', '?')}`, the bench's own Apicurio registry "
+      "from scripts/schema-registry.sh), the same keys and field values, written by `preload --avro` with its "
+      "own encoder under a schema it registered (`email` an optional union). The order swapped each round.")
+    w("")
+    run_rows(w, rows, records)
+
+
+def avro_targets(w, runs):
+    """Issue 27's target: Avro values at >= 80% of JSON values' records/s (best run of each)."""
+    if not any(r["kind"] in AVRO_KINDS for r in runs):
+        return
+    percent_target(w, "sink pipeline records/s, Avro values vs JSON values", best(runs, "weir_avro_values"),
+                   best(runs, "weir_json_values"), 0.8)
 
 
 def ratio(a, b):
@@ -360,7 +395,9 @@ def main():
     out = []
     w = out.append
     only_timing = all(r["kind"] in TIMING_KINDS for r in runs)
+    only_avro = all(r["kind"] in AVRO_KINDS for r in runs)
     w("# weir: what measuring costs, bench/run.sh --only timing" if only_timing
+      else "# weir: Avro values beside JSON values, bench/run.sh --only avro" if only_avro
       else "# weir vs Apache Kafka Connect: bench/run.sh")
     w("")
     only_failover = all(r["kind"] in FAILOVER_KINDS for r in runs)
@@ -375,6 +412,8 @@ def main():
         w(f"- the CDC runs only: `bench/run.sh --only cdc --records {n}`")
     elif only_pgsource:
         w(f"- the JDBC source on PostgreSQL only: `bench/run.sh --only pgsource --records {n}`")
+    elif only_avro:
+        w(f"- the Avro pair only: `bench/run.sh --only avro --records {n}`; {meta.get('rounds', '1')} round(s)")
     elif only_postgres:
         w(f"- the PostgreSQL step only: `bench/run.sh --only postgres --records {n}`")
     elif only_failover:
@@ -390,7 +429,7 @@ def main():
       f"scheduling priority of the whole run (broker included): nice {meta.get('nice', '0')}")
     w(f"- versions: Kafka broker {meta.get('kafka', '?')}, Kafka Connect {meta.get('connect', '?')} on "
       f"{meta.get('java', '?')}, librdkafka {meta.get('librdkafka', '?')}, SQLite {meta.get('sqlite', '?')}")
-    if not only_timing:
+    if not only_timing and not only_avro:
         w(f"- Kafka Connect JVM: `{meta.get('connect_jvm', '?')}` (connect-standalone.sh's defaults)")
     if only_timing:
         timing_table(w, meta, runs)
@@ -401,7 +440,8 @@ def main():
         print("\n".join(out))
         return
     # A step run alone (--only): its own table and its own targets.
-    for alone, table, targets in ((only_cdc, cdc_table, cdc_targets),
+    for alone, table, targets in ((only_avro, avro_table, avro_targets),
+                                  (only_cdc, cdc_table, cdc_targets),
                                   (only_pgsource, pgsource_table, pgsource_targets),
                                   (only_postgres, postgres_table, postgres_targets),
                                   (only_failover, failover_table, failover_target)):
@@ -447,6 +487,7 @@ def main():
     postgres_table(w, meta, runs)
     cdc_table(w, meta, runs)
     pgsource_table(w, meta, runs)
+    avro_table(w, meta, runs)
     wsink, ksink = best(runs, "weir_sink"), best(runs, "kc_sink")
     if not only_jdbc:
         w("")
@@ -507,6 +548,7 @@ def main():
     postgres_targets(w, runs)
     cdc_targets(w, runs)
     pgsource_targets(w, runs)
+    avro_targets(w, runs)
     if ok(jdbc) and ok(raw) and num(raw, "synthetic_rate"):
         w("")
         w("The JDBC target compares the sink with SQLite inserting the rows the sink wrote, in the order the "

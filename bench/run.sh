@@ -4,8 +4,8 @@
 #
 #   bench/run.sh [--records N] [--tasks "1 2 4 8"] [--connect-tasks "1 2 4 8"]
 #                [--out FILE] [--keep] [--no-failover] [--no-postgres]
-#                [--only failover|jdbc|postgres|timing|cdc|pgsource] [--no-timing] [--no-cdc]
-#                [--no-pgsource] [--no-build] [--check] [--rounds R]
+#                [--only failover|jdbc|postgres|timing|cdc|pgsource|avro] [--no-timing] [--no-cdc]
+#                [--no-pgsource] [--no-avro] [--no-build] [--check] [--rounds R]
 #
 #   --records N        input size, default 2000000 (a topic of N JSON user events,
 #                      ~180 bytes each, 8 partitions; and a file of N lines)
@@ -31,6 +31,11 @@
 #   --only pgsource    run the JDBC source on PostgreSQL only (step 10): N rows read in
 #                      incrementing mode into a topic, against COPY ... TO of the same rows
 #   --no-pgsource      skip step 10
+#   --only avro        run the Avro pair only (step 11): weir's sink of step 3 at
+#                      tasks.max=1 over the JSON topic (JsonConverter), then over the
+#                      same events as Confluent Avro (AvroConverter, the bench's own
+#                      Schema Registry), --rounds times, the order swapped each round
+#   --no-avro          skip step 11
 #   --no-build         use the build directory as it is (WEIR_BENCH_BUILD, e.g. the
 #                      test build of scripts/test.sh): no meson, only a check that
 #                      weir and the bench tools are there; the report names its type
@@ -58,12 +63,14 @@
 # Then the CDC runs: N inserts in transactions of 100 rows (pgbench) streamed from
 # PostgreSQL to Kafka by weir's PostgresConnector, then by Debezium's on Kafka Connect;
 # cdc_probe (bench/cdc_probe.cpp) reads each topic back for events/s and commit ->
-# Kafka latency.
+# Kafka latency. Last, weir's sink of step 3 over the JSON topic and over the same
+# events as Confluent Avro (AvroConverter, the bench's own Schema Registry).
 #
 # It builds weir (release) into build-release/, installs what is missing (apt-get,
 # Kafka's and Kafka Connect's jars with Maven into tools/*/lib, Debezium's JDBC sink
-# plugin into tools/debezium/plugins), starts its own broker and PostgreSQL server,
-# and always stops them and every child at the end. Every run has a timeout.
+# plugin into tools/debezium/plugins), starts its own broker, PostgreSQL server and
+# Schema Registry, and always stops them and every child at the end. Every run has
+# a timeout.
 #
 # Environment:
 #   WEIR_KAFKA_PORT     the bench broker's port, default 29092 (so it does not meet
@@ -72,6 +79,10 @@
 #   WEIR_POSTGRES_PORT  the bench PostgreSQL server's port (scripts/postgres.sh),
 #                       default 29432 (so it does not meet the test server's)
 #   WEIR_POSTGRES_DIR   its state directory, default <repo>/.cache/bench-postgres
+#   WEIR_SCHEMA_REGISTRY_PORT  the bench Schema Registry's port (step 11,
+#                       scripts/schema-registry.sh), default 58082 (so it does not
+#                       meet the test registry on 58081)
+#   WEIR_SCHEMA_REGISTRY_DIR   its state directory, default <repo>/.cache/bench-schema-registry
 #   WEIR_BENCH_DIR      work directory (sink files, logs), default <repo>/.cache/bench
 #   WEIR_BENCH_BUILD    weir's build directory, default build-release
 #   WEIR_BENCH_TIMEOUT  seconds allowed to each run, default 600 (the failover
@@ -107,6 +118,7 @@ postgres=1 # step 7
 timing=1   # step 3b
 cdc=1      # the CDC runs (bench_cdc)
 pgsource=1 # step 10
+avro=1     # step 11
 build=1
 check=0
 rounds=2
@@ -122,15 +134,17 @@ while [[ $# -gt 0 ]]; do
     --no-timing) timing=0 ;;
     --no-cdc) cdc=0 ;;
     --no-pgsource) pgsource=0 ;;
+    --no-avro) avro=0 ;;
     --only)
       case "${2:-}" in
-        failover) sinks=0; jdbc=0; postgres=0; timing=0; cdc=0; pgsource=0 ;;
-        jdbc) sinks=0; failover=0; postgres=0; timing=0; cdc=0; pgsource=0 ;;
-        postgres) sinks=0; jdbc=0; failover=0; timing=0; cdc=0; pgsource=0 ;;
-        timing) sinks=0; jdbc=0; failover=0; postgres=0; cdc=0; pgsource=0 ;;
-        cdc) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; pgsource=0 ;;
-        pgsource) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; cdc=0 ;;
-        *) weir::die "--only takes: failover, jdbc, postgres, timing, cdc, pgsource" ;;
+        failover) sinks=0; jdbc=0; postgres=0; timing=0; cdc=0; pgsource=0; avro=0 ;;
+        jdbc) sinks=0; failover=0; postgres=0; timing=0; cdc=0; pgsource=0; avro=0 ;;
+        postgres) sinks=0; jdbc=0; failover=0; timing=0; cdc=0; pgsource=0; avro=0 ;;
+        timing) sinks=0; jdbc=0; failover=0; postgres=0; cdc=0; pgsource=0; avro=0 ;;
+        cdc) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; pgsource=0; avro=0 ;;
+        pgsource) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; cdc=0; avro=0 ;;
+        avro) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; cdc=0; pgsource=0 ;;
+        *) weir::die "--only takes: failover, jdbc, postgres, timing, cdc, pgsource, avro" ;;
       esac
       shift ;;
     --no-build) build=0 ;;
@@ -146,7 +160,7 @@ done
 # The CDC runs: --records when they run alone, else at most the issue's 1,000,000
 # inserts (a full run's 2,000,000 would be ~6 GB of Kafka per engine), in whole
 # transactions of 100 rows.
-if ((cdc && !sinks && !jdbc && !failover && !postgres && !timing)); then
+if ((cdc && !sinks && !jdbc && !failover && !postgres && !timing && !avro)); then
   cdc_records="$records"
   ((records % 100 == 0)) || weir::die "the CDC runs insert in transactions of 100 rows: --records needs a multiple of 100"
 else
@@ -159,6 +173,8 @@ export WEIR_KAFKA_PORT="${WEIR_KAFKA_PORT:-29092}"
 export WEIR_KAFKA_DIR="${WEIR_KAFKA_DIR:-$WEIR_REPO/.cache/bench-kafka}"
 export WEIR_POSTGRES_PORT="${WEIR_POSTGRES_PORT:-29432}"
 export WEIR_POSTGRES_DIR="${WEIR_POSTGRES_DIR:-$WEIR_REPO/.cache/bench-postgres}"
+export WEIR_SCHEMA_REGISTRY_PORT="${WEIR_SCHEMA_REGISTRY_PORT:-58082}"
+export WEIR_SCHEMA_REGISTRY_DIR="${WEIR_SCHEMA_REGISTRY_DIR:-$WEIR_REPO/.cache/bench-schema-registry}"
 work="${WEIR_BENCH_DIR:-$WEIR_REPO/.cache/bench}"
 builddir="${WEIR_BENCH_BUILD:-build-release}"
 [[ "$builddir" == /* ]] || builddir="$WEIR_REPO/$builddir"
@@ -179,6 +195,7 @@ run_id="$(date +%s)"
 # --- cleanup: every child, the broker and the PostgreSQL server, whatever happens ---
 broker_started=0
 postgres_started=0
+registry_started=0
 cluster_pids=() # the failover runs' weir nodes and Kafka Connect workers
 cleanup() {
   local rc=$?
@@ -194,6 +211,10 @@ cleanup() {
   if ((postgres_started)); then
     weir::log "bench: stopping the bench PostgreSQL server"
     "$WEIR_REPO/scripts/postgres.sh" stop || true
+  fi
+  if ((registry_started)); then
+    weir::log "bench: stopping the bench Schema Registry"
+    "$WEIR_REPO/scripts/schema-registry.sh" stop || true
   fi
   if ((!keep)) && [[ -d "$work/run" ]]; then
     find "$work/run" -maxdepth 1 \( -name '*.txt' -o -name '*.db*' -o -name '*.csv' \) -delete 2>/dev/null || true
@@ -311,7 +332,7 @@ broker_started=1
 "$WEIR_REPO/scripts/kafka.sh" start >/dev/null
 topic="user-events-$run_id"
 pg_topic="pg-user-events-$run_id" # the same events with schemas, one user each (step 7)
-if ((sinks || jdbc || failover || timing)); then
+if ((sinks || jdbc || failover || timing || avro)); then
   "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$topic" --partitions 8 --records "$records" >&2
 fi
 if ((sinks)); then "$tools/preload" --file "$work/run/source-input.txt" --records "$records"; fi
@@ -325,8 +346,8 @@ fi
 # The first consumer group on a fresh broker waits for __consumer_offsets to be
 # created and loaded (seconds): pay that here, not in whichever run comes first.
 warmup_topic="$topic"
-((sinks || jdbc || failover || timing)) || warmup_topic="$pg_topic"
-if ((!sinks && !jdbc && !failover && !timing && !postgres)); then # the CDC or source runs alone: a topic of one record
+((sinks || jdbc || failover || timing || avro)) || warmup_topic="$pg_topic"
+if ((!sinks && !jdbc && !failover && !timing && !postgres && !avro)); then # the CDC or source runs alone: a topic of one record
   warmup_topic="warmup-$run_id"
   "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$warmup_topic" --partitions 1 --records 1 >&2
 fi
@@ -345,15 +366,18 @@ free_port() {
 }
 
 # worker_file NAME [KEY=VALUE...] — a standalone worker config; prints its path.
-# Values are schemaless JSON unless a KEY=VALUE sets value.converter.schemas.enable.
+# Values are schemaless JSON unless a KEY=VALUE sets value.converter.schemas.enable,
+# or value.converter (then the KEY=VALUEs give all of its settings).
 worker_file() {
   local name="$1" f="$work/run/$1.worker.properties" kv
   shift
   {
     printf 'bootstrap.servers=%s\n' "$bootstrap"
     printf 'key.converter=org.apache.kafka.connect.storage.StringConverter\n'
-    printf 'value.converter=org.apache.kafka.connect.json.JsonConverter\n'
-    [[ " $* " == *" value.converter.schemas.enable="* ]] || printf 'value.converter.schemas.enable=false\n'
+    if [[ " $* " != *" value.converter="* ]]; then
+      printf 'value.converter=org.apache.kafka.connect.json.JsonConverter\n'
+      [[ " $* " == *" value.converter.schemas.enable="* ]] || printf 'value.converter.schemas.enable=false\n'
+    fi
     printf 'consumer.auto.offset.reset=earliest\n'
     printf 'offset.storage.file.filename=%s\n' "$work/run/$name.offsets"
     printf 'listeners=http://127.0.0.1:%s\n' "$(free_port)"
@@ -362,14 +386,15 @@ worker_file() {
   printf '%s\n' "$f"
 }
 
-# sink_file NAME TASKS OUTPUT — the FileStreamSink connector config both engines run.
+# sink_file NAME TASKS OUTPUT [TOPIC] — the FileStreamSink connector config both
+# engines run, over the preloaded topic unless TOPIC is given.
 sink_file() {
   local f="$work/run/$1.properties"
   cat >"$f" <<EOF
 name=$1
 connector.class=org.apache.kafka.connect.file.FileStreamSinkConnector
 tasks.max=$2
-topics=$topic
+topics=${4:-$topic}
 file=$3
 transforms=addsrc,shape,mask
 transforms.addsrc.type=org.apache.kafka.connect.transforms.InsertField\$Value
@@ -1070,6 +1095,48 @@ EOF
 if ((pgsource)); then
   weir::log "bench: step 10: JDBC source on PostgreSQL, $records rows, and COPY ... TO"
   pgsource_runs
+fi
+
+# --- step 11: the sink pipeline with Avro values beside JSON values ------------------------
+# Issue 27: the sink of step 3 (tasks.max=1: one consumer and converter thread, where a
+# converter's per-record cost shows most) over the JSON topic with its JsonConverter,
+# and over the same events (same keys, same field values) as Confluent Avro, written
+# by preload's own encoder under a schema it registered in the bench's own registry,
+# read with the AvroConverter. The order swapped each round, as in step 3b.
+avro_runs() {
+  local round name sink mode registry_url avro_topic="avro-user-events-$run_id"
+  "$WEIR_REPO/scripts/schema-registry.sh" stop >/dev/null 2>&1 || true
+  registry_started=1
+  registry_url="$("$WEIR_REPO/scripts/schema-registry.sh" start | tail -n 1)"
+  [[ "$registry_url" == http://* ]] || weir::die "scripts/schema-registry.sh printed no URL: $registry_url"
+  meta schema_registry "$registry_url"
+  "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$avro_topic" --partitions 8 --records "$records" \
+    --avro "$registry_url" >&2
+  for ((round = 1; round <= rounds; round++)); do
+    local modes=(json avro)
+    ((round % 2)) || modes=(avro json)
+    for mode in "${modes[@]}"; do
+      name="bench-weir-$mode-r$round-$run_id"
+      sink="$work/run/$name.txt"
+      if [[ "$mode" == json ]]; then
+        measure weir_json_values "weir FileStreamSink, JSON values (JsonConverter), tasks.max=1$(round_label "$round")" \
+          "file:$sink" tasks=1 -- \
+          "$weir" standalone "$(worker_file "$name")" "$(sink_file "$name" 1 "$sink")"
+      else
+        measure weir_avro_values "weir FileStreamSink, Avro values (AvroConverter), tasks.max=1$(round_label "$round")" \
+          "file:$sink" tasks=1 -- \
+          "$weir" standalone "$(worker_file "$name" value.converter=io.confluent.connect.avro.AvroConverter \
+            "value.converter.schema.registry.url=$registry_url")" "$(sink_file "$name" 1 "$sink" "$avro_topic")"
+      fi
+      rm -f "$sink"
+    done
+  done
+  "$WEIR_REPO/scripts/schema-registry.sh" stop || true
+  registry_started=0
+}
+if ((avro)); then
+  weir::log "bench: step 11: weir FileStreamSink with JSON values and with Avro values, $rounds round(s)"
+  avro_runs
 fi
 
 # --- the report ---------------------------------------------------------------------------

@@ -19,7 +19,8 @@
 # The smoke run checks that every subject of the harness delivers (bench/run.sh
 # --check), never a time. Its report goes to .cache/bench-smoke/latest.md; its broker
 # listens on WEIR_BENCH_KAFKA_PORT (default 29092, the controller on the next port),
-# its PostgreSQL server on WEIR_BENCH_POSTGRES_PORT (default 29432).
+# its PostgreSQL server on WEIR_BENCH_POSTGRES_PORT (default 29432), its Schema
+# Registry (the Avro pair, ~15 s) on WEIR_BENCH_SCHEMA_REGISTRY_PORT (default 58082).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -60,7 +61,9 @@ fi
 # directories.
 bench_env=(env -u WEIR_KAFKA_CONTROLLER_PORT WEIR_KAFKA_PORT="${WEIR_BENCH_KAFKA_PORT:-29092}"
   WEIR_KAFKA_DIR="$WEIR_REPO/.cache/bench-smoke-kafka" WEIR_POSTGRES_PORT="${WEIR_BENCH_POSTGRES_PORT:-29432}"
-  WEIR_POSTGRES_DIR="$WEIR_REPO/.cache/bench-smoke-postgres")
+  WEIR_POSTGRES_DIR="$WEIR_REPO/.cache/bench-smoke-postgres"
+  WEIR_SCHEMA_REGISTRY_PORT="${WEIR_BENCH_SCHEMA_REGISTRY_PORT:-58082}"
+  WEIR_SCHEMA_REGISTRY_DIR="$WEIR_REPO/.cache/bench-smoke-schema-registry")
 
 weir::log "test: step 1/6: system packages"
 weir::ensure_packages build java browser
@@ -85,6 +88,7 @@ stop_broker() {
   # bench/run.sh stops its own broker and server; this covers run.sh being killed outright.
   ((!bench)) || "${bench_env[@]}" "$WEIR_REPO/scripts/kafka.sh" stop >/dev/null 2>&1 || true
   ((!bench)) || "${bench_env[@]}" "$WEIR_REPO/scripts/postgres.sh" stop >/dev/null 2>&1 || true
+  ((!bench)) || "${bench_env[@]}" "$WEIR_REPO/scripts/schema-registry.sh" stop >/dev/null 2>&1 || true
   exit "$rc"
 }
 trap stop_broker EXIT
