@@ -100,7 +100,7 @@ struct AvroConverter::Impl {
   }
 
   int32_t lookup_id(const std::string& topic, const Schema& s) {
-    std::string subj = subject(topic, avro::record_name(s));
+    std::string subj = subject(topic, avro::record_name(s, write));
     auto& known = ids[&s];
     for (const auto& w : known)
       if (w.subject == subj)
@@ -201,7 +201,8 @@ const ConfigDef& AvroConverter::config_def() {
         .define("schemas.cache.config", ConfigType::Int, "1000", Importance::Low,
                 "How many schemas are cached each way.", validators::range(1, std::nullopt))
         .define("scrub.invalid.names", ConfigType::Boolean, "false", Importance::Low,
-                "Accepted for compatibility; weir does not rewrite invalid Avro names yet.")
+                "Rewrite record, field and namespace names Avro refuses as Confluent's AvroData does "
+                "(e.g. address.city -> address_city); when false, such a name fails the record.")
         .define("converter.type", ConfigType::String, "value", Importance::Low,
                 "How this converter will be used: key, value or header.",
                 validators::one_of({"key", "value", "header"}, true));
@@ -229,7 +230,7 @@ AvroConverter::AvroConverter(const Config& c, bool is_key) {
                                       c.get_bool("use.latest.version"),
                                       strategy(c.get_string(is_key ? "key.subject.name.strategy"
                                                                    : "value.subject.name.strategy")),
-                                      avro::WriteOptions{c.get_bool("connect.meta.data")},
+                                      avro::WriteOptions{c.get_bool("connect.meta.data"), c.get_bool("scrub.invalid.names")},
                                       static_cast<size_t>(c.get_int("schemas.cache.config")), {}, {}, {}, {}, {}, {}});
   impl_ = std::move(impl);
 }

@@ -16,8 +16,9 @@
 // (TopicNameStrategy, RecordNameStrategy, TopicRecordNameStrategy),
 // basic.auth.credentials.source (URL | USER_INFO), basic.auth.user.info,
 // enhanced.avro.schema.support (false, accepted, not acted on), connect.meta.data
-// (true), schemas.cache.config (1000), scrub.invalid.names (false, accepted, not acted
-// on). See docs/transforms.md, "AvroConverter".
+// (true), schemas.cache.config (1000), scrub.invalid.names (false: names Avro refuses
+// fail the record; true: rewritten as AvroData's scrubName).
+// See docs/transforms.md, "AvroConverter".
 //
 // Needs the record's topic (subjects are named after it): uses_topic() is true.
 #pragma once

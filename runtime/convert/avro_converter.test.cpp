@@ -616,6 +616,69 @@ BOOST_AUTO_TEST_CASE(lookup_without_auto_register_and_subject_strategies) {
   BOOST_TEST(hex(bytes_of(out5)) == "00 00 00 00 01 0a");
 }
 
+BOOST_AUTO_TEST_CASE(scrub_name_as_avro_data) {
+  BOOST_TEST(avro::scrub_name("ok_1") == "ok_1");
+  BOOST_TEST(avro::scrub_name("address.city") == "address_city");
+  BOOST_TEST(avro::scrub_name("1st") == "x1st");
+  BOOST_TEST(avro::scrub_name("9.x") == "x9_x");
+  BOOST_TEST(avro::scrub_name("a b") == "a_b");      // URL-encoded as a+b
+  BOOST_TEST(avro::scrub_name("50%") == "x50_25");   // 50%25
+  BOOST_TEST(avro::scrub_name("caf\xc3\xa9") == "caf_C3_A9");
+  BOOST_TEST(avro::scrub_name("") == "");
+}
+
+BOOST_AUTO_TEST_CASE(invalid_names_scrubbed_or_refused_before_registering) {
+  FakeRegistry registry;
+  auto schema = SchemaBuilder::struct_()
+                    .name("my-app.Order-Event")
+                    .field("address.city", schemas::string())
+                    .field("1st", schemas::int32())
+                    .build();
+  auto make = [&](Arena& arena) {
+    Value v = Value::structure(arena, *schema);
+    v.fields()[0] = Value::string("Oslo");
+    v.fields()[1] = Value::int32(1);
+    return v;
+  };
+  auto refusing = codec(registry.url());
+  auto b = one_record("orders", schema, make);
+  encode(refusing, b);
+  BOOST_REQUIRE(b.errors().size() == 1u);
+  BOOST_TEST(b.errors().all()[0].message ==
+                 "Failed to serialize Avro data from topic orders : record name \"Order-Event\" (of Connect schema "
+                 "\"my-app.Order-Event\") is not a valid Avro name (letters, digits and _, not starting with a digit); "
+                 "set scrub.invalid.names=true to write it as \"Order_Event\", as Confluent's AvroConverter does",
+             b.errors().all()[0].message);
+  auto flat = SchemaBuilder::struct_().field("address.city", schemas::string()).build();
+  auto b2 = one_record("orders", flat, [&](Arena& arena) {
+    Value v = Value::structure(arena, *flat);
+    v.fields()[0] = Value::string("Oslo");
+    return v;
+  });
+  encode(refusing, b2);
+  BOOST_REQUIRE(b2.errors().size() == 1u);
+  BOOST_TEST(b2.errors().all()[0].message ==
+                 "Failed to serialize Avro data from topic orders : field \"address.city\" of record "
+                 "\"io.confluent.connect.avro.ConnectDefault\" is not a valid Avro name (letters, digits and _, not "
+                 "starting with a digit); set scrub.invalid.names=true to write it as \"address_city\", as "
+                 "Confluent's AvroConverter does",
+             b2.errors().all()[0].message);
+  BOOST_TEST(registry.versions("orders-value").empty()); // nothing was registered
+
+  auto scrubbing = codec(registry.url(), {{"scrub.invalid.names", "true"},
+                                          {"value.subject.name.strategy", "RecordNameStrategy"}});
+  auto b3 = one_record("orders", schema, make);
+  Batch out = encode(scrubbing, b3);
+  BOOST_REQUIRE(b3.errors().empty());
+  BOOST_TEST(hex(bytes_of(out)) == "00 00 00 00 01 08 4f 73 6c 6f 02");
+  // The subject is the scrubbed full name; connect.name keeps the Connect name.
+  BOOST_TEST(registry.versions("my_app.Order_Event") == std::vector<int32_t>{1});
+  BOOST_TEST(registry.schema(1) ==
+             R"({"type":"record","name":"Order_Event","namespace":"my_app","fields":[)"
+             R"({"name":"address_city","type":"string"},{"name":"x1st","type":"int"}],)"
+             R"("connect.name":"my-app.Order-Event"})");
+}
+
 BOOST_AUTO_TEST_CASE(keys_use_the_key_subject_and_basic_auth) {
   FakeRegistry registry;
   RecordCodec c(make_converter("Avro",

@@ -87,7 +87,14 @@ private:
 
 struct WriteOptions {
   bool connect_meta_data = true; ///< connect.meta.data: write connect.* properties
+  /// scrub.invalid.names: rewrite names Avro refuses (scrub_name) instead of refusing them.
+  bool scrub_invalid_names = false;
 };
+
+/// AvroData.doScrubName: `name` unchanged when it is a valid ASCII Avro name, else
+/// URL-encoded (UTF-8, a space as '+') with every character other than [A-Za-z0-9_]
+/// then replaced by '_', and an "x" in front when it would start with a digit.
+std::string scrub_name(std::string_view name);
 
 /// The Avro schema JSON for `schema` (AvroData.fromConnectSchema(...).toString()).
 /// Throws data::DataError for what Avro cannot express.
@@ -96,6 +103,6 @@ std::string schema_json(const data::Schema& schema, const WriteOptions& options 
 /// What RecordNameStrategy names a subject after: the record's full name
 /// (`io.confluent.connect.avro.ConnectDefault` for an unnamed struct), or the Avro
 /// type name of a non-record schema.
-std::string record_name(const data::Schema& schema);
+std::string record_name(const data::Schema& schema, const WriteOptions& options = {});
 
 } // namespace weir::runtime::convert::avro
