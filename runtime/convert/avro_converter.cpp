@@ -111,7 +111,8 @@ struct AvroConverter::Impl {
       // Confluent would re-encode the value into the latest schema; weir writes only
       // when the latest is the record's own schema.
       auto latest = registry.latest(subj);
-      auto parsed = avro::ParsedSchema::parse(latest.schema, write.connect_meta_data);
+      auto parsed = avro::ParsedSchema::parse(latest.schema, write.connect_meta_data, std::nullopt,
+                                              write.enhanced_schema_support);
       if (!parsed->connect()->equals(s))
         throw DataError("use.latest.version: the latest schema of subject \"" + subj + "\" (id " +
                         std::to_string(latest.id) + ") is not the record's schema " + text +
@@ -145,7 +146,7 @@ struct AvroConverter::Impl {
     auto it = by_id.find(id);
     if (it == by_id.end()) {
       std::string text = registry.schema_by_id(id);
-      auto parsed = avro::ParsedSchema::parse(text, write.connect_meta_data);
+      auto parsed = avro::ParsedSchema::parse(text, write.connect_meta_data, std::nullopt, write.enhanced_schema_support);
       if (by_id.size() >= cache_size)
         by_id.clear();
       it = by_id.emplace(id, std::pair{std::move(text), std::move(parsed)}).first;
@@ -155,7 +156,7 @@ struct AvroConverter::Impl {
     auto found = by_subject.find(key);
     if (found == by_subject.end()) {
       auto version = registry.lookup_schema(key.second, text).version;
-      auto parsed = avro::ParsedSchema::parse(text, write.connect_meta_data, version);
+      auto parsed = avro::ParsedSchema::parse(text, write.connect_meta_data, version, write.enhanced_schema_support);
       if (by_subject.size() >= cache_size) {
         by_subject.clear();
         last_read.parsed = nullptr;
@@ -194,8 +195,9 @@ const ConfigDef& AvroConverter::config_def() {
                 "user:password for basic auth, with basic.auth.credentials.source=USER_INFO.");
     d.group("Avro data")
         .define("enhanced.avro.schema.support", ConfigType::Boolean, "false", Importance::Low,
-                "Accepted for compatibility; weir does not act on it yet (enums are read as Connect "
-                "strings either way, and written as Avro strings).")
+                "Write Connect strings that came from Avro enums (io.confluent.connect.avro.Enum "
+                "parameters) back as those enums, and name Union struct fields of records, enums and "
+                "fixed by their full names, namespace included.")
         .define("connect.meta.data", ConfigType::Boolean, "true", Importance::Low,
                 "Write the connect.* properties (name, version, doc, parameters, default) into Avro schemas.")
         .define("schemas.cache.config", ConfigType::Int, "1000", Importance::Low,
@@ -230,7 +232,8 @@ AvroConverter::AvroConverter(const Config& c, bool is_key) {
                                       c.get_bool("use.latest.version"),
                                       strategy(c.get_string(is_key ? "key.subject.name.strategy"
                                                                    : "value.subject.name.strategy")),
-                                      avro::WriteOptions{c.get_bool("connect.meta.data"), c.get_bool("scrub.invalid.names")},
+                                      avro::WriteOptions{c.get_bool("connect.meta.data"), c.get_bool("scrub.invalid.names"),
+                                                         c.get_bool("enhanced.avro.schema.support")},
                                       static_cast<size_t>(c.get_int("schemas.cache.config")), {}, {}, {}, {}, {}, {}});
   impl_ = std::move(impl);
 }
@@ -280,7 +283,7 @@ bool AvroConverter::from_connect(const Value& v, const Schema* schema, std::stri
     out += static_cast<char>((id >> 16) & 0xFF);
     out += static_cast<char>((id >> 8) & 0xFF);
     out += static_cast<char>(id & 0xFF);
-    avro::encode(*schema, v, out);
+    avro::encode(*schema, v, out, impl_->write.enhanced_schema_support);
   } catch (const DataError& e) {
     throw DataError("Failed to serialize Avro data from topic " + topic_ + " : " + e.what());
   }

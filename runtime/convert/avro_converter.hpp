@@ -15,7 +15,8 @@
 // (true, accepted, not acted on), key.subject.name.strategy / value.subject.name.strategy
 // (TopicNameStrategy, RecordNameStrategy, TopicRecordNameStrategy),
 // basic.auth.credentials.source (URL | USER_INFO), basic.auth.user.info,
-// enhanced.avro.schema.support (false, accepted, not acted on), connect.meta.data
+// enhanced.avro.schema.support (false; true: enums written back as Avro enums, Union
+// fields of named types by full name), connect.meta.data
 // (true), schemas.cache.config (1000), scrub.invalid.names (false: names Avro refuses
 // fail the record; true: rewritten as AvroData's scrubName).
 // See docs/transforms.md, "AvroConverter".

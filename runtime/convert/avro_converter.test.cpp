@@ -679,6 +679,71 @@ BOOST_AUTO_TEST_CASE(invalid_names_scrubbed_or_refused_before_registering) {
              R"("connect.name":"my-app.Order-Event"})");
 }
 
+BOOST_AUTO_TEST_CASE(enhanced_schema_support_writes_enums_back) {
+  auto kind = SchemaBuilder(Type::String)
+                  .name("com.acme.Kind")
+                  .parameter("io.confluent.connect.avro.enum.doc.Kind", "what happened")
+                  .parameter("io.confluent.connect.avro.Enum", "com.acme.Kind")
+                  .parameter("io.confluent.connect.avro.Enum.CREATED", "CREATED")
+                  .parameter("io.confluent.connect.avro.Enum.DELETED", "DELETED")
+                  .build();
+  auto schema = SchemaBuilder::struct_().name("com.acme.Event").field("kind", kind).field("again", kind).build();
+  const std::string params =
+      R"("connect.parameters":{"io.confluent.connect.avro.enum.doc.Kind":"what happened",)"
+      R"("io.confluent.connect.avro.Enum":"com.acme.Kind","io.confluent.connect.avro.Enum.CREATED":"CREATED",)"
+      R"("io.confluent.connect.avro.Enum.DELETED":"DELETED"},"connect.name":"com.acme.Kind"})";
+  // Without it, what AvroData writes by default: strings.
+  BOOST_TEST(avro::schema_json(*schema) ==
+             R"({"type":"record","name":"Event","namespace":"com.acme","fields":[)"
+             R"({"name":"kind","type":{"type":"string",)" + params + "},"
+             R"({"name":"again","type":{"type":"string",)" + params + "}],"
+             R"("connect.name":"com.acme.Event"})");
+  avro::WriteOptions enhanced;
+  enhanced.enhanced_schema_support = true;
+  BOOST_TEST(avro::schema_json(*schema, enhanced) ==
+             R"({"type":"record","name":"Event","namespace":"com.acme","fields":[)"
+             R"({"name":"kind","type":{"type":"enum","name":"Kind","doc":"what happened",)"
+             R"("symbols":["CREATED","DELETED"],)" + params + "},"
+             R"({"name":"again","type":"Kind"}],"connect.name":"com.acme.Event"})");
+
+  // Through the converter: read from a native Avro schema, written back as its enum.
+  FakeRegistry registry;
+  registry.put(42, R"({"type":"record","name":"Event","namespace":"com.acme","fields":[)"
+                   R"({"name":"kind","type":{"type":"enum","name":"Kind","symbols":["CREATED","DELETED"]}},)"
+                   R"({"name":"who","type":["null","string",{"type":"record","name":"User","namespace":"com.people",)"
+                   R"("fields":[{"name":"id","type":"int"}]}]}]})",
+               "events-value");
+  std::string value("\0\0\0\0\x2a", 5);
+  value += '\x02';         // kind: DELETED
+  value += "\x04\x06";     // who: branch 2 (User), id 3
+  auto c = codec(registry.url(), {{"enhanced.avro.schema.support", "true"}});
+  DecodedBatch b = c.decode(raw_value("events", value));
+  BOOST_REQUIRE_MESSAGE(b.errors().empty(), b.errors().all()[0].message);
+  const Schema& who = *b[0].value_schema->field("who")->schema;
+  BOOST_TEST(who.fields()[1].name == "com.people.User"); // the full name, namespace kept
+  auto plain = codec(registry.url());
+  DecodedBatch p = plain.decode(raw_value("events", value));
+  BOOST_TEST(p[0].value_schema->field("who")->schema->fields()[1].name == "User");
+
+  // Written back (a new version of the subject): the enum's index, the enum in the schema.
+  Batch out = encode(c, b);
+  BOOST_REQUIRE_MESSAGE(b.errors().empty(), b.errors().all()[0].message);
+  BOOST_TEST(hex(bytes_of(out)) == "00 00 00 00 01 02 04 06");
+  const std::string written = registry.schema(1);
+  BOOST_TEST(written.find(R"({"name":"kind","type":{"type":"enum","name":"Kind","symbols":["CREATED","DELETED"],)") !=
+                 std::string::npos,
+             written);
+  BOOST_TEST(written.find(R"({"type":"record","name":"User","namespace":"com.people",)") != std::string::npos, written);
+  // A string that is not one of the symbols fails the record.
+  b[0].value.fields()[0] = Value::string("GONE");
+  encode(c, b);
+  BOOST_REQUIRE(b.errors().size() == 1u);
+  BOOST_TEST(b.errors().all()[0].message ==
+                 "Failed to serialize Avro data from topic events : \"GONE\" is not a symbol of Avro enum "
+                 "com.acme.Kind (CREATED, DELETED)",
+             b.errors().all()[0].message);
+}
+
 BOOST_AUTO_TEST_CASE(keys_use_the_key_subject_and_basic_auth) {
   FakeRegistry registry;
   RecordCodec c(make_converter("Avro",

@@ -34,6 +34,8 @@ inline constexpr std::string_view default_name = "ConnectDefault";
 inline constexpr std::string_view map_entry_name = "MapEntry";
 inline constexpr std::string_view record_doc_parameter = "io.confluent.connect.avro.record.doc";
 inline constexpr std::string_view field_doc_prefix = "io.confluent.connect.avro.field.doc.";
+inline constexpr std::string_view enum_doc_prefix = "io.confluent.connect.avro.enum.doc.";
+inline constexpr std::string_view enum_default_prefix = "io.confluent.connect.avro.enum.default.";
 inline constexpr std::string_view precision_parameter = "connect.decimal.precision";
 /// Set on a Connect schema whose default came from an Avro field default: written back
 /// as that field's default only, not as connect.default nor among connect.parameters.
@@ -69,8 +71,11 @@ public:
   /// `connect_meta_data`: read connect.doc, connect.parameters and the docs.
   /// `registry_version`: the Connect version of the top-level schema when it has no
   /// connect.version (what AvroConverter does with the subject's version).
+  /// `full_union_names` (enhanced.avro.schema.support): a Union struct names a record,
+  /// enum or fixed branch by its full name, namespace included, not its simple name.
   static std::shared_ptr<const ParsedSchema> parse(std::string_view json, bool connect_meta_data = true,
-                                                   std::optional<int32_t> registry_version = std::nullopt);
+                                                   std::optional<int32_t> registry_version = std::nullopt,
+                                                   bool full_union_names = false);
 
   const Node& root() const noexcept { return *root_; }
   const data::SchemaPtr& connect() const noexcept { return root_->connect; }
@@ -89,6 +94,9 @@ struct WriteOptions {
   bool connect_meta_data = true; ///< connect.meta.data: write connect.* properties
   /// scrub.invalid.names: rewrite names Avro refuses (scrub_name) instead of refusing them.
   bool scrub_invalid_names = false;
+  /// enhanced.avro.schema.support: a string with io.confluent.connect.avro.Enum
+  /// parameters is written as the Avro enum it came from.
+  bool enhanced_schema_support = false;
 };
 
 /// AvroData.doScrubName: `name` unchanged when it is a valid ASCII Avro name, else

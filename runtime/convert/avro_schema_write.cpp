@@ -306,6 +306,41 @@ private:
     space_ = saved;
   }
 
+  // An Avro enum's members after "type" (AvroData's enum write-back): its name from
+  // the Enum parameter, the doc and default kept under the Connect schema's simple
+  // name, the symbols in parameter order. False when the enum was already written:
+  // `out` then has its name.
+  bool enum_json(const Schema& s, const std::string& full, const std::string& simple, std::string& body,
+                 std::string& out) {
+    for (const auto& e : enums_)
+      if (e == full) {
+        append_json_string(reference(full), out);
+        return false;
+      }
+    enums_.push_back(full);
+    body += ',';
+    name_json(split_name(full), body);
+    if (const auto* doc = s.parameter(std::string(enum_doc_prefix) + simple)) {
+      body += R"(,"doc":)";
+      append_json_string(*doc, body);
+    }
+    body += R"(,"symbols":[)";
+    const std::string prefix = std::string(enum_parameter) + ".";
+    bool first = true;
+    for (const auto& [k, v] : *s.parameters())
+      if (k.starts_with(prefix)) {
+        if (!first) body += ',';
+        first = false;
+        append_json_string(std::string_view(k).substr(prefix.size()), body);
+      }
+    body += ']';
+    if (const auto* def = s.parameter(std::string(enum_default_prefix) + simple)) {
+      body += R"(,"default":)";
+      append_json_string(*def, body);
+    }
+    return true;
+  }
+
   void base_json(const Schema& s, std::string& out) {
     SplitName n{std::string(connect_namespace), std::string(default_name)};
     if (s.name())
@@ -322,7 +357,16 @@ private:
       case Type::Float32: type = "float"; break;
       case Type::Float64: type = "double"; break;
       case Type::Boolean: type = "boolean"; break;
-      case Type::String: type = "string"; break;
+      case Type::String:
+        type = "string";
+        if (const auto* full = s.parameter(enum_parameter); full && options_.enhanced_schema_support) {
+          type = "enum";
+          if (!s.name() && ++default_names_ > 1) // AvroData's getNameOrDefault counts it
+            n.name += std::to_string(default_names_);
+          if (!enum_json(s, *full, n.name, body, out))
+            return;
+        }
+        break;
       case Type::Bytes:
         type = "bytes";
         if (s.logical() == Logical::Decimal) {
@@ -447,6 +491,7 @@ private:
 
   const WriteOptions& options_;
   std::vector<std::pair<SchemaPtr, std::string>> defined_; ///< required form -> full name
+  std::vector<std::string> enums_; ///< full names of the enums written
   std::string space_;
   int default_names_ = 0;
 };
