@@ -181,7 +181,9 @@ const ConfigDef& AvroConverter::config_def() {
                 "Write with the subject's latest schema instead of registering the record's own. weir "
                 "writes only records whose schema is that latest schema.")
         .define("latest.compatibility.strict", ConfigType::Boolean, "true", Importance::Low,
-                "Accepted for compatibility; weir does not check compatibility with the latest version.")
+                "Accepted for compatibility, changes nothing: with use.latest.version weir writes only "
+                "records whose schema is the latest (trivially backward compatible with itself) and "
+                "refuses every other, strict or not.")
         .define("key.subject.name.strategy", ConfigType::String,
                 "io.confluent.kafka.serializers.subject.TopicNameStrategy", Importance::Medium,
                 "How the subject of a key schema is named.", validators::one_of(strategies()))

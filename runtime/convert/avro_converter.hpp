@@ -12,7 +12,8 @@
 //
 // Keys (Confluent's): schema.registry.url (required, a comma-separated list),
 // auto.register.schemas (true), use.latest.version (false), latest.compatibility.strict
-// (true, accepted, not acted on), key.subject.name.strategy / value.subject.name.strategy
+// (true, accepted: changes nothing while use.latest.version writes only the record's own
+// schema), key.subject.name.strategy / value.subject.name.strategy
 // (TopicNameStrategy, RecordNameStrategy, TopicRecordNameStrategy),
 // basic.auth.credentials.source (URL | USER_INFO), basic.auth.user.info,
 // enhanced.avro.schema.support (false; true: enums written back as Avro enums, Union
