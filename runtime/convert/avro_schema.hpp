@@ -12,7 +12,9 @@
 //
 // Writing (fromConnectSchema): the Avro schema JSON Confluent's converter registers,
 // byte for byte where weir knows Avro Java's output: key order, namespaces written only
-// where they change, `ConnectDefault` names, `connect.*` properties.
+// where they change, `ConnectDefault` names, `connect.*` properties. Names Avro refuses
+// are scrubbed or refused (WriteOptions::scrub_invalid_names); strings with Enum
+// parameters become Avro enums with WriteOptions::enhanced_schema_support.
 #pragma once
 
 #include <cstdint>
