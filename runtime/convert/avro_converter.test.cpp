@@ -706,6 +706,24 @@ BOOST_AUTO_TEST_CASE(enhanced_schema_support_writes_enums_back) {
              R"("symbols":["CREATED","DELETED"],)" + params + "},"
              R"({"name":"again","type":"Kind"}],"connect.name":"com.acme.Event"})");
 
+  // An unnamed enum takes a ConnectDefault number, as AvroData's getNameOrDefault: its
+  // doc is looked up under it, and the next unnamed record is ConnectDefault3.
+  auto color = SchemaBuilder(Type::String)
+                   .parameter("io.confluent.connect.avro.enum.doc.ConnectDefault2", "hue")
+                   .parameter("io.confluent.connect.avro.Enum", "Color")
+                   .parameter("io.confluent.connect.avro.Enum.RED", "RED")
+                   .build();
+  auto unnamed = SchemaBuilder::struct_()
+                     .field("e", color)
+                     .field("n", SchemaBuilder::struct_().field("x", schemas::int32()).build())
+                     .build();
+  BOOST_TEST(avro::schema_json(*unnamed, enhanced) ==
+             R"({"type":"record","name":"ConnectDefault","namespace":"io.confluent.connect.avro","fields":[)"
+             R"({"name":"e","type":{"type":"enum","name":"Color","namespace":"","doc":"hue","symbols":["RED"],)"
+             R"("connect.parameters":{"io.confluent.connect.avro.enum.doc.ConnectDefault2":"hue",)"
+             R"("io.confluent.connect.avro.Enum":"Color","io.confluent.connect.avro.Enum.RED":"RED"}}},)"
+             R"({"name":"n","type":{"type":"record","name":"ConnectDefault3","fields":[{"name":"x","type":"int"}]}}]})");
+
   // Through the converter: read from a native Avro schema, written back as its enum.
   FakeRegistry registry;
   registry.put(42, R"({"type":"record","name":"Event","namespace":"com.acme","fields":[)"

@@ -310,7 +310,7 @@ private:
   // the Enum parameter, the doc and default kept under the Connect schema's simple
   // name, the symbols in parameter order. False when the enum was already written:
   // `out` then has its name.
-  bool enum_json(const Schema& s, const std::string& full, const std::string& simple, std::string& body,
+  bool enum_json(const Schema& s, const std::string& full, const std::string& name, std::string& body,
                  std::string& out) {
     for (const auto& e : enums_)
       if (e == full) {
@@ -318,6 +318,9 @@ private:
         return false;
       }
     enums_.push_back(full);
+    std::string simple = name; // AvroData's getNameOrDefault: an unnamed enum takes a ConnectDefault number
+    if (!s.name() && ++default_names_ > 1)
+      simple += std::to_string(default_names_);
     body += ',';
     name_json(split_name(full), body);
     if (const auto* doc = s.parameter(std::string(enum_doc_prefix) + simple)) {
@@ -361,8 +364,6 @@ private:
         type = "string";
         if (const auto* full = s.parameter(enum_parameter); full && options_.enhanced_schema_support) {
           type = "enum";
-          if (!s.name() && ++default_names_ > 1) // AvroData's getNameOrDefault counts it
-            n.name += std::to_string(default_names_);
           if (!enum_json(s, *full, n.name, body, out))
             return;
         }
