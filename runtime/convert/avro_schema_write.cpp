@@ -60,7 +60,7 @@ std::string joined(const SplitName& n) { return n.space.empty() ? n.name : n.spa
 
 bool is_logical(const Schema& s, std::string_view name) { return s.name() && *s.name() == name; }
 
-}  // namespace
+} // namespace
 
 std::string scrub_name(std::string_view name) {
   if (name.empty() || (!ascii_digit(name[0]) && std::all_of(name.begin(), name.end(), [](unsigned char c) { return name_char(c); })))
@@ -271,22 +271,25 @@ private:
 
   // Without scrub.invalid.names, a name Avro refuses fails here, before the registry
   // sees it, with the key that would rewrite it.
-  void check_name(std::string_view what, std::string_view name) const {
+  // `what()` names it in the message, built only for a refusal.
+  template <class What>
+  void check_name(std::string_view name, What what) const {
     if (options_.scrub_invalid_names || valid_name(name))
       return;
-    throw DataError(std::string(what) + " is not a valid Avro name (letters, digits and _, not starting with a "
+    throw DataError(what() + " is not a valid Avro name (letters, digits and _, not starting with a "
                     "digit); set scrub.invalid.names=true to write it as \"" + scrub_name(name) +
                     "\", as Confluent's AvroConverter does");
   }
 
   std::string field_name(const std::string& record_name, std::string_view name) const {
-    check_name("field \"" + std::string(name) + "\" of record \"" + record_name + "\"", name);
+    check_name(name, [&] { return "field \"" + std::string(name) + "\" of record \"" + record_name + "\""; });
     return options_.scrub_invalid_names ? scrub_name(name) : std::string(name);
   }
 
   void record_json(const Schema& s, SplitName n, std::string& out) {
-    check_name("record name \"" + n.name + "\"" + (s.name() ? " (of Connect schema \"" + *s.name() + "\")" : ""),
-               n.name);
+    check_name(n.name, [&] {
+      return "record name \"" + n.name + "\"" + (s.name() ? " (of Connect schema \"" + *s.name() + "\")" : "");
+    });
     const std::string full = joined(n);
     defined_.emplace_back(required_form(s), full);
     out += R"({"type":"record",)";
@@ -394,7 +397,7 @@ private:
             break;
           }
           SplitName entry = s.name() ? n : SplitName{n.space, std::string(map_entry_name)};
-          check_name("map entry record name \"" + entry.name + "\"", entry.name);
+          check_name(entry.name, [&] { return "map entry record name \"" + entry.name + "\""; });
           const std::string full = joined(entry);
           defined_.emplace_back(required_form(s), full);
           body += R"({"type":"record",)";
