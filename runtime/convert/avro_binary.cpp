@@ -186,10 +186,31 @@ void expect(const Schema& s, const Value& v, Kind kind) {
                     std::string(java_class_name(v.kind())));
 }
 
-void write_value(const Schema& s, const Value& v, bool optional, std::string& out);
+void write_value(const Schema& s, const Value& v, bool optional, std::string& out, bool enums);
 
 // A value of a schema taken as required (the union index, if any, is written).
-void write_required(const Schema& s, const Value& v, std::string& out) {
+// With enhanced.avro.schema.support, a string carrying io.confluent.connect.avro.Enum
+// parameters is an Avro enum: its symbol's index, symbols in parameter order.
+void write_enum(const Schema& s, const Value& v, std::string& out) {
+  const std::string prefix = std::string(enum_parameter) + ".";
+  int64_t index = 0;
+  std::string symbols;
+  for (const auto& [k, sym] : *s.parameters()) {
+    if (!k.starts_with(prefix))
+      continue;
+    const std::string_view symbol = std::string_view(k).substr(prefix.size());
+    if (symbol == v.as_string()) {
+      write_long(index, out);
+      return;
+    }
+    symbols += (index++ ? ", " : "");
+    symbols += symbol;
+  }
+  throw DataError("\"" + std::string(v.as_string()) + "\" is not a symbol of Avro enum " +
+                  *s.parameter(enum_parameter) + " (" + symbols + ")");
+}
+
+void write_required(const Schema& s, const Value& v, std::string& out, bool enums) {
   switch (s.type()) {
     case Type::Int8: case Type::Int16: case Type::Int32: case Type::Int64:
       expect(s, v, kind_of(s.type()));
@@ -198,14 +219,20 @@ void write_required(const Schema& s, const Value& v, std::string& out) {
     case Type::Float32: expect(s, v, Kind::Float32); write_raw(v.as_float32(), out); return;
     case Type::Float64: expect(s, v, Kind::Float64); write_raw(v.as_double(), out); return;
     case Type::Boolean: expect(s, v, Kind::Boolean); out += v.as_bool() ? '\1' : '\0'; return;
-    case Type::String: expect(s, v, Kind::String); write_bytes(v.as_string(), out); return;
+    case Type::String:
+      expect(s, v, Kind::String);
+      if (enums && s.parameter(enum_parameter))
+        write_enum(s, v, out);
+      else
+        write_bytes(v.as_string(), out);
+      return;
     case Type::Bytes: expect(s, v, Kind::Bytes); write_bytes(v.as_string(), out); return;
     case Type::Array:
       expect(s, v, Kind::Array);
       if (v.size() != 0) {
         write_long(v.size(), out);
         for (const auto& item : v.items())
-          write_value(*s.value_schema(), item, s.value_schema()->optional(), out);
+          write_value(*s.value_schema(), item, s.value_schema()->optional(), out, enums);
       }
       out += '\0';
       return;
@@ -216,10 +243,10 @@ void write_required(const Schema& s, const Value& v, std::string& out) {
         write_long(v.size(), out);
         for (const auto& e : v.entries()) {
           if (avro_map)
-            write_required(*s.key_schema(), e.key, out);
+            write_required(*s.key_schema(), e.key, out, enums);
           else
-            write_value(*s.key_schema(), e.key, s.key_schema()->optional(), out);
-          write_value(*s.value_schema(), e.value, s.value_schema()->optional(), out);
+            write_value(*s.key_schema(), e.key, s.key_schema()->optional(), out, enums);
+          write_value(*s.value_schema(), e.value, s.value_schema()->optional(), out, enums);
         }
       }
       out += '\0';
@@ -231,7 +258,7 @@ void write_required(const Schema& s, const Value& v, std::string& out) {
         for (const auto& f : s.fields())
           if (!v.fields()[f.index].is_null()) {
             write_long(f.index + (s.optional() ? 1 : 0), out);
-            write_required(*f.schema, v.fields()[f.index], out);
+            write_required(*f.schema, v.fields()[f.index], out, enums);
             return;
           }
         throw DataError("Invalid io.confluent.connect.avro.Union value: no field is set");
@@ -240,18 +267,18 @@ void write_required(const Schema& s, const Value& v, std::string& out) {
         const Value* field = &v.fields()[f.index];
         if (field->is_null() && f.schema->default_value())
           field = f.schema->default_value(); // Struct.get gives the default
-        write_value(*f.schema, *field, f.schema->optional(), out);
+        write_value(*f.schema, *field, f.schema->optional(), out, enums);
       }
       return;
     }
   }
 }
 
-void write_value(const Schema& s, const Value& v, bool optional, std::string& out) {
+void write_value(const Schema& s, const Value& v, bool optional, std::string& out, bool enums) {
   if (!optional) {
     if (v.is_null())
       throw DataError("Conversion error: null value for field that is required and has no default value");
-    write_required(s, v, out);
+    write_required(s, v, out, enums);
     return;
   }
   const bool union_struct = s.type() == Type::Struct && s.name() && *s.name() == union_struct_name;
@@ -266,7 +293,7 @@ void write_value(const Schema& s, const Value& v, bool optional, std::string& ou
   }
   if (!union_struct)
     write_long(null_last ? 0 : 1, out);
-  write_required(s, v, out);
+  write_required(s, v, out, enums);
 }
 
 } // namespace
@@ -288,8 +315,8 @@ Value decode(const Node& root, std::string_view in, Arena& arena) {
   return v;
 }
 
-void encode(const Schema& schema, const Value& v, std::string& out) {
-  write_value(schema, v, schema.optional(), out);
+void encode(const Schema& schema, const Value& v, std::string& out, bool enums) {
+  write_value(schema, v, schema.optional(), out, enums);
 }
 
 } // namespace weir::runtime::convert::avro

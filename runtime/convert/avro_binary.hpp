@@ -22,8 +22,9 @@ namespace weir::runtime::convert::avro {
 data::Value decode(const Node& root, std::string_view in, data::Arena& arena);
 
 /// Appends the Avro binary of `v`, whose Connect schema is `schema`, in the layout of
-/// schema_json(schema). Throws DataError when `v` does not fit `schema`.
-void encode(const data::Schema& schema, const data::Value& v, std::string& out);
+/// schema_json(schema). Throws DataError when `v` does not fit `schema`. `enums`:
+/// WriteOptions::enhanced_schema_support, strings with enum parameters as Avro enums.
+void encode(const data::Schema& schema, const data::Value& v, std::string& out, bool enums = false);
 
 /// Zigzag varint helpers (exposed for tests).
 void write_long(int64_t v, std::string& out);

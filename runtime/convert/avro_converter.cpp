@@ -100,7 +100,7 @@ struct AvroConverter::Impl {
   }
 
   int32_t lookup_id(const std::string& topic, const Schema& s) {
-    std::string subj = subject(topic, avro::record_name(s));
+    std::string subj = subject(topic, avro::record_name(s, write));
     auto& known = ids[&s];
     for (const auto& w : known)
       if (w.subject == subj)
@@ -111,7 +111,8 @@ struct AvroConverter::Impl {
       // Confluent would re-encode the value into the latest schema; weir writes only
       // when the latest is the record's own schema.
       auto latest = registry.latest(subj);
-      auto parsed = avro::ParsedSchema::parse(latest.schema, write.connect_meta_data);
+      auto parsed = avro::ParsedSchema::parse(latest.schema, write.connect_meta_data, std::nullopt,
+                                              write.enhanced_schema_support);
       if (!parsed->connect()->equals(s))
         throw DataError("use.latest.version: the latest schema of subject \"" + subj + "\" (id " +
                         std::to_string(latest.id) + ") is not the record's schema " + text +
@@ -145,7 +146,7 @@ struct AvroConverter::Impl {
     auto it = by_id.find(id);
     if (it == by_id.end()) {
       std::string text = registry.schema_by_id(id);
-      auto parsed = avro::ParsedSchema::parse(text, write.connect_meta_data);
+      auto parsed = avro::ParsedSchema::parse(text, write.connect_meta_data, std::nullopt, write.enhanced_schema_support);
       if (by_id.size() >= cache_size)
         by_id.clear();
       it = by_id.emplace(id, std::pair{std::move(text), std::move(parsed)}).first;
@@ -155,7 +156,7 @@ struct AvroConverter::Impl {
     auto found = by_subject.find(key);
     if (found == by_subject.end()) {
       auto version = registry.lookup_schema(key.second, text).version;
-      auto parsed = avro::ParsedSchema::parse(text, write.connect_meta_data, version);
+      auto parsed = avro::ParsedSchema::parse(text, write.connect_meta_data, version, write.enhanced_schema_support);
       if (by_subject.size() >= cache_size) {
         by_subject.clear();
         last_read.parsed = nullptr;
@@ -180,7 +181,9 @@ const ConfigDef& AvroConverter::config_def() {
                 "Write with the subject's latest schema instead of registering the record's own. weir "
                 "writes only records whose schema is that latest schema.")
         .define("latest.compatibility.strict", ConfigType::Boolean, "true", Importance::Low,
-                "Accepted for compatibility; weir does not check compatibility with the latest version.")
+                "Accepted for compatibility, changes nothing: with use.latest.version weir writes only "
+                "records whose schema is the latest (trivially backward compatible with itself) and "
+                "refuses every other, strict or not.")
         .define("key.subject.name.strategy", ConfigType::String,
                 "io.confluent.kafka.serializers.subject.TopicNameStrategy", Importance::Medium,
                 "How the subject of a key schema is named.", validators::one_of(strategies()))
@@ -194,14 +197,16 @@ const ConfigDef& AvroConverter::config_def() {
                 "user:password for basic auth, with basic.auth.credentials.source=USER_INFO.");
     d.group("Avro data")
         .define("enhanced.avro.schema.support", ConfigType::Boolean, "false", Importance::Low,
-                "Accepted for compatibility; weir does not act on it yet (enums are read as Connect "
-                "strings either way, and written as Avro strings).")
+                "Write Connect strings that came from Avro enums (io.confluent.connect.avro.Enum "
+                "parameters) back as those enums, and name Union struct fields of records, enums and "
+                "fixed by their full names, namespace included.")
         .define("connect.meta.data", ConfigType::Boolean, "true", Importance::Low,
                 "Write the connect.* properties (name, version, doc, parameters, default) into Avro schemas.")
         .define("schemas.cache.config", ConfigType::Int, "1000", Importance::Low,
                 "How many schemas are cached each way.", validators::range(1, std::nullopt))
         .define("scrub.invalid.names", ConfigType::Boolean, "false", Importance::Low,
-                "Accepted for compatibility; weir does not rewrite invalid Avro names yet.")
+                "Rewrite record, field and namespace names Avro refuses as Confluent's AvroData does "
+                "(e.g. address.city -> address_city); when false, such a name fails the record.")
         .define("converter.type", ConfigType::String, "value", Importance::Low,
                 "How this converter will be used: key, value or header.",
                 validators::one_of({"key", "value", "header"}, true));
@@ -229,7 +234,8 @@ AvroConverter::AvroConverter(const Config& c, bool is_key) {
                                       c.get_bool("use.latest.version"),
                                       strategy(c.get_string(is_key ? "key.subject.name.strategy"
                                                                    : "value.subject.name.strategy")),
-                                      avro::WriteOptions{c.get_bool("connect.meta.data")},
+                                      avro::WriteOptions{c.get_bool("connect.meta.data"), c.get_bool("scrub.invalid.names"),
+                                                         c.get_bool("enhanced.avro.schema.support")},
                                       static_cast<size_t>(c.get_int("schemas.cache.config")), {}, {}, {}, {}, {}, {}});
   impl_ = std::move(impl);
 }
@@ -279,7 +285,7 @@ bool AvroConverter::from_connect(const Value& v, const Schema* schema, std::stri
     out += static_cast<char>((id >> 16) & 0xFF);
     out += static_cast<char>((id >> 8) & 0xFF);
     out += static_cast<char>(id & 0xFF);
-    avro::encode(*schema, v, out);
+    avro::encode(*schema, v, out, impl_->write.enhanced_schema_support);
   } catch (const DataError& e) {
     throw DataError("Failed to serialize Avro data from topic " + topic_ + " : " + e.what());
   }

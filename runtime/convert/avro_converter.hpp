@@ -12,12 +12,15 @@
 //
 // Keys (Confluent's): schema.registry.url (required, a comma-separated list),
 // auto.register.schemas (true), use.latest.version (false), latest.compatibility.strict
-// (true, accepted, not acted on), key.subject.name.strategy / value.subject.name.strategy
+// (true, accepted: changes nothing while use.latest.version writes only the record's own
+// schema), key.subject.name.strategy / value.subject.name.strategy
 // (TopicNameStrategy, RecordNameStrategy, TopicRecordNameStrategy),
 // basic.auth.credentials.source (URL | USER_INFO), basic.auth.user.info,
-// enhanced.avro.schema.support (false, accepted, not acted on), connect.meta.data
-// (true), schemas.cache.config (1000), scrub.invalid.names (false, accepted, not acted
-// on). See docs/transforms.md, "AvroConverter".
+// enhanced.avro.schema.support (false; true: enums written back as Avro enums, Union
+// fields of named types by full name), connect.meta.data
+// (true), schemas.cache.config (1000), scrub.invalid.names (false: names Avro refuses
+// fail the record; true: rewritten as AvroData's scrubName).
+// See docs/transforms.md, "AvroConverter".
 //
 // Needs the record's topic (subjects are named after it): uses_topic() is true.
 #pragma once

@@ -616,6 +616,152 @@ BOOST_AUTO_TEST_CASE(lookup_without_auto_register_and_subject_strategies) {
   BOOST_TEST(hex(bytes_of(out5)) == "00 00 00 00 01 0a");
 }
 
+BOOST_AUTO_TEST_CASE(scrub_name_as_avro_data) {
+  BOOST_TEST(avro::scrub_name("ok_1") == "ok_1");
+  BOOST_TEST(avro::scrub_name("address.city") == "address_city");
+  BOOST_TEST(avro::scrub_name("1st") == "x1st");
+  BOOST_TEST(avro::scrub_name("9.x") == "x9_x");
+  BOOST_TEST(avro::scrub_name("a b") == "a_b");      // URL-encoded as a+b
+  BOOST_TEST(avro::scrub_name("50%") == "x50_25");   // 50%25
+  BOOST_TEST(avro::scrub_name("caf\xc3\xa9") == "caf_C3_A9");
+  BOOST_TEST(avro::scrub_name("") == "");
+}
+
+BOOST_AUTO_TEST_CASE(invalid_names_scrubbed_or_refused_before_registering) {
+  FakeRegistry registry;
+  auto schema = SchemaBuilder::struct_()
+                    .name("my-app.Order-Event")
+                    .field("address.city", schemas::string())
+                    .field("1st", schemas::int32())
+                    .build();
+  auto make = [&](Arena& arena) {
+    Value v = Value::structure(arena, *schema);
+    v.fields()[0] = Value::string("Oslo");
+    v.fields()[1] = Value::int32(1);
+    return v;
+  };
+  auto refusing = codec(registry.url());
+  auto b = one_record("orders", schema, make);
+  encode(refusing, b);
+  BOOST_REQUIRE(b.errors().size() == 1u);
+  BOOST_TEST(b.errors().all()[0].message ==
+                 "Failed to serialize Avro data from topic orders : record name \"Order-Event\" (of Connect schema "
+                 "\"my-app.Order-Event\") is not a valid Avro name (letters, digits and _, not starting with a digit); "
+                 "set scrub.invalid.names=true to write it as \"Order_Event\", as Confluent's AvroConverter does",
+             b.errors().all()[0].message);
+  auto flat = SchemaBuilder::struct_().field("address.city", schemas::string()).build();
+  auto b2 = one_record("orders", flat, [&](Arena& arena) {
+    Value v = Value::structure(arena, *flat);
+    v.fields()[0] = Value::string("Oslo");
+    return v;
+  });
+  encode(refusing, b2);
+  BOOST_REQUIRE(b2.errors().size() == 1u);
+  BOOST_TEST(b2.errors().all()[0].message ==
+                 "Failed to serialize Avro data from topic orders : field \"address.city\" of record "
+                 "\"io.confluent.connect.avro.ConnectDefault\" is not a valid Avro name (letters, digits and _, not "
+                 "starting with a digit); set scrub.invalid.names=true to write it as \"address_city\", as "
+                 "Confluent's AvroConverter does",
+             b2.errors().all()[0].message);
+  BOOST_TEST(registry.versions("orders-value").empty()); // nothing was registered
+
+  auto scrubbing = codec(registry.url(), {{"scrub.invalid.names", "true"},
+                                          {"value.subject.name.strategy", "RecordNameStrategy"}});
+  auto b3 = one_record("orders", schema, make);
+  Batch out = encode(scrubbing, b3);
+  BOOST_REQUIRE(b3.errors().empty());
+  BOOST_TEST(hex(bytes_of(out)) == "00 00 00 00 01 08 4f 73 6c 6f 02");
+  // The subject is the scrubbed full name; connect.name keeps the Connect name.
+  BOOST_TEST(registry.versions("my_app.Order_Event") == std::vector<int32_t>{1});
+  BOOST_TEST(registry.schema(1) ==
+             R"({"type":"record","name":"Order_Event","namespace":"my_app","fields":[)"
+             R"({"name":"address_city","type":"string"},{"name":"x1st","type":"int"}],)"
+             R"("connect.name":"my-app.Order-Event"})");
+}
+
+BOOST_AUTO_TEST_CASE(enhanced_schema_support_writes_enums_back) {
+  auto kind = SchemaBuilder(Type::String)
+                  .name("com.acme.Kind")
+                  .parameter("io.confluent.connect.avro.enum.doc.Kind", "what happened")
+                  .parameter("io.confluent.connect.avro.Enum", "com.acme.Kind")
+                  .parameter("io.confluent.connect.avro.Enum.CREATED", "CREATED")
+                  .parameter("io.confluent.connect.avro.Enum.DELETED", "DELETED")
+                  .build();
+  auto schema = SchemaBuilder::struct_().name("com.acme.Event").field("kind", kind).field("again", kind).build();
+  const std::string params =
+      R"("connect.parameters":{"io.confluent.connect.avro.enum.doc.Kind":"what happened",)"
+      R"("io.confluent.connect.avro.Enum":"com.acme.Kind","io.confluent.connect.avro.Enum.CREATED":"CREATED",)"
+      R"("io.confluent.connect.avro.Enum.DELETED":"DELETED"},"connect.name":"com.acme.Kind"})";
+  // Without it, what AvroData writes by default: strings.
+  BOOST_TEST(avro::schema_json(*schema) ==
+             R"({"type":"record","name":"Event","namespace":"com.acme","fields":[)"
+             R"({"name":"kind","type":{"type":"string",)" + params + "},"
+             R"({"name":"again","type":{"type":"string",)" + params + "}],"
+             R"("connect.name":"com.acme.Event"})");
+  avro::WriteOptions enhanced;
+  enhanced.enhanced_schema_support = true;
+  BOOST_TEST(avro::schema_json(*schema, enhanced) ==
+             R"({"type":"record","name":"Event","namespace":"com.acme","fields":[)"
+             R"({"name":"kind","type":{"type":"enum","name":"Kind","doc":"what happened",)"
+             R"("symbols":["CREATED","DELETED"],)" + params + "},"
+             R"({"name":"again","type":"Kind"}],"connect.name":"com.acme.Event"})");
+
+  // An unnamed enum takes a ConnectDefault number, as AvroData's getNameOrDefault: its
+  // doc is looked up under it, and the next unnamed record is ConnectDefault3.
+  auto color = SchemaBuilder(Type::String)
+                   .parameter("io.confluent.connect.avro.enum.doc.ConnectDefault2", "hue")
+                   .parameter("io.confluent.connect.avro.Enum", "Color")
+                   .parameter("io.confluent.connect.avro.Enum.RED", "RED")
+                   .build();
+  auto unnamed = SchemaBuilder::struct_()
+                     .field("e", color)
+                     .field("n", SchemaBuilder::struct_().field("x", schemas::int32()).build())
+                     .build();
+  BOOST_TEST(avro::schema_json(*unnamed, enhanced) ==
+             R"({"type":"record","name":"ConnectDefault","namespace":"io.confluent.connect.avro","fields":[)"
+             R"({"name":"e","type":{"type":"enum","name":"Color","namespace":"","doc":"hue","symbols":["RED"],)"
+             R"("connect.parameters":{"io.confluent.connect.avro.enum.doc.ConnectDefault2":"hue",)"
+             R"("io.confluent.connect.avro.Enum":"Color","io.confluent.connect.avro.Enum.RED":"RED"}}},)"
+             R"({"name":"n","type":{"type":"record","name":"ConnectDefault3","fields":[{"name":"x","type":"int"}]}}]})");
+
+  // Through the converter: read from a native Avro schema, written back as its enum.
+  FakeRegistry registry;
+  registry.put(42, R"({"type":"record","name":"Event","namespace":"com.acme","fields":[)"
+                   R"({"name":"kind","type":{"type":"enum","name":"Kind","symbols":["CREATED","DELETED"]}},)"
+                   R"({"name":"who","type":["null","string",{"type":"record","name":"User","namespace":"com.people",)"
+                   R"("fields":[{"name":"id","type":"int"}]}]}]})",
+               "events-value");
+  std::string value("\0\0\0\0\x2a", 5);
+  value += '\x02';         // kind: DELETED
+  value += "\x04\x06";     // who: branch 2 (User), id 3
+  auto c = codec(registry.url(), {{"enhanced.avro.schema.support", "true"}});
+  DecodedBatch b = c.decode(raw_value("events", value));
+  BOOST_REQUIRE_MESSAGE(b.errors().empty(), b.errors().all()[0].message);
+  const Schema& who = *b[0].value_schema->field("who")->schema;
+  BOOST_TEST(who.fields()[1].name == "com.people.User"); // the full name, namespace kept
+  auto plain = codec(registry.url());
+  DecodedBatch p = plain.decode(raw_value("events", value));
+  BOOST_TEST(p[0].value_schema->field("who")->schema->fields()[1].name == "User");
+
+  // Written back (a new version of the subject): the enum's index, the enum in the schema.
+  Batch out = encode(c, b);
+  BOOST_REQUIRE_MESSAGE(b.errors().empty(), b.errors().all()[0].message);
+  BOOST_TEST(hex(bytes_of(out)) == "00 00 00 00 01 02 04 06");
+  const std::string written = registry.schema(1);
+  BOOST_TEST(written.find(R"({"name":"kind","type":{"type":"enum","name":"Kind","symbols":["CREATED","DELETED"],)") !=
+                 std::string::npos,
+             written);
+  BOOST_TEST(written.find(R"({"type":"record","name":"User","namespace":"com.people",)") != std::string::npos, written);
+  // A string that is not one of the symbols fails the record.
+  b[0].value.fields()[0] = Value::string("GONE");
+  encode(c, b);
+  BOOST_REQUIRE(b.errors().size() == 1u);
+  BOOST_TEST(b.errors().all()[0].message ==
+                 "Failed to serialize Avro data from topic events : \"GONE\" is not a symbol of Avro enum "
+                 "com.acme.Kind (CREATED, DELETED)",
+             b.errors().all()[0].message);
+}
+
 BOOST_AUTO_TEST_CASE(keys_use_the_key_subject_and_basic_auth) {
   FakeRegistry registry;
   RecordCodec c(make_converter("Avro",

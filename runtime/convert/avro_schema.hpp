@@ -12,7 +12,9 @@
 //
 // Writing (fromConnectSchema): the Avro schema JSON Confluent's converter registers,
 // byte for byte where weir knows Avro Java's output: key order, namespaces written only
-// where they change, `ConnectDefault` names, `connect.*` properties.
+// where they change, `ConnectDefault` names, `connect.*` properties. Names Avro refuses
+// are scrubbed or refused (WriteOptions::scrub_invalid_names); strings with Enum
+// parameters become Avro enums with WriteOptions::enhanced_schema_support.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,8 @@ inline constexpr std::string_view default_name = "ConnectDefault";
 inline constexpr std::string_view map_entry_name = "MapEntry";
 inline constexpr std::string_view record_doc_parameter = "io.confluent.connect.avro.record.doc";
 inline constexpr std::string_view field_doc_prefix = "io.confluent.connect.avro.field.doc.";
+inline constexpr std::string_view enum_doc_prefix = "io.confluent.connect.avro.enum.doc.";
+inline constexpr std::string_view enum_default_prefix = "io.confluent.connect.avro.enum.default.";
 inline constexpr std::string_view precision_parameter = "connect.decimal.precision";
 /// Set on a Connect schema whose default came from an Avro field default: written back
 /// as that field's default only, not as connect.default nor among connect.parameters.
@@ -69,8 +73,11 @@ public:
   /// `connect_meta_data`: read connect.doc, connect.parameters and the docs.
   /// `registry_version`: the Connect version of the top-level schema when it has no
   /// connect.version (what AvroConverter does with the subject's version).
+  /// `full_union_names` (enhanced.avro.schema.support): a Union struct names a record,
+  /// enum or fixed branch by its full name, namespace included, not its simple name.
   static std::shared_ptr<const ParsedSchema> parse(std::string_view json, bool connect_meta_data = true,
-                                                   std::optional<int32_t> registry_version = std::nullopt);
+                                                   std::optional<int32_t> registry_version = std::nullopt,
+                                                   bool full_union_names = false);
 
   const Node& root() const noexcept { return *root_; }
   const data::SchemaPtr& connect() const noexcept { return root_->connect; }
@@ -87,7 +94,17 @@ private:
 
 struct WriteOptions {
   bool connect_meta_data = true; ///< connect.meta.data: write connect.* properties
+  /// scrub.invalid.names: rewrite names Avro refuses (scrub_name) instead of refusing them.
+  bool scrub_invalid_names = false;
+  /// enhanced.avro.schema.support: a string with io.confluent.connect.avro.Enum
+  /// parameters is written as the Avro enum it came from.
+  bool enhanced_schema_support = false;
 };
+
+/// AvroData.doScrubName: `name` unchanged when it is a valid ASCII Avro name, else
+/// URL-encoded (UTF-8, a space as '+') with every character other than [A-Za-z0-9_]
+/// then replaced by '_', and an "x" in front when it would start with a digit.
+std::string scrub_name(std::string_view name);
 
 /// The Avro schema JSON for `schema` (AvroData.fromConnectSchema(...).toString()).
 /// Throws data::DataError for what Avro cannot express.
@@ -96,6 +113,6 @@ std::string schema_json(const data::Schema& schema, const WriteOptions& options 
 /// What RecordNameStrategy names a subject after: the record's full name
 /// (`io.confluent.connect.avro.ConnectDefault` for an unnamed struct), or the Avro
 /// type name of a non-record schema.
-std::string record_name(const data::Schema& schema);
+std::string record_name(const data::Schema& schema, const WriteOptions& options = {});
 
 } // namespace weir::runtime::convert::avro

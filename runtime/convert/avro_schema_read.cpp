@@ -71,6 +71,7 @@ struct ParsedSchema::Builder {
   }
 
   bool connect_meta_data = true;
+  bool full_union_names = false; ///< enhanced.avro.schema.support
 
   // A JSON default (a field's "default" or "connect.default") as a Connect value of
   // `type` (`items`: array items or map values); nullopt where weir does not read it
@@ -436,10 +437,10 @@ struct ParsedSchema::Builder {
       }
       const Node* branch = build(e, ns, true);
       std::string field_name = type_name(*branch);
-      if (field_name.empty()) { // record, enum, fixed: the simple name
+      if (field_name.empty()) { // record, enum, fixed: the simple name, or the full one
         const std::string& full = branch->type == Node::Type::Enum ? *branch->connect->parameter(enum_parameter)
                                                                     : named_full(e, ns);
-        field_name = split_name(full).name;
+        field_name = full_union_names ? full : split_name(full).name;
       }
       b.field(field_name, branch->connect);
       n->children.push_back(branch);
@@ -461,7 +462,8 @@ struct ParsedSchema::Builder {
 };
 
 std::shared_ptr<const ParsedSchema> ParsedSchema::parse(std::string_view json, bool connect_meta_data,
-                                                       std::optional<int32_t> registry_version) {
+                                                       std::optional<int32_t> registry_version,
+                                                       bool full_union_names) {
   avro_schema_t checked = nullptr;
   if (avro_schema_from_json_length(json.data(), json.size(), &checked) != 0)
     throw DataError("Invalid Avro schema: " + std::string(avro_strerror()));
@@ -471,7 +473,7 @@ std::shared_ptr<const ParsedSchema> ParsedSchema::parse(std::string_view json, b
   if (parser.parse(json.data(), json.size()).get(root) != simdjson::SUCCESS)
     throw DataError("Invalid Avro schema JSON");
   auto out = std::make_shared<ParsedSchema>();
-  Builder b{*out, {}, {}, connect_meta_data};
+  Builder b{*out, {}, {}, connect_meta_data, full_union_names};
   try {
     out->root_ = b.build(root, {}, false);
     std::string_view name;

@@ -1,6 +1,8 @@
 // Connect -> Avro schema JSON (AvroData.fromConnectSchema, then Avro Java's toString).
 #include "runtime/convert/avro_schema.hpp"
 
+#include <algorithm>
+
 #include "runtime/convert/json_text.hpp"
 #include "runtime/data/errors.hpp"
 
@@ -17,7 +19,75 @@ SplitName split_name(std::string_view full) {
 
 namespace {
 
+bool ascii_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+bool ascii_alpha(unsigned char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+bool name_char(unsigned char c) { return ascii_alpha(c) || ascii_digit(c) || c == '_'; }
+
+// What Avro Java refuses in a simple name, as far as weir can tell bytewise: Avro takes
+// any Unicode letter, so bytes past ASCII are left for the registry to judge.
+bool valid_name(std::string_view name) {
+  if (name.empty() || ascii_digit(name[0]))
+    return false;
+  for (unsigned char c : name)
+    if (c < 0x80 && !name_char(c))
+      return false;
+  return true;
+}
+
+// AvroData.splitName: Java's split("\\.") (trailing empty parts dropped), each part
+// scrubbed, the last one the name.
+SplitName scrubbed_split(std::string_view full) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (;;) {
+    auto dot = full.find('.', start);
+    parts.push_back(scrub_name(full.substr(start, dot == std::string_view::npos ? dot : dot - start)));
+    if (dot == std::string_view::npos)
+      break;
+    start = dot + 1;
+  }
+  while (parts.size() > 1 && parts.back().empty())
+    parts.pop_back();
+  SplitName out{{}, std::move(parts.back())};
+  for (size_t i = 0; i + 1 < parts.size(); ++i)
+    out.space += (i ? "." : "") + parts[i];
+  return out;
+}
+
+SplitName avro_split(std::string_view full, bool scrub) { return scrub ? scrubbed_split(full) : split_name(full); }
+
+std::string joined(const SplitName& n) { return n.space.empty() ? n.name : n.space + "." + n.name; }
+
 bool is_logical(const Schema& s, std::string_view name) { return s.name() && *s.name() == name; }
+
+} // namespace
+
+std::string scrub_name(std::string_view name) {
+  if (name.empty() || (!ascii_digit(name[0]) && std::all_of(name.begin(), name.end(), [](unsigned char c) { return name_char(c); })))
+    return std::string(name);
+  // URLEncoder.encode(name, "UTF-8"): these stay, a space becomes '+', other bytes %XX.
+  static constexpr char hex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : name) {
+    if (name_char(c) || c == '.' || c == '-' || c == '*') {
+      out += static_cast<char>(c);
+    } else if (c == ' ') {
+      out += '+';
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 0xF];
+    }
+  }
+  if (ascii_digit(out[0]))
+    out.insert(out.begin(), 'x');
+  for (char& c : out)
+    if (!name_char(static_cast<unsigned char>(c)))
+      c = '_';
+  return out;
+}
+
+namespace {
 
 std::string utf8_of_latin1(std::string_view bytes) {
   std::string out;
@@ -199,8 +269,28 @@ private:
     return n.space == space_ ? n.name : full;
   }
 
+  // Without scrub.invalid.names, a name Avro refuses fails here, before the registry
+  // sees it, with the key that would rewrite it.
+  // `what()` names it in the message, built only for a refusal.
+  template <class What>
+  void check_name(std::string_view name, What what) const {
+    if (options_.scrub_invalid_names || valid_name(name))
+      return;
+    throw DataError(what() + " is not a valid Avro name (letters, digits and _, not starting with a "
+                    "digit); set scrub.invalid.names=true to write it as \"" + scrub_name(name) +
+                    "\", as Confluent's AvroConverter does");
+  }
+
+  std::string field_name(const std::string& record_name, std::string_view name) const {
+    check_name(name, [&] { return "field \"" + std::string(name) + "\" of record \"" + record_name + "\""; });
+    return options_.scrub_invalid_names ? scrub_name(name) : std::string(name);
+  }
+
   void record_json(const Schema& s, SplitName n, std::string& out) {
-    const std::string full = n.space.empty() ? n.name : n.space + "." + n.name;
+    check_name(n.name, [&] {
+      return "record name \"" + n.name + "\"" + (s.name() ? " (of Connect schema \"" + *s.name() + "\")" : "");
+    });
+    const std::string full = joined(n);
     defined_.emplace_back(required_form(s), full);
     out += R"({"type":"record",)";
     name_json(n, out);
@@ -213,16 +303,54 @@ private:
     out += R"(,"fields":[)";
     for (const auto& f : s.fields()) {
       if (f.index != 0) out += ',';
-      field_json(f.name, *f.schema, s.parameter(std::string(field_doc_prefix) + f.name), out);
+      field_json(field_name(full, f.name), *f.schema, s.parameter(std::string(field_doc_prefix) + f.name), out);
     }
     out += ']';
     space_ = saved;
   }
 
+  // An Avro enum's members after "type" (AvroData's enum write-back): its name from
+  // the Enum parameter, the doc and default kept under the Connect schema's simple
+  // name, the symbols in parameter order. False when the enum was already written:
+  // `out` then has its name.
+  bool enum_json(const Schema& s, const std::string& full, const std::string& name, std::string& body,
+                 std::string& out) {
+    for (const auto& e : enums_)
+      if (e == full) {
+        append_json_string(reference(full), out);
+        return false;
+      }
+    enums_.push_back(full);
+    std::string simple = name; // AvroData's getNameOrDefault: an unnamed enum takes a ConnectDefault number
+    if (!s.name() && ++default_names_ > 1)
+      simple += std::to_string(default_names_);
+    body += ',';
+    name_json(split_name(full), body);
+    if (const auto* doc = s.parameter(std::string(enum_doc_prefix) + simple)) {
+      body += R"(,"doc":)";
+      append_json_string(*doc, body);
+    }
+    body += R"(,"symbols":[)";
+    const std::string prefix = std::string(enum_parameter) + ".";
+    bool first = true;
+    for (const auto& [k, v] : *s.parameters())
+      if (k.starts_with(prefix)) {
+        if (!first) body += ',';
+        first = false;
+        append_json_string(std::string_view(k).substr(prefix.size()), body);
+      }
+    body += ']';
+    if (const auto* def = s.parameter(std::string(enum_default_prefix) + simple)) {
+      body += R"(,"default":)";
+      append_json_string(*def, body);
+    }
+    return true;
+  }
+
   void base_json(const Schema& s, std::string& out) {
     SplitName n{std::string(connect_namespace), std::string(default_name)};
     if (s.name())
-      n = split_name(*s.name());
+      n = avro_split(*s.name(), options_.scrub_invalid_names);
     Props props;
     std::string_view connect_type;
     std::string body; // the type's own members, after "type"
@@ -235,7 +363,14 @@ private:
       case Type::Float32: type = "float"; break;
       case Type::Float64: type = "double"; break;
       case Type::Boolean: type = "boolean"; break;
-      case Type::String: type = "string"; break;
+      case Type::String:
+        type = "string";
+        if (const auto* full = s.parameter(enum_parameter); full && options_.enhanced_schema_support) {
+          type = "enum";
+          if (!enum_json(s, *full, n.name, body, out))
+            return;
+        }
+        break;
       case Type::Bytes:
         type = "bytes";
         if (s.logical() == Logical::Decimal) {
@@ -262,7 +397,8 @@ private:
             break;
           }
           SplitName entry = s.name() ? n : SplitName{n.space, std::string(map_entry_name)};
-          const std::string full = entry.space.empty() ? entry.name : entry.space + "." + entry.name;
+          check_name(entry.name, [&] { return "map entry record name \"" + entry.name + "\""; });
+          const std::string full = joined(entry);
           defined_.emplace_back(required_form(s), full);
           body += R"({"type":"record",)";
           name_json(entry, body);
@@ -359,6 +495,7 @@ private:
 
   const WriteOptions& options_;
   std::vector<std::pair<SchemaPtr, std::string>> defined_; ///< required form -> full name
+  std::vector<std::string> enums_; ///< full names of the enums written
   std::string space_;
   int default_names_ = 0;
 };
@@ -373,10 +510,12 @@ std::string schema_json(const Schema& schema, const WriteOptions& options) {
   return out;
 }
 
-std::string record_name(const Schema& schema) {
+std::string record_name(const Schema& schema, const WriteOptions& options) {
   switch (schema.type()) {
     case Type::Struct:
-      return schema.name() ? *schema.name() : std::string(connect_namespace) + "." + std::string(default_name);
+      if (schema.name())
+        return options.scrub_invalid_names ? joined(scrubbed_split(*schema.name())) : *schema.name();
+      return std::string(connect_namespace) + "." + std::string(default_name);
     case Type::Int8: case Type::Int16: case Type::Int32: return "int";
     case Type::Int64: return "long";
     default: return std::string(json_name(schema.type())); // float, double, boolean, string, ...: Avro's names too
