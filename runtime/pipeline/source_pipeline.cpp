@@ -75,12 +75,12 @@ void SourcePoller::decode(data::DecodedBatch& out) {
 }
 
 void SourceEncoder::encode(data::DecodedBatch& in, Batch& out) {
-  out.sequence = in.raw().sequence;
   if (topics_)
     topics_->ensure(in);
   size_t seen = in.errors().size();
   policy_->with_retries<data::RetriableError>("Exception in converter", [&] {
-    out.clear();
+    out.clear(); // and its sequence
+    out.sequence = in.raw().sequence;
     codec_.encode(in, out);
   });
   policy_->check(in, seen);

@@ -15,7 +15,9 @@
 //  4. SetSchemaMetadata, Cast, ReplaceField and Flatten between Datagen and
 //     AvroConverter: the registry accepts what they make, and the script decodes the
 //     values JsonConverter writes through the same chain;
-// and a registry that cannot be reached is an outage, not bad records: even with
+// with AvroConverter set for the whole worker, a record that is not Avro goes to the
+// DLQ (errors.tolerance=all) naming the converter and Confluent's error, and the others
+// arrive; a registry that cannot be reached is an outage, not bad records: even with
 // errors.tolerance=all the sink task fails naming it, and its DLQ stays empty; one
 // back within errors.retry.timeout (a Toxiproxy proxy disabled, then enabled) costs
 // nothing.
@@ -100,7 +102,8 @@ std::string shell_quoted(const std::string& s) { return "'" + s + "'"; }
 struct Setup : StandaloneFiles {
   std::string registry = registry_url();
 
-  Setup() : StandaloneFiles("weir-itest-avro") {}
+  explicit Setup(const std::map<std::string, std::string>& worker = {})
+    : StandaloneFiles("weir-itest-avro", worker) {}
   std::map<std::string, std::string> avro_values() const {
     return {{"value.converter", "io.confluent.connect.avro.AvroConverter"},
             {"value.converter.schema.registry.url", registry}};
@@ -210,7 +213,9 @@ std::string produce_payments(const Setup& s) {
   auto topic = unique_name("weir-itest-avro-pay");
   create_topic(topic, 1);
   auto framed = lines_of(
-    run_tool(s.dir, "encode " + shell_quoted(s.registry) + " " + shell_quoted(topic + "-value") + " " + shell_quoted(payment_schema),
+    run_tool(s.dir,
+             "encode " + shell_quoted(s.registry) + " " + shell_quoted(topic + "-value") + " "
+               + shell_quoted(payment_schema),
              payments));
   BOOST_REQUIRE_EQUAL(framed.size(), 3u);
   produce(topic, framed.size(), [&](size_t i) { return OutRecord{0, std::to_string(i + 1), unhex(framed[i])}; });
@@ -412,6 +417,35 @@ BOOST_AUTO_TEST_CASE(a_registry_back_within_errors_retry_timeout_loses_nothing) 
   auto status = task_statuses(s.state, "comeback");
   BOOST_TEST((!status.empty() && status[0].state == "RUNNING"), describe(status));
   stop_cleanly(*weir);
+}
+
+BOOST_AUTO_TEST_CASE(a_worker_wide_avro_converter_sends_what_is_not_avro_to_the_dlq) {
+  Setup s{{{"value.converter", "io.confluent.connect.avro.AvroConverter"},
+           {"value.converter.schema.registry.url", registry_url()}}};
+  auto topic = produce_payments(s);
+  produce(topic, 1, [](size_t) { return OutRecord{0, std::string{"4"}, std::string{R"({"id": 4})"}}; });
+  auto db = s.dir / "sink.db";
+  auto weir = start_standalone(s.worker,
+                               {s.connector("worker-wide", {{"connector.class", "JdbcSinkConnector"},
+                                                            {"topics", topic},
+                                                            {"connection.url", "jdbc:sqlite:" + db},
+                                                            {"table.name.format", "payments"},
+                                                            {"auto.create", "true"},
+                                                            {"errors.tolerance", "all"},
+                                                            {"errors.deadletterqueue.topic.name", topic + "-dlq"},
+                                                            {"errors.deadletterqueue.topic.replication.factor", "1"},
+                                                            {"errors.deadletterqueue.context.headers.enable", "true"}})},
+                               s.log);
+  auto rows = wait_for_rows(db, "SELECT id FROM payments ORDER BY id", 3);
+  BOOST_TEST(rows.size() == 3u, rows.size() << " rows\n" << tail_lines(weir->output()));
+  auto dead = read_topic(topic + "-dlq", 1, 60s, 1s);
+  stop_cleanly(*weir);
+  BOOST_REQUIRE_EQUAL(dead.size(), 1u);
+  BOOST_TEST(dead[0].value.value_or("") == R"({"id": 4})");
+  BOOST_TEST(dead[0].header("__connect.errors.class.name") == "io.confluent.connect.avro.AvroConverter");
+  BOOST_TEST(dead[0].header("__connect.errors.stage") == "VALUE_CONVERTER");
+  BOOST_TEST(dead[0].header("__connect.errors.exception.message").find("Unknown magic byte!") != std::string::npos,
+             dead[0].header("__connect.errors.exception.message"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
