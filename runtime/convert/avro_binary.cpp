@@ -1,5 +1,6 @@
 #include "runtime/convert/avro_binary.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <climits>
 #include <cstring>
@@ -296,6 +297,182 @@ void write_value(const Schema& s, const Value& v, bool optional, std::string& ou
   write_required(s, v, out, enums);
 }
 
+// encode_as: a Connect value written in another Avro schema, matched as Avro's
+// schema resolution would read it.
+
+std::string_view type_name(Node::Type t) {
+  static constexpr std::string_view names[] = {"null", "boolean", "int", "long", "float", "double", "bytes",
+                                               "string", "record", "enum", "array", "map", "union", "fixed"};
+  return names[static_cast<size_t>(t)];
+}
+
+// A record's unqualified name, ConnectDefault for an unnamed one (as Avro Java
+// compares names in schema resolution).
+std::string_view simple_name(const Schema* s) {
+  if (s == nullptr || !s->name())
+    return default_name;
+  std::string_view n = *s->name();
+  return n.substr(n.rfind('.') + 1);
+}
+
+bool is_union_struct(const Value& v) {
+  return v.kind() == Kind::Struct && v.schema()->name() && *v.schema()->name() == union_struct_name;
+}
+
+// The value an io.confluent.connect.avro.Union struct holds (null when none is set).
+Value union_member(const Value& v) {
+  for (const Value& f : v.fields())
+    if (!f.is_null())
+      return f;
+  return Value();
+}
+
+bool has_symbol(const Node& n, std::string_view s) {
+  for (const auto& sym : n.symbols)
+    if (sym == s)
+      return true;
+  return false;
+}
+
+// How well `v` fits union branch `b`: 2 its own Avro type, 1 by promotion, 0 not.
+int fit(const Node& b, const Value& v) {
+  using T = Node::Type;
+  switch (v.kind()) {
+    case Kind::Null: return b.type == T::Null ? 2 : 0;
+    case Kind::Boolean: return b.type == T::Boolean ? 2 : 0;
+    case Kind::Int8: case Kind::Int16: case Kind::Int32:
+      return b.type == T::Int ? 2 : (b.type == T::Long || b.type == T::Float || b.type == T::Double) ? 1 : 0;
+    case Kind::Int64: return b.type == T::Long ? 2 : (b.type == T::Float || b.type == T::Double) ? 1 : 0;
+    case Kind::Float32: return b.type == T::Float ? 2 : b.type == T::Double ? 1 : 0;
+    case Kind::Float64: return b.type == T::Double ? 2 : 0;
+    case Kind::String:
+      if (b.type == T::Enum)
+        return has_symbol(b, v.as_string()) ? 2 : 0;
+      return b.type == T::String ? 2 : b.type == T::Bytes ? 1 : 0;
+    case Kind::Bytes:
+      if (b.type == T::Fixed)
+        return v.size() == static_cast<uint32_t>(b.fixed_size) ? 2 : 0;
+      return b.type == T::Bytes ? 2 : b.type == T::String ? 1 : 0;
+    case Kind::Array: return b.type == T::Array && !b.map_entries ? 2 : 0;
+    case Kind::Map: return b.type == T::Map || (b.type == T::Array && b.map_entries) ? 2 : 0;
+    case Kind::Struct:
+      if (b.type != T::Record)
+        return 0;
+      return simple_name(v.schema()) == simple_name(b.connect.get()) ? 2 : 1;
+    default: return 0;
+  }
+}
+
+void write_as(const Node& n, const Value& v, std::string& out, const std::string& path);
+
+[[noreturn]] void cannot(const Node& n, const Value& v, const std::string& path) {
+  throw DataError("cannot write a " + std::string(java_class_name(v.kind())) + " as Avro " +
+                  std::string(type_name(n.type)) + " at " + (path.empty() ? "the top level" : "field " + path));
+}
+
+void write_block(const Node& item, std::span<const Value> items, std::string& out, const std::string& path) {
+  if (!items.empty()) {
+    write_long(static_cast<int64_t>(items.size()), out);
+    for (const Value& i : items)
+      write_as(item, i, out, path);
+  }
+  out += '\0';
+}
+
+void write_record_as(const Node& n, const Value& v, std::string& out, const std::string& path) {
+  const auto& target_fields = n.connect->fields();
+  for (size_t i = 0; i < n.children.size(); ++i) {
+    const auto& tf = target_fields[i];
+    const std::string at = path.empty() ? tf.name : path + "." + tf.name;
+    if (const Field* f = v.schema()->field(tf.name)) {
+      const Value* field = &v.fields()[f->index];
+      if (field->is_null() && f->schema->default_value())
+        field = f->schema->default_value(); // Struct.get gives the default
+      write_as(*n.children[i], *field, out, at);
+    } else if (const Value* d = tf.schema->default_value()) {
+      write_as(*n.children[i], *d, out, at);
+    } else if (tf.schema->optional()) {
+      write_as(*n.children[i], Value(), out, at); // a union with null
+    } else {
+      throw DataError("field " + at + " of the target schema is not in the record's schema and has " +
+                      (n.field_defaults[i] ? "a default weir does not carry (a record)" : "no default"));
+    }
+  }
+}
+
+void write_as(const Node& n, const Value& v, std::string& out, const std::string& path) {
+  if (is_union_struct(v))
+    return write_as(n, union_member(v), out, path);
+  if (n.type == Node::Type::Union) {
+    size_t best = n.children.size();
+    int best_fit = 0;
+    for (size_t i = 0; i < n.children.size(); ++i)
+      if (int f = fit(*n.children[i], v); f > best_fit) {
+        best = i;
+        best_fit = f;
+      }
+    if (best == n.children.size()) {
+      if (v.is_null())
+        throw DataError("null value for required field " + path + " (no null branch in its union)");
+      cannot(n, v, path);
+    }
+    write_long(static_cast<int64_t>(best), out);
+    return write_as(*n.children[best], v, out, path);
+  }
+  if (v.is_null()) {
+    if (n.type == Node::Type::Null)
+      return;
+    throw DataError("null value for required field " + (path.empty() ? "(the top level)" : path) +
+                    " of type " + std::string(type_name(n.type)));
+  }
+  if (fit(n, v) == 0)
+    cannot(n, v, path);
+  switch (n.type) {
+    case Node::Type::Null: cannot(n, v, path);
+    case Node::Type::Boolean: out += v.as_bool() ? '\1' : '\0'; return;
+    case Node::Type::Int: case Node::Type::Long: write_long(v.as_int(), out); return;
+    case Node::Type::Float: write_raw(v.is_integer() ? static_cast<float>(v.as_int()) : v.as_float32(), out); return;
+    case Node::Type::Double: write_raw(v.is_integer() ? static_cast<double>(v.as_int()) : v.as_double(), out); return;
+    case Node::Type::String: case Node::Type::Bytes: write_bytes(v.as_string(), out); return;
+    case Node::Type::Fixed: out.append(v.as_string()); return;
+    case Node::Type::Enum: {
+      const auto it = std::find(n.symbols.begin(), n.symbols.end(), v.as_string());
+      write_long(it - n.symbols.begin(), out);
+      return;
+    }
+    case Node::Type::Record: write_record_as(n, v, out, path); return;
+    case Node::Type::Array:
+      if (n.map_entries) {
+        const Node& entry = *n.children[0];
+        if (v.size() != 0) {
+          write_long(v.size(), out);
+          for (const auto& e : v.entries()) {
+            write_as(*entry.children[0], e.key, out, path + ".key");
+            write_as(*entry.children[1], e.value, out, path + ".value");
+          }
+        }
+        out += '\0';
+        return;
+      }
+      write_block(*n.children[0], v.items(), out, path);
+      return;
+    case Node::Type::Map:
+      if (v.size() != 0) {
+        write_long(v.size(), out);
+        for (const auto& e : v.entries()) {
+          if (e.key.kind() != Kind::String)
+            throw DataError("an Avro map needs string keys, not " + std::string(java_class_name(e.key.kind())) +
+                            ", at field " + path);
+          write_bytes(e.key.as_string(), out);
+          write_as(*n.children[0], e.value, out, path);
+        }
+      }
+      out += '\0';
+      return;
+    case Node::Type::Union: break; // handled above
+  }
+}
+
 } // namespace
 
 void write_long(int64_t v, std::string& out) {
@@ -317,6 +494,10 @@ Value decode(const Node& root, std::string_view in, Arena& arena) {
 
 void encode(const Schema& schema, const Value& v, std::string& out, bool enums) {
   write_value(schema, v, schema.optional(), out, enums);
+}
+
+void encode_as(const Node& target, const Value& v, std::string& out) {
+  write_as(target, v, out, "");
 }
 
 } // namespace weir::runtime::convert::avro

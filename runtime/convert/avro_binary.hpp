@@ -26,6 +26,14 @@ data::Value decode(const Node& root, std::string_view in, data::Arena& arena);
 /// WriteOptions::enhanced_schema_support, strings with enum parameters as Avro enums.
 void encode(const data::Schema& schema, const data::Value& v, std::string& out, bool enums = false);
 
+/// Appends the Avro binary of `v` (a Connect value) in the layout of `target`, a
+/// schema other than the value's own, as Avro's schema resolution reads one into the
+/// other: record fields matched by name, a field `v` lacks written as its default
+/// (null where the field is a union with null), int -> long -> float -> double,
+/// string <-> bytes, a union branch chosen by the value's type. Throws DataError
+/// naming the field where `v` cannot be written in `target`.
+void encode_as(const Node& target, const data::Value& v, std::string& out);
+
 /// Zigzag varint helpers (exposed for tests).
 void write_long(int64_t v, std::string& out);
 

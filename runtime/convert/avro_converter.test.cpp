@@ -9,6 +9,7 @@
 #include <simdjson.h>
 
 #include "runtime/convert/avro_binary.hpp"
+#include "runtime/convert/avro_compatibility.hpp"
 #include "runtime/convert/avro_converter.hpp"
 #include "runtime/convert/avro_schema.hpp"
 #include "runtime/data/decimal.hpp"
@@ -811,6 +812,41 @@ BOOST_AUTO_TEST_CASE(schemaless_values_and_nulls) {
   BOOST_REQUIRE(required_null.errors().size() == 1u);
   BOOST_TEST(required_null.errors().all()[0].message.find("Found null value for non-optional schema") !=
              std::string::npos);
+}
+
+
+BOOST_AUTO_TEST_CASE(encode_as_and_incompatibilities) {
+  // Avro's promotions and a union branch chosen by the value's type.
+  auto target = avro::ParsedSchema::parse(
+      R"({"type":"record","name":"R","fields":[{"name":"f","type":"float"},{"name":"u","type":["null","long","string"]},)"
+      R"({"name":"a","type":{"type":"array","items":"double"}}]})");
+  auto own = SchemaBuilder::struct_()
+                 .name("R")
+                 .field("a", SchemaBuilder::array(schemas::of(Type::Int16)).build())
+                 .field("u", schemas::int32())
+                 .field("f", schemas::int64())
+                 .build();
+  Arena arena(1024);
+  Value v = Value::structure(arena, *own);
+  v.fields()[0] = Value::array(arena, 0);
+  v.fields()[0].push_back(arena, Value::int16(1));
+  v.fields()[1] = Value::int32(-1);
+  v.fields()[2] = Value::int64(2);
+  std::string out;
+  avro::encode_as(target->root(), v, out);
+  // f 2.0f, u branch 1 (long) -1, a [1.0]
+  BOOST_TEST(hex(out) == "00 00 00 40 02 01 02 00 00 00 00 00 00 f0 3f 00");
+
+  auto writer = avro::ParsedSchema::parse(
+      R"({"type":"record","name":"R","fields":[{"name":"f","type":"double"},{"name":"u","type":"boolean"},)"
+      R"({"name":"a","type":{"type":"array","items":"int"}}]})");
+  const auto errors = avro::incompatibilities(target->root(), writer->root());
+  BOOST_REQUIRE(errors.size() == 2u);
+  BOOST_TEST(errors[0] == "{errorType:'TYPE_MISMATCH', description:'The type (path '/fields/0/type') of a field in the new "
+                          "schema does not match with the old schema', additionalInfo:'reader type: FLOAT not compatible "
+                          "with writer type: DOUBLE'}");
+  BOOST_TEST(errors[1].find("MISSING_UNION_BRANCH") != std::string::npos, errors[1]);
+  BOOST_TEST(avro::incompatibilities(writer->root(), writer->root()).empty());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

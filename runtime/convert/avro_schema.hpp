@@ -63,6 +63,9 @@ struct Node {
   bool map_entries = false;         ///< an array of MapEntry records, decoded as a Connect map
   bool union_struct = false;        ///< a union decoded as an io.confluent.connect.avro.Union struct
   std::vector<int32_t> union_field; ///< union branch -> Union struct field (-1 for null)
+  /// Record: whether each field has an Avro default (its Connect schema may not carry
+  /// it: AvroData drops the default of a [null, T] field and of a record-valued one).
+  std::vector<bool> field_defaults;
   data::SchemaPtr connect;          ///< what values of this node decode to
 };
 

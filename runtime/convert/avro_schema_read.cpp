@@ -319,6 +319,7 @@ struct ParsedSchema::Builder {
         field_default = d;
       const Node* child = build(member(f, "type"), space, false, field_default);
       n->children.push_back(child);
+      n->field_defaults.push_back(field_default.has_value());
       b.field(std::string(name), child->connect);
     }
     metadata(e, b, full, fd);
