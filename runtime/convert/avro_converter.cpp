@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "runtime/convert/avro_binary.hpp"
+#include "runtime/convert/avro_compatibility.hpp"
 #include "runtime/convert/avro_schema.hpp"
 #include "runtime/convert/schema_registry_client.hpp"
 #include "runtime/convert/text.hpp"
@@ -44,6 +45,7 @@ struct AvroConverter::Impl {
   bool is_key;
   bool auto_register;
   bool use_latest;
+  bool latest_strict;
   Strategy subject_strategy;
   avro::WriteOptions write;
   size_t cache_size;
@@ -52,10 +54,16 @@ struct AvroConverter::Impl {
   /// that subject's version).
   std::unordered_map<int32_t, std::pair<std::string, std::shared_ptr<const avro::ParsedSchema>>> by_id;
   std::map<std::pair<int32_t, std::string>, std::shared_ptr<const avro::ParsedSchema>> by_subject;
+  /// Where a record is written: the schema id, and with use.latest.version the
+  /// subject's latest schema when it is not the record's own (null otherwise).
+  struct Target {
+    int32_t id = 0;
+    std::shared_ptr<const avro::ParsedSchema> latest;
+  };
   struct Written {
     SchemaPtr schema; ///< keeps the key's address from being reused
     std::string subject;
-    int32_t id;
+    Target target;
   };
   std::unordered_map<const Schema*, std::vector<Written>> ids;
   std::unordered_map<const Schema*, std::pair<SchemaPtr, std::string>> json;
@@ -64,7 +72,7 @@ struct AvroConverter::Impl {
   struct {
     const Schema* schema = nullptr;
     std::string topic;
-    int32_t id = 0;
+    Target target;
   } last_written;
   struct {
     int32_t id = -1;
@@ -91,44 +99,57 @@ struct AvroConverter::Impl {
     return {};
   }
 
-  int32_t id_for(const std::string& topic, const Schema& s) {
+  const Target& target_for(const std::string& topic, const Schema& s) {
     if (last_written.schema == &s && last_written.topic == topic)
-      return last_written.id;
-    const int32_t id = lookup_id(topic, s);
-    last_written = {&s, topic, id}; // `ids` holds `s`, so its address is not reused
-    return id;
+      return last_written.target;
+    Target t = lookup_target(topic, s);
+    last_written = {&s, topic, std::move(t)}; // `ids` holds `s`, so its address is not reused
+    return last_written.target;
   }
 
-  int32_t lookup_id(const std::string& topic, const Schema& s) {
+  // As Confluent's serializer: auto.register.schemas comes first, use.latest.version
+  // only applies without it. The latest schema is cached with the id for the
+  // converter's life (Confluent's default latest.cache.ttl.sec=-1 never expires it).
+  Target lookup_target(const std::string& topic, const Schema& s) {
     std::string subj = subject(topic, avro::record_name(s, write));
     auto& known = ids[&s];
     for (const auto& w : known)
       if (w.subject == subj)
-        return w.id;
+        return w.target;
     const std::string& text = avro_json(s);
-    int32_t id;
-    if (use_latest) {
-      // Confluent would re-encode the value into the latest schema; weir writes only
-      // when the latest is the record's own schema.
-      auto latest = registry.latest(subj);
-      auto parsed = avro::ParsedSchema::parse(latest.schema, write.connect_meta_data, std::nullopt,
-                                              write.enhanced_schema_support);
-      if (!parsed->connect()->equals(s))
-        throw DataError("use.latest.version: the latest schema of subject \"" + subj + "\" (id " +
-                        std::to_string(latest.id) + ") is not the record's schema " + text +
-                        "; weir does not yet write a record in another schema");
-      id = latest.id;
-    } else if (auto_register) {
-      id = registry.register_schema(subj, text);
-    } else {
-      id = registry.lookup_schema(subj, text).id;
-    }
+    Target t;
+    if (auto_register)
+      t.id = registry.register_schema(subj, text);
+    else if (use_latest)
+      t = latest_target(subj, s, text);
+    else
+      t.id = registry.lookup_schema(subj, text).id;
     if (ids.size() >= cache_size) {
       ids.clear();
       last_written.schema = nullptr;
     }
-    ids[&s].push_back({s.shared_from_this(), std::move(subj), id});
-    return id;
+    ids[&s].push_back({s.shared_from_this(), std::move(subj), t});
+    return t;
+  }
+
+  // AbstractKafkaSchemaSerDe.lookupLatestVersion: the subject's latest schema, checked
+  // (latest.compatibility.strict) to read what the record's own schema writes.
+  Target latest_target(const std::string& subj, const Schema& s, const std::string& text) {
+    auto latest = registry.latest(subj);
+    auto parsed = avro::ParsedSchema::parse(latest.schema, write.connect_meta_data, std::nullopt,
+                                            write.enhanced_schema_support);
+    if (parsed->connect()->equals(s))
+      return {latest.id, nullptr}; // the record's own schema: written as it is
+    if (latest_strict) {
+      auto own = avro::ParsedSchema::parse(text, write.connect_meta_data, std::nullopt, write.enhanced_schema_support);
+      std::string errors;
+      for (const auto& e : avro::incompatibilities(parsed->root(), own->root()))
+        errors += (errors.empty() ? "" : ",") + e;
+      if (!errors.empty())
+        throw DataError("Incompatible schema of type 'AVRO'. Set latest.compatibility.strict=false to disable this "
+                        "check. Error messages: " + errors);
+    }
+    return {latest.id, std::move(parsed)};
   }
 
   // As Confluent's deserializer for a converter: the writer's schema by id, then its
@@ -178,12 +199,12 @@ const ConfigDef& AvroConverter::config_def() {
         .define("auto.register.schemas", ConfigType::Boolean, "true", Importance::Medium,
                 "Register a record's schema under its subject when it is not there yet.")
         .define("use.latest.version", ConfigType::Boolean, "false", Importance::Low,
-                "Write with the subject's latest schema instead of registering the record's own. weir "
-                "writes only records whose schema is that latest schema.")
+                "With auto.register.schemas=false: write each record in the subject's latest schema "
+                "(fields matched by name, missing ones as their defaults) under its id, instead of "
+                "looking up the record's own schema.")
         .define("latest.compatibility.strict", ConfigType::Boolean, "true", Importance::Low,
-                "Accepted for compatibility, changes nothing: with use.latest.version weir writes only "
-                "records whose schema is the latest (trivially backward compatible with itself) and "
-                "refuses every other, strict or not.")
+                "With use.latest.version: refuse a record whose schema the latest schema cannot read "
+                "(Avro schema resolution: the latest must be backward compatible with it).")
         .define("key.subject.name.strategy", ConfigType::String,
                 "io.confluent.kafka.serializers.subject.TopicNameStrategy", Importance::Medium,
                 "How the subject of a key schema is named.", validators::one_of(strategies()))
@@ -231,7 +252,7 @@ AvroConverter::AvroConverter(const Config& c, bool is_key) {
     }
   };
   std::unique_ptr<Impl> impl(new Impl{client(), is_key, c.get_bool("auto.register.schemas"),
-                                      c.get_bool("use.latest.version"),
+                                      c.get_bool("use.latest.version"), c.get_bool("latest.compatibility.strict"),
                                       strategy(c.get_string(is_key ? "key.subject.name.strategy"
                                                                    : "value.subject.name.strategy")),
                                       avro::WriteOptions{c.get_bool("connect.meta.data"), c.get_bool("scrub.invalid.names"),
@@ -279,13 +300,16 @@ bool AvroConverter::from_connect(const Value& v, const Schema* schema, std::stri
                     ": the value has no Connect schema, and Avro needs one (read the records with a "
                     "converter that gives schemas, e.g. JsonConverter with schemas.enable=true)");
   try {
-    const int32_t id = impl_->id_for(topic_, *schema);
+    const auto& [id, latest] = impl_->target_for(topic_, *schema);
     out += '\0';
     out += static_cast<char>((id >> 24) & 0xFF);
     out += static_cast<char>((id >> 16) & 0xFF);
     out += static_cast<char>((id >> 8) & 0xFF);
     out += static_cast<char>(id & 0xFF);
-    avro::encode(*schema, v, out, impl_->write.enhanced_schema_support);
+    if (latest)
+      avro::encode_as(latest->root(), v, out);
+    else
+      avro::encode(*schema, v, out, impl_->write.enhanced_schema_support);
   } catch (const DataError& e) {
     throw DataError("Failed to serialize Avro data from topic " + topic_ + " : " + e.what());
   }

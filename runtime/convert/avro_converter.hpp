@@ -11,9 +11,10 @@
 // its strategy names (or looks it up), caches schema -> id and writes the framing.
 //
 // Keys (Confluent's): schema.registry.url (required, a comma-separated list),
-// auto.register.schemas (true), use.latest.version (false), latest.compatibility.strict
-// (true, accepted: changes nothing while use.latest.version writes only the record's own
-// schema), key.subject.name.strategy / value.subject.name.strategy
+// auto.register.schemas (true), use.latest.version (false; with auto.register.schemas
+// false, the value is written in the subject's latest schema), latest.compatibility.strict
+// (true: that latest must read the record's schema), key.subject.name.strategy /
+// value.subject.name.strategy
 // (TopicNameStrategy, RecordNameStrategy, TopicRecordNameStrategy),
 // basic.auth.credentials.source (URL | USER_INFO), basic.auth.user.info,
 // enhanced.avro.schema.support (false; true: enums written back as Avro enums, Union

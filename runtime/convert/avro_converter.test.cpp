@@ -815,6 +815,87 @@ BOOST_AUTO_TEST_CASE(schemaless_values_and_nulls) {
 }
 
 
+/// The record of the use.latest.version cases, com.example.Thing {id int32 = 5, name
+/// string = "ab"}, and a registry to put latest schemas in.
+struct LatestFixture {
+  FakeRegistry registry;
+  SchemaPtr schema =
+      SchemaBuilder::struct_().name("com.example.Thing").field("id", schemas::int32()).field("name", schemas::string()).build();
+
+  DecodedBatch record(const std::string& topic) {
+    return one_record(topic, schema, [&](Arena& arena) {
+      Value v = Value::structure(arena, *schema);
+      v.fields()[0] = Value::int32(5);
+      v.fields()[1] = Value::string("ab");
+      return v;
+    });
+  }
+  RecordCodec latest_codec(std::map<std::string, std::string> more = {}) {
+    more.emplace("use.latest.version", "true");
+    more.emplace("auto.register.schemas", "false");
+    return codec(registry.url(), std::move(more));
+  }
+  /// The one error encoding the record to `topic` gives.
+  std::string error_of(RecordCodec& c, const std::string& topic) {
+    auto b = record(topic);
+    encode(c, b);
+    BOOST_REQUIRE(b.errors().size() == 1u);
+    return b.errors().all()[0].message;
+  }
+};
+
+BOOST_FIXTURE_TEST_CASE(use_latest_version_writes_in_the_latest_schema, LatestFixture) {
+  registry.put(7, R"({"type":"record","name":"Thing","namespace":"com.example","fields":[)"
+                  R"({"name":"id","type":"long"},{"name":"name","type":"string"},)"
+                  R"({"name":"note","type":["null","string"],"default":null}]})",
+               "things-value");
+  auto latest = latest_codec();
+  auto b = record("things");
+  Batch out = encode(latest, b);
+  BOOST_TEST(b.errors().empty());
+  // id 7; id as a long (5), name "ab", note the null branch of its default.
+  BOOST_TEST(hex(bytes_of(out)) == "00 00 00 00 07 0a 04 61 62 00");
+  BOOST_TEST(registry.versions("things-value") == std::vector<int32_t>{7}); // nothing registered
+
+  // auto.register.schemas comes first, as in Confluent's serializer: the record's own schema.
+  auto registering = codec(registry.url(), {{"use.latest.version", "true"}});
+  auto b2 = record("things");
+  encode(registering, b2);
+  BOOST_TEST(b2.errors().empty());
+  BOOST_TEST(registry.versions("things-value").size() == 2u);
+}
+
+BOOST_FIXTURE_TEST_CASE(latest_compatibility_strict, LatestFixture) {
+  // A latest with a required field the record lacks: refused when strict.
+  registry.put(8, R"({"type":"record","name":"Thing","namespace":"com.example","fields":[)"
+                  R"({"name":"id","type":"long"},{"name":"name","type":"string"},{"name":"tag","type":"string"}]})",
+               "things-value");
+  auto strict = latest_codec();
+  BOOST_TEST(error_of(strict, "things") ==
+             "Failed to serialize Avro data from topic things : Incompatible schema of type 'AVRO'. Set "
+             "latest.compatibility.strict=false to disable this check. Error messages: "
+             "{errorType:'READER_FIELD_MISSING_DEFAULT_VALUE', description:'The field 'tag' at path '/fields/2' in "
+             "the new schema has no default value and is missing in the old schema', additionalInfo:'tag'}");
+
+  // Not strict: tried, and the missing required value fails the record.
+  auto lax = latest_codec({{"latest.compatibility.strict", "false"}});
+  BOOST_TEST(error_of(lax, "things") ==
+             "Failed to serialize Avro data from topic things : field tag of the target schema is not in the "
+             "record's schema and has no default");
+
+  // Not strict: a latest of another name (strict refuses it) with the fields in another
+  // order is written by field name: name as bytes, id as a double.
+  registry.put(9, R"({"type":"record","name":"Other","fields":[)"
+                  R"({"name":"name","type":"bytes"},{"name":"id","type":"double"}]})",
+               "renamed-value");
+  auto b3 = record("renamed");
+  Batch out3 = encode(lax, b3);
+  BOOST_TEST(b3.errors().empty());
+  BOOST_TEST(hex(bytes_of(out3)) == "00 00 00 00 09 04 61 62 00 00 00 00 00 00 14 40");
+  const std::string renamed = error_of(strict, "renamed");
+  BOOST_TEST(renamed.find("errorType:'NAME_MISMATCH'") != std::string::npos, renamed);
+}
+
 BOOST_AUTO_TEST_CASE(encode_as_and_incompatibilities) {
   // Avro's promotions and a union branch chosen by the value's type.
   auto target = avro::ParsedSchema::parse(
