@@ -211,6 +211,28 @@ void write_enum(const Schema& s, const Value& v, std::string& out) {
                   *s.parameter(enum_parameter) + " (" + symbols + ")");
 }
 
+// A value of the wrong length for an Avro fixed, thrown up through the structs to
+// encode(), which names the field it was found in.
+struct FixedSizeMismatch {
+  std::string name;
+  int32_t size;
+  size_t length;
+  std::string path;
+};
+
+// An Avro fixed: exactly `size` raw bytes, no length. A decimal's unscaled bytes are
+// sign-extended to the size, as AvroData does; any other length is an error.
+void write_fixed(const Schema& s, int32_t size, std::string_view bytes, std::string& out) {
+  const auto want = static_cast<size_t>(size);
+  if (bytes.size() != want) {
+    if (s.logical() != Logical::Decimal || bytes.size() > want)
+      throw FixedSizeMismatch{*s.name(), size, bytes.size(), {}};
+    const char sign = !bytes.empty() && (static_cast<unsigned char>(bytes[0]) & 0x80) ? '\xff' : '\0';
+    out.append(want - bytes.size(), sign);
+  }
+  out.append(bytes);
+}
+
 void write_required(const Schema& s, const Value& v, std::string& out, bool enums) {
   switch (s.type()) {
     case Type::Int8: case Type::Int16: case Type::Int32: case Type::Int64:
@@ -227,7 +249,13 @@ void write_required(const Schema& s, const Value& v, std::string& out, bool enum
       else
         write_bytes(v.as_string(), out);
       return;
-    case Type::Bytes: expect(s, v, Kind::Bytes); write_bytes(v.as_string(), out); return;
+    case Type::Bytes:
+      expect(s, v, Kind::Bytes);
+      if (const auto size = fixed_size(s))
+        write_fixed(s, *size, v.as_string(), out);
+      else
+        write_bytes(v.as_string(), out);
+      return;
     case Type::Array:
       expect(s, v, Kind::Array);
       if (v.size() != 0) {
@@ -268,7 +296,12 @@ void write_required(const Schema& s, const Value& v, std::string& out, bool enum
         const Value* field = &v.fields()[f.index];
         if (field->is_null() && f.schema->default_value())
           field = f.schema->default_value(); // Struct.get gives the default
-        write_value(*f.schema, *field, f.schema->optional(), out, enums);
+        try {
+          write_value(*f.schema, *field, f.schema->optional(), out, enums);
+        } catch (FixedSizeMismatch& e) {
+          e.path = e.path.empty() ? f.name : f.name + "." + e.path;
+          throw;
+        }
       }
       return;
     }
@@ -425,6 +458,9 @@ void write_as(const Node& n, const Value& v, std::string& out, const std::string
     throw DataError("null value for required field " + (path.empty() ? "(the top level)" : path) +
                     " of type " + std::string(type_name(n.type)));
   }
+  if (n.type == Node::Type::Fixed && v.kind() == Kind::Bytes && v.size() != static_cast<uint32_t>(n.fixed_size))
+    throw DataError("Avro fixed at " + (path.empty() ? "the top level" : "field " + path) + " is " +
+                    std::to_string(n.fixed_size) + " bytes, the value is " + std::to_string(v.size()));
   if (fit(n, v) == 0)
     cannot(n, v, path);
   switch (n.type) {
@@ -493,7 +529,12 @@ Value decode(const Node& root, std::string_view in, Arena& arena) {
 }
 
 void encode(const Schema& schema, const Value& v, std::string& out, bool enums) {
-  write_value(schema, v, schema.optional(), out, enums);
+  try {
+    write_value(schema, v, schema.optional(), out, enums);
+  } catch (const FixedSizeMismatch& e) {
+    throw DataError("Avro fixed " + e.name + " at " + (e.path.empty() ? "the top level" : "field " + e.path) +
+                    " is " + std::to_string(e.size) + " bytes, the value is " + std::to_string(e.length));
+  }
 }
 
 void encode_as(const Node& target, const Value& v, std::string& out) {

@@ -469,6 +469,117 @@ BOOST_AUTO_TEST_CASE(decodes_avro_native_schemas_enums_fixed_and_unions) {
   BOOST_TEST(again.find(R"({"name":"count","type":"int","doc":"how many","default":7})") != std::string::npos, again);
 }
 
+// The DataError `f` throws, or "" when it throws none.
+template <class F>
+std::string data_error(F f) {
+  try {
+    f();
+  } catch (const DataError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+BOOST_AUTO_TEST_CASE(bytes_with_connect_fixed_size_write_as_avro_fixed) {
+  // AvroData: named bytes with connect.fixed.size are an Avro fixed of that size, named
+  // as the Connect schema; written once, then by name. Unnamed bytes stay bytes.
+  auto hash = SchemaBuilder(Type::Bytes).name("com.acme.Hash").parameter("connect.fixed.size", "2").build();
+  auto other = SchemaBuilder(Type::Bytes).name("org.x.Other").parameter("connect.fixed.size", "1").optional().build();
+  auto unnamed = SchemaBuilder(Type::Bytes).parameter("connect.fixed.size", "2").build();
+  auto event = SchemaBuilder::struct_()
+                   .name("com.acme.Event")
+                   .field("hash", hash)
+                   .field("again", hash)
+                   .field("other", other)
+                   .field("raw", unnamed)
+                   .build();
+  BOOST_TEST(avro::schema_json(*event) ==
+             R"({"type":"record","name":"Event","namespace":"com.acme","fields":[)"
+             R"({"name":"hash","type":{"type":"fixed","name":"Hash","size":2,)"
+             R"("connect.parameters":{"connect.fixed.size":"2"},"connect.name":"com.acme.Hash"}},)"
+             R"({"name":"again","type":"Hash"},)"
+             R"({"name":"other","type":["null",{"type":"fixed","name":"Other","namespace":"org.x","size":1,)"
+             R"("connect.parameters":{"connect.fixed.size":"1"},"connect.name":"org.x.Other"}],"default":null},)"
+             R"({"name":"raw","type":{"type":"bytes","connect.parameters":{"connect.fixed.size":"2"}}}],)"
+             R"("connect.name":"com.acme.Event"})");
+  BOOST_TEST(avro::schema_json(*event, {false}) ==
+             R"({"type":"record","name":"Event","namespace":"com.acme","fields":[)"
+             R"({"name":"hash","type":{"type":"fixed","name":"Hash","size":2}},)"
+             R"({"name":"again","type":"Hash"},)"
+             R"({"name":"other","type":["null",{"type":"fixed","name":"Other","namespace":"org.x","size":1}],"default":null},)"
+             R"({"name":"raw","type":"bytes"}]})");
+  BOOST_TEST(avro::ParsedSchema::parse(avro::schema_json(*event))->connect()->equals(*event));
+
+  // Binary: a fixed is its bytes, no length; bytes keep theirs.
+  Arena arena;
+  Value v = Value::structure(arena, *event);
+  v.fields()[0] = Value::bytes("\xab\xcd");
+  v.fields()[1] = Value::bytes("\x01\x02");
+  v.fields()[2] = Value::bytes("\xff");
+  v.fields()[3] = Value::bytes("\x05\x06");
+  std::string encoded;
+  avro::encode(*event, v, encoded);
+  BOOST_TEST(hex(encoded) == "ab cd 01 02 02 ff 04 05 06");
+
+  // A value of another length fails, naming the field and both lengths.
+  v.fields()[1] = Value::bytes("\x01\x02\x03");
+  std::string ignored;
+  BOOST_TEST(data_error([&] { avro::encode(*event, v, ignored); }) ==
+             "Avro fixed com.acme.Hash at field again is 2 bytes, the value is 3");
+  auto outer = SchemaBuilder::struct_().name("com.acme.Outer").field("inner", event).build();
+  Value o = Value::structure(arena, *outer);
+  o.fields()[0] = v;
+  BOOST_TEST(data_error([&] { avro::encode(*outer, o, ignored); }) ==
+             "Avro fixed com.acme.Hash at field inner.again is 2 bytes, the value is 3");
+  v.fields()[1] = Value::bytes("\x01");
+  BOOST_TEST(data_error([&] { avro::encode(*event, v, ignored); }) ==
+             "Avro fixed com.acme.Hash at field again is 2 bytes, the value is 1");
+  // encode_as (use.latest.version) into a fixed: the same check.
+  auto target = avro::ParsedSchema::parse(avro::schema_json(*event));
+  BOOST_TEST(data_error([&] { avro::encode_as(target->root(), v, ignored); }) ==
+             "Avro fixed at field again is 2 bytes, the value is 1");
+
+  // A decimal in a fixed: its unscaled bytes sign-extended to the size, as AvroData pads.
+  auto price = SchemaBuilder::decimal(2).parameter("connect.decimal.precision", "9").parameter("connect.fixed.size", "4").build();
+  BOOST_TEST(avro::schema_json(*price) ==
+             R"({"type":"fixed","name":"Decimal","namespace":"org.apache.kafka.connect.data","size":4,)"
+             R"("scale":2,"precision":9,"connect.version":1,)"
+             R"("connect.parameters":{"scale":"2","connect.decimal.precision":"9","connect.fixed.size":"4"},)"
+             R"("connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"})");
+  std::string dec;
+  avro::encode(*price, Value::bytes(arena.copy(decimal_bytes(-12345))), dec);
+  BOOST_TEST(hex(dec) == "ff ff cf c7");
+}
+
+BOOST_AUTO_TEST_CASE(avro_fixed_round_trips_through_connect) {
+  // Avro fixed -> Connect bytes with connect.fixed.size -> the same Avro fixed.
+  const std::string json = R"({"type":"record","name":"Event","namespace":"com.acme","fields":[)"
+                           R"({"name":"hash","type":{"type":"fixed","name":"Hash","size":2}},)"
+                           R"({"name":"maybe","type":["null","Hash"],"default":null},)"
+                           R"({"name":"ids","type":{"type":"array","items":{"type":"fixed","name":"Id","namespace":"org.ids","size":3}}}]})";
+  auto parsed = avro::ParsedSchema::parse(json);
+  const Schema& connect = *parsed->connect();
+  BOOST_TEST(*connect.field("hash")->schema->name() == "com.acme.Hash");
+  BOOST_TEST(*connect.field("hash")->schema->parameter("connect.fixed.size") == "2");
+  BOOST_TEST(avro::schema_json(connect, {false}) == json);
+  BOOST_TEST(avro::schema_json(connect) ==
+             R"({"type":"record","name":"Event","namespace":"com.acme","fields":[)"
+             R"({"name":"hash","type":{"type":"fixed","name":"Hash","size":2,)"
+             R"("connect.parameters":{"connect.fixed.size":"2"},"connect.name":"com.acme.Hash"}},)"
+             R"({"name":"maybe","type":["null","Hash"],"default":null},)"
+             R"({"name":"ids","type":{"type":"array","items":{"type":"fixed","name":"Id","namespace":"org.ids","size":3,)"
+             R"("connect.parameters":{"connect.fixed.size":"3"},"connect.name":"org.ids.Id"}}}],)"
+             R"("connect.name":"com.acme.Event"})");
+  BOOST_TEST(avro::ParsedSchema::parse(avro::schema_json(connect))->connect()->equals(connect));
+  // The value's bytes come back the same.
+  const std::string bytes("\xab\xcd" "\x02\x01\x02" "\x02\x01\x02\x03\x00", 10);
+  Arena arena;
+  Value v = avro::decode(parsed->root(), bytes, arena);
+  std::string encoded;
+  avro::encode(connect, v, encoded);
+  BOOST_TEST(hex(encoded) == hex(bytes));
+}
+
 BOOST_AUTO_TEST_CASE(unknown_magic_byte_and_short_records) {
   FakeRegistry registry;
   auto reader = codec(registry.url());

@@ -14,7 +14,8 @@
 // byte for byte where weir knows Avro Java's output: key order, namespaces written only
 // where they change, `ConnectDefault` names, `connect.*` properties. Names Avro refuses
 // are scrubbed or refused (WriteOptions::scrub_invalid_names); strings with Enum
-// parameters become Avro enums with WriteOptions::enhanced_schema_support.
+// parameters become Avro enums with WriteOptions::enhanced_schema_support; named bytes
+// with `connect.fixed.size` become Avro fixed (fixed_size()).
 #pragma once
 
 #include <cstdint>
@@ -108,6 +109,11 @@ struct WriteOptions {
 /// URL-encoded (UTF-8, a space as '+') with every character other than [A-Za-z0-9_]
 /// then replaced by '_', and an "x" in front when it would start with a digit.
 std::string scrub_name(std::string_view name);
+
+/// AvroData.isFixedSchema: a named bytes schema with the `connect.fixed.size` parameter
+/// is written as an Avro fixed of that size (its name and namespace the Connect name's);
+/// nullopt for any other schema. Throws DataError when the parameter is no size.
+std::optional<int32_t> fixed_size(const data::Schema& schema);
 
 /// The Avro schema JSON for `schema` (AvroData.fromConnectSchema(...).toString()).
 /// Throws data::DataError for what Avro cannot express.

@@ -2,6 +2,7 @@
 #include "runtime/convert/avro_schema.hpp"
 
 #include <algorithm>
+#include <charconv>
 
 #include "runtime/convert/json_text.hpp"
 #include "runtime/data/errors.hpp"
@@ -61,6 +62,20 @@ std::string joined(const SplitName& n) { return n.space.empty() ? n.name : n.spa
 bool is_logical(const Schema& s, std::string_view name) { return s.name() && *s.name() == name; }
 
 } // namespace
+
+std::optional<int32_t> fixed_size(const Schema& s) {
+  if (s.type() != Type::Bytes || !s.name())
+    return std::nullopt;
+  const auto* p = s.parameter(fixed_size_parameter);
+  if (!p)
+    return std::nullopt;
+  int32_t size = 0;
+  auto [end, ec] = std::from_chars(p->data(), p->data() + p->size(), size);
+  if (ec != std::errc() || end != p->data() + p->size() || size < 0)
+    throw DataError("Connect schema " + *s.name() + " has " + std::string(fixed_size_parameter) + " \"" + *p +
+                    "\", not an Avro fixed size");
+  return size;
+}
 
 std::string scrub_name(std::string_view name) {
   if (name.empty() || (!ascii_digit(name[0]) && std::all_of(name.begin(), name.end(), [](unsigned char c) { return name_char(c); })))
@@ -315,12 +330,12 @@ private:
   // `out` then has its name.
   bool enum_json(const Schema& s, const std::string& full, const std::string& name, std::string& body,
                  std::string& out) {
-    for (const auto& e : enums_)
+    for (const auto& e : named_)
       if (e == full) {
         append_json_string(reference(full), out);
         return false;
       }
-    enums_.push_back(full);
+    named_.push_back(full);
     std::string simple = name; // AvroData's getNameOrDefault: an unnamed enum takes a ConnectDefault number
     if (!s.name() && ++default_names_ > 1)
       simple += std::to_string(default_names_);
@@ -373,6 +388,19 @@ private:
         break;
       case Type::Bytes:
         type = "bytes";
+        if (const auto size = fixed_size(s)) { // AvroData: fixed, named as the Connect schema
+          type = "fixed";
+          check_name(n.name, [&] { return "fixed name \"" + n.name + "\" (of Connect schema \"" + *s.name() + "\")"; });
+          const std::string full = joined(n);
+          if (std::find(named_.begin(), named_.end(), full) != named_.end()) {
+            append_json_string(reference(full), out); // Avro Java writes a named type once
+            return;
+          }
+          named_.push_back(full);
+          body += ',';
+          name_json(n, body);
+          body += R"(,"size":)" + std::to_string(*size);
+        }
         if (s.logical() == Logical::Decimal) {
           prop(props, "scale", std::to_string(s.decimal_scale()));
           const auto* p = s.parameter(precision_parameter);
@@ -495,7 +523,7 @@ private:
 
   const WriteOptions& options_;
   std::vector<std::pair<SchemaPtr, std::string>> defined_; ///< required form -> full name
-  std::vector<std::string> enums_; ///< full names of the enums written
+  std::vector<std::string> named_; ///< full names of the enums and fixed written
   std::string space_;
   int default_names_ = 0;
 };
