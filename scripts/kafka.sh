@@ -60,29 +60,8 @@ DATA_DIR="$STATE_DIR/data"
 LOG_DIR="$STATE_DIR/logs"
 CONSOLE_LOG="$STATE_DIR/kafka.out"
 
-usage() {
-  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" >&2
-  exit 2
-}
-
-# Serialize start/stop of one state directory (two test runs at once, say).
-lock_state_dir() {
-  mkdir -p "$STATE_DIR"
-  exec 9>"$STATE_DIR/lock"
-  flock -w 120 9 || weir::die "could not lock $STATE_DIR/lock within 120 s"
-}
-
-# Print the broker's pid when it is running (and the pid file is not stale).
-running_pid() {
-  local pid
-  [[ -f "$PID_FILE" ]] || return 1
-  pid="$(<"$PID_FILE")"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  kill -0 "$pid" 2>/dev/null || return 1
-  # Guard against a recycled pid: it must be our kafka.Kafka process.
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "kafka.Kafka $CONFIG_FILE" || return 1
-  printf '%s\n' "$pid"
-}
+# Print the broker's pid when it is running: our kafka.Kafka process.
+running_pid() { weir::running_pid "$PID_FILE" "kafka.Kafka $CONFIG_FILE"; }
 
 port_open() {
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
@@ -260,7 +239,7 @@ report_running() {
 
 cmd_start() {
   local pid
-  lock_state_dir
+  weir::lock_state_dir "$STATE_DIR"
   if pid="$(running_pid)"; then
     report_running "$pid"
     return 0
@@ -279,7 +258,7 @@ cmd_start() {
 # with, so a restart on other ports is refused rather than started half-broken.
 cmd_restart() {
   local pid
-  lock_state_dir
+  weir::lock_state_dir "$STATE_DIR"
   if pid="$(running_pid)"; then
     report_running "$pid"
     return 0
@@ -311,7 +290,7 @@ kill_broker() {
 
 cmd_stop() {
   local pid
-  lock_state_dir
+  weir::lock_state_dir "$STATE_DIR"
   if ! pid="$(running_pid)"; then
     rm -f "$PID_FILE" "$ADDRESS_FILE"
     weir::log "kafka: not running"
@@ -327,7 +306,7 @@ cmd_stop() {
 # the data stays for `restart`, which recovers the logs.
 cmd_crash() {
   local pid
-  lock_state_dir
+  weir::lock_state_dir "$STATE_DIR"
   pid="$(running_pid)" || weir::die "kafka: not running"
   weir::log "kafka: SIGKILL to the broker (pid $pid), keeping its data"
   kill -KILL "$pid" 2>/dev/null || true
@@ -347,12 +326,12 @@ cmd_status() {
 }
 
 cmd_tool() {
-  [[ $# -ge 1 ]] || usage
+  [[ $# -ge 1 ]] || weir::usage
   ensure_jars quiet
   run_tool "$@"
 }
 
-[[ $# -ge 1 ]] || usage
+[[ $# -ge 1 ]] || weir::usage
 command="$1"
 shift
 case "$command" in
@@ -362,6 +341,6 @@ case "$command" in
   crash) cmd_crash ;;
   restart) cmd_restart ;;
   tool) cmd_tool "$@" ;;
-  -h | --help | help) usage ;;
-  *) usage ;;
+  -h | --help | help) weir::usage ;;
+  *) weir::usage ;;
 esac

@@ -37,6 +37,34 @@ weir::die() {
   exit 1
 }
 
+# weir::usage — print the running script's header comment (line 2 up to `set -euo`)
+# and exit 2.
+weir::usage() {
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[-1]}" >&2
+  exit 2
+}
+
+# weir::lock_state_dir DIR — serialize the start and stop of one service's state
+# directory (two test runs at once, say): an flock on DIR/lock, held on fd 9 until the
+# script ends.
+weir::lock_state_dir() {
+  mkdir -p "$1"
+  exec 9>"$1/lock"
+  flock -w 120 9 || weir::die "could not lock $1/lock within 120 s"
+}
+
+# weir::running_pid PID_FILE MARKER — print the pid PID_FILE names when that process
+# runs and its command line contains MARKER (a recycled pid is somebody else's).
+weir::running_pid() {
+  local pid
+  [[ -f "$1" ]] || return 1
+  pid="$(<"$1")"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$2" || return 1
+  printf '%s\n' "$pid"
+}
+
 # weir::_as_root CMD... — run CMD as root (directly when root, else through sudo).
 weir::_as_root() {
   if [[ "$(id -u)" -eq 0 ]]; then

@@ -37,11 +37,6 @@ URL_FILE="$STATE_DIR/url"
 PASSWORD="weir-test"
 SERVER_USER=postgres
 
-usage() {
-  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" >&2
-  exit 2
-}
-
 # The newest installed server's bin directory (Debian keeps them versioned).
 pg_bin() {
   local dir
@@ -69,13 +64,6 @@ as_server() {
     # Not root: run the cluster as ourselves (PostgreSQL only refuses root).
     "$@"
   fi
-}
-
-# Serialize start/stop of one state directory (two test runs at once, say).
-lock_state_dir() {
-  mkdir -p "$STATE_DIR"
-  exec 9>"$STATE_DIR/lock"
-  flock -w 120 9 || weir::die "could not lock $STATE_DIR/lock within 120 s"
 }
 
 # Give the server's user a way to the state directory: search permission on every
@@ -110,7 +98,7 @@ port_open() {
 
 cmd_start() {
   local bin url
-  lock_state_dir
+  weir::lock_state_dir "$STATE_DIR"
   if is_running; then
     url="$(cat "$URL_FILE" 2>/dev/null || true)"
     weir::log "postgres: already running ($DATA_DIR)"
@@ -159,7 +147,7 @@ EOF
 }
 
 cmd_stop() {
-  lock_state_dir
+  weir::lock_state_dir "$STATE_DIR"
   if ! is_running; then
     weir::log "postgres: not running"
     return 0
@@ -170,14 +158,14 @@ cmd_stop() {
 }
 
 cmd_crash() {
-  lock_state_dir
+  weir::lock_state_dir "$STATE_DIR"
   is_running || weir::die "postgres: not running"
   weir::log "postgres: immediate stop (a crash: no checkpoint)"
   pg_ctl_cmd -m immediate -w -t 60 stop >/dev/null
 }
 
 cmd_resume() {
-  lock_state_dir
+  weir::lock_state_dir "$STATE_DIR"
   if is_running; then
     weir::log "postgres: already running"
     return 0
@@ -200,7 +188,7 @@ cmd_status() {
   return 1
 }
 
-[[ $# -ge 1 ]] || usage
+[[ $# -ge 1 ]] || weir::usage
 command="$1"
 shift
 case "$command" in
@@ -209,6 +197,6 @@ case "$command" in
   status) cmd_status ;;
   crash) cmd_crash ;;
   resume) cmd_resume ;;
-  -h | --help | help) usage ;;
-  *) usage ;;
+  -h | --help | help) weir::usage ;;
+  *) weir::usage ;;
 esac

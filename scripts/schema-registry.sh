@@ -44,30 +44,8 @@ PID_FILE="$STATE_DIR/registry.pid"
 URL_FILE="$STATE_DIR/url"
 CONSOLE_LOG="$STATE_DIR/registry.out"
 
-usage() {
-  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}" >&2
-  exit 2
-}
-
-# Serialize start/stop of one state directory (two test runs at once, say).
-lock_state_dir() {
-  mkdir -p "$STATE_DIR"
-  exec 9>"$STATE_DIR/lock"
-  flock -w 120 9 || weir::die "could not lock $STATE_DIR/lock within 120 s"
-}
-
-# Print the registry's pid when it is running (and the pid file is not stale).
-running_pid() {
-  local pid
-  [[ -f "$PID_FILE" ]] || return 1
-  pid="$(<"$PID_FILE")"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  kill -0 "$pid" 2>/dev/null || return 1
-  # Guard against a recycled pid: it must be our registry, of this state directory.
-  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null |
-    grep -qF -- "-Dweir.schema-registry.dir=$STATE_DIR -jar $REGISTRY_JAR" || return 1
-  printf '%s\n' "$pid"
-}
+# Print the registry's pid when it is running: ours, of this state directory.
+running_pid() { weir::running_pid "$PID_FILE" "-Dweir.schema-registry.dir=$STATE_DIR -jar $REGISTRY_JAR"; }
 
 port_open() {
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
@@ -171,7 +149,7 @@ set_backward_compatibility() {
 
 cmd_start() {
   local pid url="http://127.0.0.1:$PORT/apis/ccompat/v7"
-  lock_state_dir
+  weir::lock_state_dir "$STATE_DIR"
   if pid="$(running_pid)"; then
     url="$(cat "$URL_FILE" 2>/dev/null || printf '%s' "$url")"
     weir::log "schema-registry: already running (pid $pid) on $url"
@@ -206,7 +184,7 @@ cmd_start() {
 
 cmd_stop() {
   local pid
-  lock_state_dir
+  weir::lock_state_dir "$STATE_DIR"
   if ! pid="$(running_pid)"; then
     rm -f "$PID_FILE" "$URL_FILE"
     weir::log "schema-registry: not running"
@@ -229,13 +207,13 @@ cmd_status() {
   return 1
 }
 
-[[ $# -ge 1 ]] || usage
+[[ $# -ge 1 ]] || weir::usage
 command="$1"
 shift
 case "$command" in
   start) cmd_start ;;
   stop) cmd_stop ;;
   status) cmd_status ;;
-  -h | --help | help) usage ;;
-  *) usage ;;
+  -h | --help | help) weir::usage ;;
+  *) weir::usage ;;
 esac
