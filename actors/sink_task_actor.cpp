@@ -55,6 +55,7 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
   else
     consumer.join_gate = spec.join_gate; // see JoinGate for why static members are not gated
   consumer.start_offsets = writer->stored_offsets(); // exactly-once sinks resume there
+  consumer.read_before_settled = writer->exactly_once();
   auto kafka = std::make_shared<pipeline::KafkaSource>(consumer);
 
   using runtime::metrics::StageRole;

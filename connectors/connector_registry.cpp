@@ -59,6 +59,7 @@ public:
   std::vector<runtime::kafka::TopicPartitionOffset> stored_offsets() override {
     return writer_.stored_offsets();
   }
+  bool exactly_once() const noexcept override { return true; }
 
 private:
   Writer writer_;

@@ -29,6 +29,10 @@ namespace weir::runtime::pipeline {
 /// `read_patience` the members read anyway (a member that never joins must not hold
 /// the others back for ever).
 ///
+/// A sink that writes a record read twice once (the JDBC sinks: offsets stored with
+/// the rows) uses the joining rule only and reads at once: a replay costs it a re-read,
+/// never a duplicate (KafkaSource::Options::read_before_settled).
+///
 /// Not for static members (a cluster's sink tasks, KIP-345): tasks restarted on
 /// another node take the places of dead members in a group that is not empty.
 /// Thread-safe: each member calls it from its own consumer thread.

@@ -33,6 +33,8 @@ KafkaSource::KafkaSource(Options options, kafka::RebalanceListener listener)
     return;
   }
   gate_member_ = options_.join_gate->enroll();
+  if (options_.read_before_settled)
+    return;
   // Paused from the start: partitions assigned while the group settles are paused too.
   reading_gated_ = true;
   consumer_.pause();
@@ -126,7 +128,11 @@ void KafkaSource::serve() {
   commit_due();
   if (!consumer_.paused()) {
     // Not paused yet: polling now would take records that belong to the next batch.
-    if (!blocked_ || std::chrono::steady_clock::now() - blocked_since_ < options_.pause_after)
+    // While the group settles (a consumer that reads before it has, see
+    // read_before_settled), a rebalance is due any moment and must not wait.
+    auto patience = options_.join_gate && !options_.join_gate->may_read() ? std::chrono::milliseconds{0}
+                                                                           : options_.pause_after;
+    if (!blocked_ || std::chrono::steady_clock::now() - blocked_since_ < patience)
       return;
     consumer_.pause();
   }

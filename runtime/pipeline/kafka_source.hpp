@@ -29,6 +29,10 @@ public:
     /// When set, the consumers sharing it join their group one after the other and
     /// read once it has settled (see JoinGate).
     std::shared_ptr<JoinGate> join_gate = nullptr;
+    /// With a join_gate: read as soon as partitions are assigned, without waiting for
+    /// the group to settle. Only for a sink that writes a record read twice once
+    /// (SinkWriter::exactly_once): the gate's wait exists to prevent duplicates.
+    bool read_before_settled = false;
     /// Durable offsets reported within this interval go to the broker in one commit.
     /// Each commit is a write to __consumer_offsets: one per batch (~700/s for a
     /// fast sink) kept the broker busier than the whole fetch path.

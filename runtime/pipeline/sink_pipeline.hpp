@@ -41,6 +41,11 @@ public:
   /// time it is assigned, unless the group committed a later offset. Empty for
   /// at-least-once sinks.
   virtual std::vector<kafka::TopicPartitionOffset> stored_offsets() { return {}; }
+
+  /// Whether the destination stores the consumed offsets with the data and skips
+  /// records below them (the JDBC sinks): then a record read twice is written once,
+  /// and the task's consumer may read before its group has settled (see JoinGate).
+  virtual bool exactly_once() const noexcept { return false; }
 };
 
 /// The consumer and the converters: raw records in, decoded batches out.
