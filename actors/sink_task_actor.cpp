@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "actors/stage.hpp"
-#include "runtime/pipeline/connector_config.hpp"
-#include "runtime/pipeline/sink_pipeline.hpp"
-#include "runtime/pipeline/source_config.hpp"
+#include "engine/pipeline/connector_config.hpp"
+#include "engine/pipeline/sink_pipeline.hpp"
+#include "engine/pipeline/source_config.hpp"
 #include "transforms/chain.hpp"
 
 namespace weir::actors {

@@ -11,9 +11,9 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "connectors/connector_registry.hpp"
+#include "engine/connector_registry.hpp"
 #include "runtime/metrics/metrics_registry.hpp"
-#include "runtime/pipeline/kafka_source.hpp"
+#include "engine/pipeline/kafka_source.hpp"
 #include "runtime/credit.hpp"
 
 namespace weir::actors {

@@ -2,9 +2,9 @@
 
 #include "actors/producer_stage.hpp"
 #include "actors/stage.hpp"
-#include "runtime/pipeline/sink_pipeline.hpp"
-#include "runtime/pipeline/source_config.hpp"
-#include "runtime/pipeline/source_pipeline.hpp"
+#include "engine/pipeline/sink_pipeline.hpp"
+#include "engine/pipeline/source_config.hpp"
+#include "engine/pipeline/source_pipeline.hpp"
 #include "transforms/chain.hpp"
 
 namespace weir::actors {

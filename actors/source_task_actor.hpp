@@ -14,7 +14,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "connectors/connector_registry.hpp"
+#include "engine/connector_registry.hpp"
 #include "runtime/metrics/metrics_registry.hpp"
 #include "runtime/credit.hpp"
 

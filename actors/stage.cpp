@@ -15,7 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runtime/credit.hpp"
-#include "runtime/pipeline/tap.hpp"
+#include "engine/pipeline/tap.hpp"
 
 namespace weir::actors {
 

@@ -20,7 +20,7 @@
 #include "actors/sink_task_actor.hpp"
 #include "actors/source_task_actor.hpp"
 #include "cli/commands.hpp"
-#include "connectors/connector_registry.hpp"
+#include "engine/connector_registry.hpp"
 #include "runtime/kafka/admin.hpp"
 #include "runtime/kafka/embedded_cluster.hpp"
 

@@ -4,7 +4,7 @@
 #include "runtime/kafka/admin.hpp"
 #include "runtime/kafka/consumer.hpp"
 #include "runtime/kafka/producer.hpp"
-#include "runtime/pipeline/kafka_source.hpp"
+#include "engine/pipeline/kafka_source.hpp"
 #include "tests/support/kafka_tools.hpp"
 
 #include <boost/test/unit_test.hpp>
