@@ -6,15 +6,15 @@
 
 namespace weir::runtime::pipeline {
 
-DecodingSource::DecodingSource(std::shared_ptr<KafkaSource> kafka, convert::RecordCodec codec,
+ConvertingReader::ConvertingReader(std::shared_ptr<TopicReader> kafka, convert::RecordCodec codec,
                                std::shared_ptr<ErrorPolicy> policy)
   : kafka_(std::move(kafka)), codec_(std::move(codec)), policy_(std::move(policy)) {}
 
-DecodedSource::Status DecodingSource::fill(data::DecodedBatch& out, uint64_t max_bytes) {
+DecodedFeed::Status ConvertingReader::fill(data::DecodedBatch& out, uint64_t max_bytes) {
   Batch raw;
   auto status = kafka_->fill(raw, max_bytes);
   if (raw.empty())
-    return status == BatchSource::Status::end ? Status::end : Status::idle;
+    return status == BatchFeed::Status::end ? Status::end : Status::idle;
   // A service the converters need is down (a schema registry): the same records
   // again, within errors.retry.timeout, then the task fails.
   bool again = false; // then `raw` is in `out`
@@ -23,7 +23,7 @@ DecodedSource::Status DecodingSource::fill(data::DecodedBatch& out, uint64_t max
   });
   size_t seen = 0;
   policy_->check(out, seen);
-  return status == BatchSource::Status::end ? Status::end : Status::ready;
+  return status == BatchFeed::Status::end ? Status::end : Status::ready;
 }
 
 TransformLogic::TransformLogic(std::shared_ptr<transforms::TransformStage> stage,

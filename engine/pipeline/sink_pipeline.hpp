@@ -1,11 +1,11 @@
 // The plain C++ stages of a sink task's pipeline:
 //
-//   DecodingSource (Kafka consumer + converters)
+//   ConvertingReader (Kafka consumer + converters)
 //     -> TransformLogic (one per SMT)
 //     -> SinkWriterLogic (the connector's SinkWriter)
 //
 // Each runs in its own actor (actors/sink_task_actor.cpp). Records are parsed once, by
-// the converters in DecodingSource; every later stage works on the DecodedBatch.
+// the converters in ConvertingReader; every later stage works on the DecodedBatch.
 // Every stage hands its new record errors to the task's ErrorPolicy.
 #pragma once
 
@@ -14,7 +14,7 @@
 
 #include "runtime/convert/converter.hpp"
 #include "engine/pipeline/error_policy.hpp"
-#include "engine/pipeline/kafka_source.hpp"
+#include "engine/pipeline/topic_reader.hpp"
 #include "runtime/connector_api/sink_writer.hpp"
 #include "runtime/stage_logic.hpp"
 
@@ -25,9 +25,9 @@ class TransformStage;
 namespace weir::runtime::pipeline {
 
 /// The consumer and the converters: raw records in, decoded batches out.
-class DecodingSource : public DecodedSource {
+class ConvertingReader : public DecodedFeed {
 public:
-  DecodingSource(std::shared_ptr<KafkaSource> kafka, convert::RecordCodec codec,
+  ConvertingReader(std::shared_ptr<TopicReader> kafka, convert::RecordCodec codec,
                  std::shared_ptr<ErrorPolicy> policy);
 
   Status fill(data::DecodedBatch& out, uint64_t max_bytes) override;
@@ -48,7 +48,7 @@ public:
   uint64_t commit_ns() const override { return kafka_->commit_ns(); }
 
 private:
-  std::shared_ptr<KafkaSource> kafka_;
+  std::shared_ptr<TopicReader> kafka_;
   convert::RecordCodec codec_;
   std::shared_ptr<ErrorPolicy> policy_;
 };

@@ -19,7 +19,7 @@ SourcePoller::SourcePoller(std::unique_ptr<SourceTask> task, std::shared_ptr<Sou
 
 SourcePoller::~SourcePoller() = default;
 
-DecodedSource::Status SourcePoller::fill(data::DecodedBatch& out, uint64_t max_bytes) {
+DecodedFeed::Status SourcePoller::fill(data::DecodedBatch& out, uint64_t max_bytes) {
   if (auto n = offsets_->committed_batches(); n != committed_seen_) {
     committed_seen_ = n;
     task_->commit(offsets_->committed());

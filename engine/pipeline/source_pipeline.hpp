@@ -23,7 +23,7 @@ class FastJsonDecoder;
 
 namespace weir::runtime::pipeline {
 
-class SourcePoller : public DecodedSource {
+class SourcePoller : public DecodedFeed {
 public:
   /// `task` must be started already. `max_records` bounds one batch.
   SourcePoller(std::unique_ptr<SourceTask> task, std::shared_ptr<SourceOffsets> offsets,

@@ -83,7 +83,7 @@ private:
 /// One source task: Kafka Connect's SourceTask (start, poll, stop) in weir's terms.
 class SourceTask {
 public:
-  using Status = DecodedSource::Status;
+  using Status = DecodedFeed::Status;
 
   virtual ~SourceTask() = default;
 

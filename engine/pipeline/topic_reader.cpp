@@ -1,4 +1,4 @@
-#include "engine/pipeline/kafka_source.hpp"
+#include "engine/pipeline/topic_reader.hpp"
 
 #include <algorithm>
 
@@ -12,7 +12,7 @@ namespace {
 // batch size here; librdkafka has no such property.
 constexpr size_t max_unacked = 4096;
 
-KafkaSource::Options take_max_poll_records(KafkaSource::Options options) {
+TopicReader::Options take_max_poll_records(TopicReader::Options options) {
   auto it = options.consumer.find("max.poll.records");
   if (it == options.consumer.end())
     return options;
@@ -23,7 +23,7 @@ KafkaSource::Options take_max_poll_records(KafkaSource::Options options) {
 
 } // namespace
 
-KafkaSource::KafkaSource(Options options, kafka::RebalanceListener listener)
+TopicReader::TopicReader(Options options, kafka::RebalanceListener listener)
   : options_(take_max_poll_records(std::move(options))), listener_(std::move(listener)),
     consumer_(options_.consumer, [this](const kafka::RebalanceEvent& e) { on_rebalance(e); }) {
   consumer_.start_at(options_.start_offsets);
@@ -38,7 +38,7 @@ KafkaSource::KafkaSource(Options options, kafka::RebalanceListener listener)
   consumer_.pause();
 }
 
-void KafkaSource::on_rebalance(const kafka::RebalanceEvent& event) {
+void TopicReader::on_rebalance(const kafka::RebalanceEvent& event) {
   auto revoked = [&](const kafka::TopicPartitionOffset& o) {
     return std::any_of(event.revoked.begin(), event.revoked.end(),
                        [&](const auto& tp) { return kafka::same_partition(tp, o); });
@@ -66,7 +66,7 @@ void KafkaSource::on_rebalance(const kafka::RebalanceEvent& event) {
     listener_(event);
 }
 
-BatchSource::Status KafkaSource::fill(Batch& out, uint64_t max_bytes) {
+BatchFeed::Status TopicReader::fill(Batch& out, uint64_t max_bytes) {
   if (!subscribed_) {
     auto& gate = *options_.join_gate;
     if (!gate_asked_) {
@@ -114,7 +114,7 @@ BatchSource::Status KafkaSource::fill(Batch& out, uint64_t max_bytes) {
 // the time) would pay again and again. So a stall pauses the partitions only once it
 // outlasts pause_after; until then librdkafka's own bounded prefetch queue
 // (queued.max.messages.kbytes) holds what arrives, and a rebalance waits as long.
-void KafkaSource::set_blocked(bool blocked) {
+void TopicReader::set_blocked(bool blocked) {
   blocked_ = blocked;
   if (blocked)
     blocked_since_ = std::chrono::steady_clock::now();
@@ -122,7 +122,7 @@ void KafkaSource::set_blocked(bool blocked) {
     consumer_.resume();
 }
 
-void KafkaSource::serve() {
+void TopicReader::serve() {
   commit_due();
   if (!consumer_.paused()) {
     // Not paused yet: polling now would take records that belong to the next batch.
@@ -133,7 +133,7 @@ void KafkaSource::serve() {
   consumer_.poll(scratch_, options_.max_records, 1, std::chrono::milliseconds{0});
 }
 
-KafkaSource::~KafkaSource() {
+TopicReader::~TopicReader() {
   // A clean shutdown commits what the sink made durable, so a restart neither
   // re-reads nor skips anything.
   try {
@@ -147,9 +147,9 @@ KafkaSource::~KafkaSource() {
     options_.join_gate->leave(gate_member_);
 }
 
-int64_t KafkaSource::lag() const { return total_lag(consumer_.lag()); }
+int64_t TopicReader::lag() const { return total_lag(consumer_.lag()); }
 
-std::string KafkaSource::idle_reason() const {
+std::string TopicReader::idle_reason() const {
   if (!consumer_.assignment().empty())
     return {};
   const auto& missing = consumer_.missing_topics();
@@ -167,9 +167,9 @@ std::string KafkaSource::idle_reason() const {
   return {}; // the group gave it none: more tasks than partitions
 }
 
-std::string KafkaSource::waiting_reason() const { return consumer_.brokers().describe(); }
+std::string TopicReader::waiting_reason() const { return consumer_.brokers().describe(); }
 
-void KafkaSource::on_durable(const std::vector<kafka::TopicPartitionOffset>& offsets) {
+void TopicReader::on_durable(const std::vector<kafka::TopicPartitionOffset>& offsets) {
   acked(offsets);
   const auto& assigned = consumer_.assignment();
   for (const auto& o : offsets) {
@@ -185,7 +185,7 @@ void KafkaSource::on_durable(const std::vector<kafka::TopicPartitionOffset>& off
   commit_due();
 }
 
-void KafkaSource::acked(const std::vector<kafka::TopicPartitionOffset>& offsets) {
+void TopicReader::acked(const std::vector<kafka::TopicPartitionOffset>& offsets) {
   auto covered = [&](const Unacked& u) {
     return std::any_of(offsets.begin(), offsets.end(), [&](const auto& o) {
       return kafka::same_partition(o, u.end) && o.offset >= u.end.offset;
@@ -203,7 +203,7 @@ void KafkaSource::acked(const std::vector<kafka::TopicPartitionOffset>& offsets)
   unacked_.erase(unacked_.begin(), end);
 }
 
-void KafkaSource::commit_due() {
+void TopicReader::commit_due() {
   auto now = std::chrono::steady_clock::now();
   if (!uncommitted_ || now < next_commit_)
     return;

@@ -1,4 +1,4 @@
-// A Kafka consumer as a pipeline source: reads while it holds credit, pauses its
+// A Kafka consumer as a sink pipeline's feed: reads while it holds credit, pauses its
 // partitions when credit stays out (pause_after), commits only what the sink reported durable.
 #pragma once
 
@@ -15,7 +15,7 @@
 
 namespace weir::runtime::pipeline {
 
-class KafkaSource : public BatchSource {
+class TopicReader : public BatchFeed {
 public:
   struct Options {
     /// librdkafka properties (bootstrap, group.id, ...); Java's max.poll.records, if
@@ -37,12 +37,12 @@ public:
     std::vector<kafka::TopicPartitionOffset> start_offsets;
   };
 
-  /// `listener` hears of every rebalance after the source's own handling: partitions
+  /// `listener` hears of every rebalance after the reader's own handling: partitions
   /// given up have their durable offsets committed first, as Kafka Connect commits
   /// on revocation, so their next owner does not rewrite what was written.
-  explicit KafkaSource(Options options, kafka::RebalanceListener listener = {});
+  explicit TopicReader(Options options, kafka::RebalanceListener listener = {});
   /// Commits the last durable offsets synchronously, then leaves the group.
-  ~KafkaSource() override;
+  ~TopicReader() override;
 
   Status fill(Batch& out, uint64_t max_bytes) override;
   void set_blocked(bool blocked) override;
