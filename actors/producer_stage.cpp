@@ -13,8 +13,8 @@
 #include "actors/messages.hpp"
 #include "runtime/credit.hpp"
 #include "runtime/kafka/producer.hpp"
-#include "runtime/pipeline/source_offsets_topic.hpp"
-#include "runtime/pipeline/source_pipeline.hpp"
+#include "engine/pipeline/source_offsets_topic.hpp"
+#include "engine/pipeline/source_pipeline.hpp"
 
 namespace weir::actors {
 

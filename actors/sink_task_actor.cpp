@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "actors/stage.hpp"
-#include "runtime/pipeline/connector_config.hpp"
-#include "runtime/pipeline/sink_pipeline.hpp"
-#include "runtime/pipeline/source_config.hpp"
+#include "engine/pipeline/connector_config.hpp"
+#include "engine/pipeline/sink_pipeline.hpp"
+#include "engine/pipeline/source_config.hpp"
 #include "transforms/chain.hpp"
 
 namespace weir::actors {
@@ -35,7 +35,7 @@ std::string prefetch_records(int tasks) {
 
 } // namespace
 
-SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
+SinkTaskActors spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
   auto settings = pipeline::parse_sink_settings(spec.config, spec.plugin->definition());
   auto policy = std::make_shared<pipeline::ErrorPolicy>(settings.config, spec.connector, spec.task,
                                                         client_props(spec, "producer"));
@@ -43,7 +43,7 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
   auto writer = spec.plugin->make_writer(spec.config, spec.connector, spec.task);
   convert::RecordCodec codec{make_converter(spec, true), make_converter(spec, false)};
 
-  pipeline::KafkaSource::Options consumer;
+  pipeline::TopicReader::Options consumer;
   consumer.consumer = client_props(spec, "consumer");
   consumer.consumer.try_emplace("queued.min.messages", prefetch_records(spec.tasks));
   consumer.consumer["group.id"] = "connect-" + spec.connector; // Kafka Connect's naming
@@ -56,7 +56,7 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
     consumer.join_gate = spec.join_gate; // see JoinGate for why static members are not gated
   consumer.start_offsets = writer->stored_offsets(); // exactly-once sinks resume there
   consumer.read_before_settled = writer->exactly_once();
-  auto kafka = std::make_shared<pipeline::KafkaSource>(consumer);
+  auto kafka = std::make_shared<pipeline::TopicReader>(consumer);
 
   using runtime::metrics::StageRole;
   auto cell = [&](const std::string& stage, StageRole role) {
@@ -64,7 +64,7 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
   };
 
   // Spawned back to front: each stage needs its downstream.
-  SinkTask task;
+  SinkTaskActors task;
   std::string prefix = spec.connector + "-" + std::to_string(spec.task) + "/";
   DecodedStageSpec sink{prefix + "sink",
                         std::make_shared<pipeline::SinkWriterLogic>(std::move(writer), policy),
@@ -84,16 +84,16 @@ SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec) {
     task.stages.push_back(spawn_stage(sys, std::move(smt)));
     task.names.push_back(chain.name(i));
   }
-  DecodedSourceSpec source{prefix + "consumer",
-                           std::make_shared<pipeline::DecodingSource>(kafka, std::move(codec),
-                                                                      policy),
-                           task.stages.back(), spec.capacity.bytes / 2};
-  source.role = "the consumer of sink task " + spec.connector + "-" + std::to_string(spec.task);
-  source.idle_delay = std::chrono::milliseconds{1};
-  source.detached = true;
-  source.timed = timed;
-  source.cell = cell("consumer", StageRole::sink_reader);
-  task.stages.push_back(spawn_source(sys, std::move(source)));
+  DecodedFeedSpec feed{prefix + "consumer",
+                       std::make_shared<pipeline::ConvertingReader>(kafka, std::move(codec),
+                                                                    policy),
+                       task.stages.back(), spec.capacity.bytes / 2};
+  feed.role = "the consumer of sink task " + spec.connector + "-" + std::to_string(spec.task);
+  feed.idle_delay = std::chrono::milliseconds{1};
+  feed.detached = true;
+  feed.timed = timed;
+  feed.cell = cell("consumer", StageRole::sink_reader);
+  task.stages.push_back(spawn_feed(sys, std::move(feed)));
   task.names.push_back("consumer");
   std::reverse(task.stages.begin(), task.stages.end());
   std::reverse(task.names.begin(), task.names.end());

@@ -11,9 +11,9 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "connectors/connector_registry.hpp"
+#include "engine/connector_registry.hpp"
 #include "runtime/metrics/metrics_registry.hpp"
-#include "runtime/pipeline/kafka_source.hpp"
+#include "engine/pipeline/topic_reader.hpp"
 #include "runtime/credit.hpp"
 
 namespace weir::actors {
@@ -41,16 +41,16 @@ struct SinkTaskSpec {
   runtime::metrics::MetricsRegistry* metrics = nullptr;
 };
 
-/// The actors of one task, source first; names are the stage names in the tree.
-struct SinkTask {
+/// The actors of one task, its topic reader first; names are the stage names in the tree.
+struct SinkTaskActors {
   std::vector<caf::actor> stages;
   std::vector<std::string> names;
-  caf::actor source() const { return stages.front(); }
-  caf::actor sink() const { return stages.back(); }
+  caf::actor first() const { return stages.front(); }
+  caf::actor last() const { return stages.back(); }
 };
 
 /// Builds every stage and spawns the actors. Throws ConfigError / KafkaError when
 /// the task cannot start (nothing is left running then).
-SinkTask spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec);
+SinkTaskActors spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec);
 
 } // namespace weir::actors

@@ -2,16 +2,16 @@
 
 #include "actors/producer_stage.hpp"
 #include "actors/stage.hpp"
-#include "runtime/pipeline/sink_pipeline.hpp"
-#include "runtime/pipeline/source_config.hpp"
-#include "runtime/pipeline/source_pipeline.hpp"
+#include "engine/pipeline/sink_pipeline.hpp"
+#include "engine/pipeline/source_config.hpp"
+#include "engine/pipeline/source_pipeline.hpp"
 #include "transforms/chain.hpp"
 
 namespace weir::actors {
 
 using namespace runtime;
 
-SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec) {
+SourceTaskActors spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec) {
   auto settings = pipeline::parse_source_settings(spec.config, spec.plugin->definition());
   auto producer_props = pipeline::task_client_props(spec.config, spec.worker_config, "producer");
   producer_props.try_emplace("client.id", "connector-producer-" + spec.connector + "-"
@@ -51,7 +51,7 @@ SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec)
   producer.cell = cell("producer", StageRole::source_writer);
 
   // Spawned back to front: each stage needs its downstream.
-  SourceTask out;
+  SourceTaskActors out;
   const bool timed = pipeline::stage_timing_enabled(spec.worker_config);
   out.offsets = offsets;
   std::string prefix = spec.connector + "-" + std::to_string(spec.task) + "/";
@@ -67,15 +67,15 @@ SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec)
     out.names.push_back(chain.name(i));
   }
   auto kind = std::string{task->kind()};
-  DecodedSourceSpec source{prefix + kind,
-                           std::make_shared<pipeline::SourcePoller>(std::move(task), offsets, policy),
-                           out.stages.back(), spec.capacity.bytes / 2};
-  source.role = "the " + kind + " poller of source task " + spec.connector + "-"
-                + std::to_string(spec.task);
-  source.detached = true; // file reads and database queries block
-  source.timed = timed;
-  source.cell = cell("poller", StageRole::source_reader);
-  out.stages.push_back(spawn_source(sys, std::move(source)));
+  DecodedFeedSpec feed{prefix + kind,
+                       std::make_shared<pipeline::SourcePoller>(std::move(task), offsets, policy),
+                       out.stages.back(), spec.capacity.bytes / 2};
+  feed.role = "the " + kind + " poller of source task " + spec.connector + "-"
+              + std::to_string(spec.task);
+  feed.detached = true; // file reads and database queries block
+  feed.timed = timed;
+  feed.cell = cell("poller", StageRole::source_reader);
+  out.stages.push_back(spawn_feed(sys, std::move(feed)));
   out.names.push_back("poller");
   std::reverse(out.stages.begin(), out.stages.end());
   std::reverse(out.names.begin(), out.names.end());

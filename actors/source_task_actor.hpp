@@ -14,7 +14,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
-#include "connectors/connector_registry.hpp"
+#include "engine/connector_registry.hpp"
 #include "runtime/metrics/metrics_registry.hpp"
 #include "runtime/credit.hpp"
 
@@ -37,17 +37,17 @@ struct SourceTaskSpec {
 };
 
 /// The actors of one task, poller first; names are the stage names in the tree.
-struct SourceTask {
+struct SourceTaskActors {
   std::vector<caf::actor> stages;
   std::vector<std::string> names;
   std::shared_ptr<runtime::pipeline::SourceOffsets> offsets; ///< what may be stored
-  caf::actor source() const { return stages.front(); }
-  caf::actor sink() const { return stages.back(); }
+  caf::actor first() const { return stages.front(); }
+  caf::actor last() const { return stages.back(); }
 };
 
 /// Starts the connector's task (start() with the stored offsets), builds every
 /// stage and spawns the actors. Throws ConfigError or std::exception naming what
 /// is wrong when the task cannot start (nothing is left running then).
-SourceTask spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec);
+SourceTaskActors spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec);
 
 } // namespace weir::actors

@@ -12,7 +12,7 @@
 #include "actors/messages.hpp"
 #include "runtime/kafka/embedded_cluster.hpp"
 #include "tests/support/kafka_unit.hpp"
-#include "runtime/pipeline/source_task.hpp"
+#include "runtime/connector_api/source_task.hpp"
 
 using namespace weir;
 using namespace weir::actors;

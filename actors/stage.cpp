@@ -15,7 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runtime/credit.hpp"
-#include "runtime/pipeline/tap.hpp"
+#include "engine/pipeline/tap.hpp"
 
 namespace weir::actors {
 
@@ -92,7 +92,7 @@ struct Wire<runtime::data::DecodedBatch> {
   static runtime::data::DecodedBatch& unwrap(type& w) { return *w.batch; }
 };
 
-/// The sending half shared by transforms and sources. The credit a batch is
+/// The sending half shared by transforms and feeds. The credit a batch is
 /// charged travels with it, so the receiver returns exactly that amount even
 /// when the batch's size changed on the way (e.g. re-encoded between nodes).
 template <class Payload>
@@ -176,7 +176,7 @@ template <class Payload>
 void finish_if_drained(stage_actor<Payload>* self) {
   auto& st = self->state;
   // Waiting for the downstream to return every credit also lets the sink's last
-  // durable report pass through on its way to the source.
+  // durable report pass through on its way to the feed.
   if (!st.upstream_done || !st.pending.empty() || st.out.window.in_flight_batches() > 0)
     return;
   st.stats.state = "FINISHED";
@@ -337,12 +337,12 @@ caf::behavior stage_behavior(stage_actor<Payload>* self, StageSpecOf<Payload> sp
 
 template <class Payload>
 struct SourceState {
-  SourceSpecOf<Payload> spec;
+  FeedSpecOf<Payload> spec;
   Outlet<Payload> out;
   std::optional<Payload> ready; // filled but not yet covered by credit
   bool blocked = false;         // out of credit: not pulling
-  bool paused = false;          // blocked for a while: the source was told to pause
-  bool idle = false;            // the source had nothing; wait for the tick
+  bool paused = false;          // blocked for a while: the feed was told to pause
+  bool idle = false;            // the feed had nothing; wait for the tick
   bool tick_pending = false;
   bool ended = false;
   bool eos_sent = false;
@@ -350,16 +350,16 @@ struct SourceState {
   Stopwatch idling;      // runs from an idle fill to the next tick
   uint64_t idled_ns = 0; // the idle spells that ended
   std::chrono::steady_clock::time_point observed; // last observe()
-  static inline const char* name = "weir.source";
+  static inline const char* name = "weir.feed";
 };
 
 template <class Payload>
-using source_actor = caf::stateful_actor<SourceState<Payload>>;
+using feed_actor = caf::stateful_actor<SourceState<Payload>>;
 
-/// As for stages; a source's lag asks the Kafka client for watermarks, so unless
+/// As for stages; a feed's lag asks the Kafka client for watermarks, so unless
 /// `now` is asked for, it is refreshed at most five times a second.
 template <class Payload>
-StageStats& observe(source_actor<Payload>* self, bool now = false) {
+StageStats& observe(feed_actor<Payload>* self, bool now = false) {
   auto& st = self->state;
   auto t = std::chrono::steady_clock::now();
   if (!now && t - st.observed < std::chrono::milliseconds{200})
@@ -368,26 +368,26 @@ StageStats& observe(source_actor<Payload>* self, bool now = false) {
   st.stats.mailbox = self->mailbox().size();
   st.out.fill_stats(st.stats);
   st.stats.idle_ns = st.idling.total(st.idled_ns);
-  st.stats.partition_lags = st.spec.source->partition_lags();
-  st.stats.lag = st.stats.partition_lags.empty() ? st.spec.source->lag() : runtime::total_lag(st.stats.partition_lags);
-  st.stats.poll_to_ack = st.spec.source->poll_to_ack();
-  st.stats.partitions = st.spec.source->assigned_partitions();
+  st.stats.partition_lags = st.spec.feed->partition_lags();
+  st.stats.lag = st.stats.partition_lags.empty() ? st.spec.feed->lag() : runtime::total_lag(st.stats.partition_lags);
+  st.stats.poll_to_ack = st.spec.feed->poll_to_ack();
+  st.stats.partitions = st.spec.feed->assigned_partitions();
   // A consumer without partitions, or a source task without work (partitions -1).
   if (st.stats.partitions <= 0)
-    st.stats.idle_reason = st.spec.source->idle_reason();
+    st.stats.idle_reason = st.spec.feed->idle_reason();
   else
     st.stats.idle_reason.clear();
-  st.stats.waiting = st.spec.source->waiting_reason();
-  st.stats.commits = st.spec.source->commits();
-  st.stats.commit_ns = st.spec.source->commit_ns();
-  st.stats.source_lag_bytes = st.spec.source->source_lag_bytes();
+  st.stats.waiting = st.spec.feed->waiting_reason();
+  st.stats.commits = st.spec.feed->commits();
+  st.stats.commit_ns = st.spec.feed->commit_ns();
+  st.stats.source_lag_bytes = st.spec.feed->source_lag_bytes();
   if (st.spec.cell)
     st.spec.cell->publish(st.stats);
   return st.stats;
 }
 
 template <class Payload>
-void schedule_tick(source_actor<Payload>* self, std::chrono::milliseconds delay) {
+void schedule_tick(feed_actor<Payload>* self, std::chrono::milliseconds delay) {
   auto& st = self->state;
   if (st.tick_pending)
     return;
@@ -395,31 +395,31 @@ void schedule_tick(source_actor<Payload>* self, std::chrono::milliseconds delay)
   self->delayed_send(self, delay, tick_atom::value);
 }
 
-// Running out of credit stops pulling at once; the source itself is told to
+// Running out of credit stops pulling at once; the feed itself is told to
 // pause (a Kafka consumer pauses its partitions, which drops librdkafka's
 // prefetched data) only when the stall outlasts one tick, so that the normal
 // rhythm of credit returning costs no refetch.
 template <class Payload>
-void block(source_actor<Payload>* self) {
+void block(feed_actor<Payload>* self) {
   self->state.blocked = true;
-  schedule_tick(self, std::chrono::milliseconds{100}); // keep serving the source
+  schedule_tick(self, std::chrono::milliseconds{100}); // keep serving the feed
 }
 
 template <class Payload>
-void unblock(source_actor<Payload>* self) {
+void unblock(feed_actor<Payload>* self) {
   auto& st = self->state;
   st.blocked = false;
   if (st.paused) {
     st.paused = false;
-    st.spec.source->set_blocked(false);
+    st.spec.feed->set_blocked(false);
   }
 }
 
-// The end of the stream goes downstream at once; the source itself stays until
+// The end of the stream goes downstream at once; the feed itself stays until
 // every batch came back as credit, so the sink's last durable report still
 // reaches it (and is committed) before it quits.
 template <class Payload>
-void end_stream(source_actor<Payload>* self) {
+void end_stream(feed_actor<Payload>* self) {
   auto& st = self->state;
   if (!st.eos_sent) {
     st.eos_sent = true;
@@ -432,12 +432,12 @@ void end_stream(source_actor<Payload>* self) {
 }
 
 template <class Payload>
-std::string role_of(const SourceSpecOf<Payload>& spec) {
-  return spec.role.empty() ? "source " + spec.name : spec.role;
+std::string role_of(const FeedSpecOf<Payload>& spec) {
+  return spec.role.empty() ? "feed " + spec.name : spec.role;
 }
 
 template <class Payload>
-void pump(source_actor<Payload>* self) {
+void pump(feed_actor<Payload>* self) {
   auto& st = self->state;
   // A batch that outgrew the credit while it was filled goes first.
   if (st.ready) {
@@ -456,12 +456,12 @@ void pump(source_actor<Payload>* self) {
     st.out.waiting.stop(st.out.waited_ns);
     unblock(self);
     Payload batch;
-    typename runtime::SourceOf<Payload>::Status status;
+    typename runtime::FeedOf<Payload>::Status status;
     auto busy_before = st.stats.busy_ns;
-    auto waited_before = st.spec.source->wait_ns();
+    auto waited_before = st.spec.feed->wait_ns();
     try {
       CpuMeter meter{st.stats, st.spec.timed};
-      status = st.spec.source->fill(batch, room);
+      status = st.spec.feed->fill(batch, room);
     } catch (const std::exception& e) {
       ++st.stats.errors;
       st.stats.last_error = e.what();
@@ -471,15 +471,15 @@ void pump(source_actor<Payload>* self) {
       observe(self, true);
       return;
     }
-    st.ended = status == runtime::SourceOf<Payload>::Status::end;
+    st.ended = status == runtime::FeedOf<Payload>::Status::end;
     // Waiting for records to come (a consumer's poll timeout) is idle, not work: all
     // of an empty poll, and the wait of one that a record ended (a trickle).
-    auto waited = status == runtime::SourceOf<Payload>::Status::idle && batch.empty()
+    auto waited = status == runtime::FeedOf<Payload>::Status::idle && batch.empty()
                     ? st.stats.busy_ns - busy_before
-                    : std::min(st.spec.source->wait_ns() - waited_before, st.stats.busy_ns - busy_before);
+                    : std::min(st.spec.feed->wait_ns() - waited_before, st.stats.busy_ns - busy_before);
     st.idled_ns += waited;
     st.stats.busy_ns -= waited;
-    // A source's "in" is what its poll returned: from Kafka for a sink task's
+    // A feed's "in" is what its poll returned: from Kafka for a sink task's
     // consumer, from the source system for a source task's poller.
     if (!batch.empty()) {
       ++st.stats.batches_in;
@@ -492,7 +492,7 @@ void pump(source_actor<Payload>* self) {
     }
     if (st.ended)
       return end_stream(self);
-    if (status == runtime::SourceOf<Payload>::Status::idle) {
+    if (status == runtime::FeedOf<Payload>::Status::idle) {
       st.idle = true;
       st.idling.start();
       return schedule_tick(self, st.spec.idle_delay);
@@ -501,12 +501,12 @@ void pump(source_actor<Payload>* self) {
 }
 
 template <class Payload>
-StageStats starting_stats(const SourceSpecOf<Payload>& spec) {
-  return starting_stats(spec.name, spec.source->kind(), {}); // a source grants no credit
+StageStats starting_stats(const FeedSpecOf<Payload>& spec) {
+  return starting_stats(spec.name, spec.feed->kind(), {}); // a feed grants no credit
 }
 
 template <class Payload>
-caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload> spec) {
+caf::behavior feed_behavior(feed_actor<Payload>* self, FeedSpecOf<Payload> spec) {
   auto& st = self->state;
   st.spec = std::move(spec);
   st.out.downstream = st.spec.downstream;
@@ -532,7 +532,7 @@ caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload>
     [=](durable_atom, const OffsetList& offsets) {
       auto& st = self->state;
       try {
-        st.spec.source->on_durable(offsets);
+        st.spec.feed->on_durable(offsets);
       } catch (const std::exception& e) {
         ++st.stats.errors;
         st.stats.last_error = e.what();
@@ -547,9 +547,9 @@ caf::behavior source_behavior(source_actor<Payload>* self, SourceSpecOf<Payload>
       if (st.blocked) {
         if (!st.paused) {
           st.paused = true;
-          st.spec.source->set_blocked(true);
+          st.spec.feed->set_blocked(true);
         }
-        st.spec.source->serve();
+        st.spec.feed->serve();
       }
       pump(self);
       observe(self);
@@ -571,13 +571,13 @@ caf::actor spawn_stage_of(caf::actor_system& sys, StageSpecOf<Payload> spec) {
 }
 
 template <class Payload>
-caf::actor spawn_source_of(caf::actor_system& sys, SourceSpecOf<Payload> spec) {
+caf::actor spawn_feed_of(caf::actor_system& sys, FeedSpecOf<Payload> spec) {
   // As for stages (above).
   if (spec.cell)
     spec.cell->publish(starting_stats(spec));
   if (spec.detached)
-    return sys.spawn<caf::detached>(source_behavior<Payload>, std::move(spec));
-  return sys.spawn(source_behavior<Payload>, std::move(spec));
+    return sys.spawn<caf::detached>(feed_behavior<Payload>, std::move(spec));
+  return sys.spawn(feed_behavior<Payload>, std::move(spec));
 }
 
 } // namespace
@@ -588,11 +588,11 @@ caf::actor spawn_stage(caf::actor_system& sys, StageSpec spec) {
 caf::actor spawn_stage(caf::actor_system& sys, DecodedStageSpec spec) {
   return spawn_stage_of(sys, std::move(spec));
 }
-caf::actor spawn_source(caf::actor_system& sys, SourceSpec spec) {
-  return spawn_source_of(sys, std::move(spec));
+caf::actor spawn_feed(caf::actor_system& sys, FeedSpec spec) {
+  return spawn_feed_of(sys, std::move(spec));
 }
-caf::actor spawn_source(caf::actor_system& sys, DecodedSourceSpec spec) {
-  return spawn_source_of(sys, std::move(spec));
+caf::actor spawn_feed(caf::actor_system& sys, DecodedFeedSpec spec) {
+  return spawn_feed_of(sys, std::move(spec));
 }
 
 } // namespace weir::actors

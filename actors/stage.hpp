@@ -1,5 +1,5 @@
 // Pipeline stage actors: the credit protocol around runtime::StageLogicOf and
-// runtime::SourceOf. One implementation serves every stage kind and both payload
+// runtime::FeedOf. One implementation serves every stage kind and both payload
 // types (raw Batch and DecodedBatch).
 #pragma once
 
@@ -21,7 +21,7 @@ namespace weir::actors {
 /// (without). It grants `capacity` to its upstream and returns a batch's credit
 /// once the batch has left it: forwarded downstream, or processed by a sink.
 /// A sink then reports the batch's offsets durable to its upstream, and every
-/// transform passes that report on, up to the source, which commits.
+/// transform passes that report on, up to the feed, which commits.
 template <class Payload>
 struct StageSpecOf {
   std::string name;
@@ -36,27 +36,27 @@ struct StageSpecOf {
 
 /// A stage that produces batches while it holds credit from `downstream`.
 template <class Payload>
-struct SourceSpecOf {
+struct FeedSpecOf {
   std::string name;
-  std::shared_ptr<runtime::SourceOf<Payload>> source;
+  std::shared_ptr<runtime::FeedOf<Payload>> feed;
   caf::actor downstream;
   uint64_t max_batch_bytes = 1u << 20;
   std::chrono::milliseconds idle_delay{10}; ///< wait after an idle fill
-  bool detached = false; ///< own thread, for sources whose fill() blocks
+  bool detached = false; ///< own thread, for feeds whose fill() blocks
   std::shared_ptr<runtime::metrics::StatsCell> cell = nullptr; ///< where it publishes its stats
-  /// What it is, for log lines ("the consumer of sink task orders-1"); empty: "source NAME".
+  /// What it is, for log lines ("the consumer of sink task orders-1"); empty: "feed NAME".
   std::string role = {};
   bool timed = true; ///< reads the clocks around each fill (metrics.stage.timing.enabled)
 };
 
 using StageSpec = StageSpecOf<Batch>;
-using SourceSpec = SourceSpecOf<Batch>;
+using FeedSpec = FeedSpecOf<Batch>;
 using DecodedStageSpec = StageSpecOf<runtime::data::DecodedBatch>;
-using DecodedSourceSpec = SourceSpecOf<runtime::data::DecodedBatch>;
+using DecodedFeedSpec = FeedSpecOf<runtime::data::DecodedBatch>;
 
 caf::actor spawn_stage(caf::actor_system& sys, StageSpec spec);
 caf::actor spawn_stage(caf::actor_system& sys, DecodedStageSpec spec);
-caf::actor spawn_source(caf::actor_system& sys, SourceSpec spec);
-caf::actor spawn_source(caf::actor_system& sys, DecodedSourceSpec spec);
+caf::actor spawn_feed(caf::actor_system& sys, FeedSpec spec);
+caf::actor spawn_feed(caf::actor_system& sys, DecodedFeedSpec spec);
 
 } // namespace weir::actors

@@ -37,7 +37,7 @@ StageStats run_pipeline(caf::actor_system& sys, std::shared_ptr<testing::Checkin
                                   capacity, {}});
   if (tagger_out)
     *tagger_out = tagger;
-  spawn_source(sys, {"gen", std::make_shared<testing::Generator>(records, 50), tagger});
+  spawn_feed(sys, {"gen", std::make_shared<testing::Generator>(records, 50), tagger});
   StageStats result;
   bool done = false;
   self->receive([&](done_atom, const StageStats& s) { result = s; done = true; },
@@ -68,7 +68,7 @@ BOOST_AUTO_TEST_CASE(a_slow_sink_holds_no_more_than_its_credit) {
   auto sink_actor = spawn_stage(*sys, {"sink", sink, {}, capacity, self});
   tagger = spawn_stage(*sys, {"tagger", std::make_shared<testing::Tagger>(), sink_actor,
                               capacity, {}});
-  auto source = spawn_source(*sys, {"gen", std::make_shared<testing::Generator>(3000, 50),
+  auto source = spawn_feed(*sys, {"gen", std::make_shared<testing::Generator>(3000, 50),
                                     tagger});
   // Sample the tagger while the slow sink works: its in-flight credit never exceeds
   // what the sink granted, and the sink's held batches never exceed its capacity.
@@ -108,7 +108,7 @@ BOOST_AUTO_TEST_CASE(a_failing_stage_stops_the_flow) {
   auto sink_actor = spawn_stage(*sys, {"sink", sink, {}, {2, 1u << 20}, self});
   auto failing = spawn_stage(*sys, {"failing", std::make_shared<Failing>(), sink_actor,
                                     {2, 1u << 20}, {}});
-  spawn_source(*sys, {"gen", std::make_shared<testing::Generator>(10000, 10), failing});
+  spawn_feed(*sys, {"gen", std::make_shared<testing::Generator>(10000, 10), failing});
   StageStats s;
   for (int i = 0; i < 100; ++i) {
     self->request(failing, 1s, stats_atom::value).receive([&](const StageStats& x) { s = x; },
@@ -128,8 +128,8 @@ BOOST_AUTO_TEST_CASE(a_failing_stage_stops_the_flow) {
 }
 
 BOOST_AUTO_TEST_CASE(a_failing_source_is_logged_as_what_it_is) {
-  // A sink task's consumer is a source stage: its failure must not read "source ...".
-  struct Failing : runtime::BatchSource {
+  // A sink task's consumer is a feed stage: its failure must not read "feed ...".
+  struct Failing : runtime::BatchFeed {
     Status fill(Batch&, uint64_t) override { throw std::runtime_error("broker gone"); }
     std::string_view kind() const noexcept override { return "consumer"; }
   };
@@ -140,9 +140,9 @@ BOOST_AUTO_TEST_CASE(a_failing_source_is_logged_as_what_it_is) {
   caf::scoped_actor self{*sys};
   auto sink = std::make_shared<testing::CheckingSink>();
   auto sink_actor = spawn_stage(*sys, {"sink", sink, {}, {2, 1u << 20}, self});
-  SourceSpec consumer{"orders-1/consumer", std::make_shared<Failing>(), sink_actor};
+  FeedSpec consumer{"orders-1/consumer", std::make_shared<Failing>(), sink_actor};
   consumer.role = "the consumer of sink task orders-1";
-  auto source = spawn_source(*sys, std::move(consumer));
+  auto source = spawn_feed(*sys, std::move(consumer));
   // The actor logs before it answers a stats request that shows it FAILED.
   bool failed = testing::wait_until(10s, 10ms, [&] {
     bool seen = false;
@@ -154,7 +154,7 @@ BOOST_AUTO_TEST_CASE(a_failing_source_is_logged_as_what_it_is) {
   BOOST_TEST(failed);
   BOOST_TEST(log.str().find("the consumer of sink task orders-1 failed: broker gone") != std::string::npos,
              log.str());
-  BOOST_TEST(log.str().find("source orders-1/consumer") == std::string::npos, log.str());
+  BOOST_TEST(log.str().find("feed orders-1/consumer") == std::string::npos, log.str());
   self->send_exit(source, caf::exit_reason::user_shutdown);
   self->send_exit(sink_actor, caf::exit_reason::user_shutdown);
 }
@@ -169,9 +169,9 @@ BOOST_AUTO_TEST_CASE(a_busy_sink_s_figures_are_readable_without_asking_it) {
   StageSpec sink_spec{"sink", sink, {}, {2, 64u << 10}, self};
   sink_spec.cell = registry.cell({"c", 0, "sink"}, StageRole::sink_writer);
   auto sink_actor = spawn_stage(*sys, std::move(sink_spec));
-  SourceSpec gen{"gen", std::make_shared<testing::Generator>(1000, 50), sink_actor};
+  FeedSpec gen{"gen", std::make_shared<testing::Generator>(1000, 50), sink_actor};
   gen.cell = registry.cell({"c", 0, "gen"}, StageRole::sink_reader);
-  spawn_source(*sys, std::move(gen));
+  spawn_feed(*sys, std::move(gen));
   bool seen_progress = testing::wait_until(10s, 10ms, [&] {
     for (const auto& s : registry.snapshot())
       if (s.key.stage == "sink" && s.stats.records_out > 0 && s.stats.records_out < 1000)
@@ -185,7 +185,7 @@ BOOST_AUTO_TEST_CASE(a_busy_sink_s_figures_are_readable_without_asking_it) {
   BOOST_TEST(final[1].stats.records_out == 1000u); // "sink" sorts after "gen"
   BOOST_TEST(final[1].stats.state == "FINISHED");
   BOOST_TEST(final[0].stats.records_out == 1000u);
-  // A source's "in" is what its fills returned (a consumer's: what it polled).
+  // A feed's "in" is what its fills returned (a consumer's: what it polled).
   BOOST_TEST(final[0].stats.records_in == 1000u);
   BOOST_TEST(final[0].stats.batches_in > 0u);
 }
@@ -206,9 +206,9 @@ BOOST_AUTO_TEST_CASE(a_new_run_of_a_task_shows_running_before_its_actors_do_anyt
   StageSpec sink_spec{"sink", std::make_shared<testing::CheckingSink>(), {}, {2, 64u << 10}, self};
   sink_spec.cell = sink_cell;
   auto sink_actor = spawn_stage(*sys, std::move(sink_spec));
-  SourceSpec gen{"gen", std::make_shared<testing::Generator>(0, 50), sink_actor};
+  FeedSpec gen{"gen", std::make_shared<testing::Generator>(0, 50), sink_actor};
   gen.cell = gen_cell;
-  spawn_source(*sys, std::move(gen));
+  spawn_feed(*sys, std::move(gen));
   // Read at once, racing the actors' start: this run's figures (its names, nothing
   // counted), whether its actors have run yet or not.
   for (const auto& s : registry.snapshot()) {

@@ -23,11 +23,11 @@
 #include "runtime/convert/json_text.hpp"
 #include "runtime/kafka/admin.hpp"
 #include "runtime/kafka/producer.hpp"
-#include "runtime/pipeline/connector_config.hpp"
-#include "runtime/pipeline/source_config.hpp"
-#include "runtime/pipeline/source_offsets_topic.hpp"
+#include "engine/pipeline/connector_config.hpp"
+#include "engine/pipeline/source_config.hpp"
+#include "engine/pipeline/source_offsets_topic.hpp"
 #include "runtime/rest/config_info.hpp"
-#include "runtime/worker/build_info.hpp"
+#include "engine/worker/build_info.hpp"
 
 namespace weir::actors {
 

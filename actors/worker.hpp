@@ -25,15 +25,15 @@
 
 #include "runtime/cluster/assignor.hpp"
 #include "runtime/kafka/producer.hpp"
-#include "runtime/pipeline/source_task.hpp"
+#include "runtime/connector_api/source_task.hpp"
 #include "runtime/metrics/metrics_registry.hpp"
 #include "runtime/metrics/node_figures.hpp"
 #include "runtime/metrics/stage_rates.hpp"
 #include "runtime/metrics/verdict.hpp"
 #include "runtime/rest/connect_herder.hpp"
 #include "runtime/state/standalone_store.hpp"
-#include "runtime/worker/catalog.hpp"
-#include "runtime/worker/log_levels.hpp"
+#include "engine/worker/catalog.hpp"
+#include "engine/worker/log_levels.hpp"
 
 namespace weir::actors {
 

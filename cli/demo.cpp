@@ -20,7 +20,7 @@
 #include "actors/sink_task_actor.hpp"
 #include "actors/source_task_actor.hpp"
 #include "cli/commands.hpp"
-#include "connectors/connector_registry.hpp"
+#include "engine/connector_registry.hpp"
 #include "runtime/kafka/admin.hpp"
 #include "runtime/kafka/embedded_cluster.hpp"
 
@@ -104,8 +104,8 @@ int run_demo(const Options& opt) {
   spec.config = connector;
   spec.worker_config = worker;
   auto task = actors::spawn_sink_task(sys, spec);
-  auto consumer = task.source();
-  auto sink = task.sink();
+  auto consumer = task.first();
+  auto sink = task.last();
   // The consumer joins its group first, so it reads while the loader writes.
   auto joined = Clock::now() + 30s;
   while (Clock::now() < joined && ask(self, consumer, {}).partitions <= 0)
@@ -130,7 +130,7 @@ int run_demo(const Options& opt) {
   loader_spec.worker_config = worker;
   loader_spec.observer = self;
   auto loader = actors::spawn_source_task(sys, loader_spec);
-  auto producer = loader.sink();
+  auto producer = loader.last();
 
   auto start = Clock::now();
   actors::StageStats prod, cons, snk;

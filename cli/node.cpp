@@ -31,7 +31,7 @@
 #include "cli/worker_config.hpp"
 #include "runtime/cluster/state_log.hpp"
 #include "runtime/kafka/admin.hpp"
-#include "runtime/pipeline/source_config.hpp"
+#include "engine/pipeline/source_config.hpp"
 #include "runtime/rest/forward.hpp"
 
 namespace weir::cli {

@@ -28,7 +28,7 @@
 #include "runtime/metrics/metrics_registry.hpp"
 #include "runtime/rest/connect_api.hpp"
 #include "runtime/state/standalone_store.hpp"
-#include "runtime/worker/catalog.hpp"
+#include "engine/worker/catalog.hpp"
 
 namespace weir::cli {
 

@@ -6,12 +6,12 @@
 
 #include <spdlog/spdlog.h>
 
-#include "connectors/connector_registry.hpp"
+#include "engine/connector_registry.hpp"
 #include "runtime/config/properties.hpp"
 #include "runtime/config/providers.hpp"
 #include "runtime/convert/converter.hpp"
 #include "runtime/log_tail.hpp"
-#include "runtime/worker/log_redaction.hpp"
+#include "engine/worker/log_redaction.hpp"
 
 namespace weir::cli {
 

@@ -59,9 +59,10 @@ public:
   virtual uint64_t dead_lettered() const noexcept { return 0; }
 };
 
-/// A stage that produces batches (a generator, a Kafka consumer, a source poller).
+/// A stage that feeds batches into a pipeline (a generator, a sink task's topic reader,
+/// a source task's poller). "Source" is kept for source connectors.
 template <class Payload>
-class SourceOf {
+class FeedOf {
 public:
   enum class Status {
     ready, ///< more records may follow at once
@@ -69,10 +70,10 @@ public:
     end,   ///< finished: no record will ever follow
   };
 
-  virtual ~SourceOf() = default;
+  virtual ~FeedOf() = default;
 
   /// Appends records to `out` while its payload_bytes() stay within `max_bytes`
-  /// (one oversized record may go alone into an empty batch). A decoding source may
+  /// (one oversized record may go alone into an empty batch). A decoding feed may
   /// overshoot; the actor then holds the batch until credit allows it.
   virtual Status fill(Payload& out, uint64_t max_bytes) = 0;
 
@@ -85,7 +86,7 @@ public:
   virtual void serve() {}
 
   /// Everything up to these offsets (next offset to read, per partition) is
-  /// durable downstream: a Kafka consumer commits them, a source stores them.
+  /// durable downstream: a Kafka consumer commits them, a source task's poller stores them.
   virtual void on_durable(const std::vector<kafka::TopicPartitionOffset>& /*offsets*/) {}
 
   /// Consumer lag summed over assigned partitions (-1: unknown or not a consumer),
@@ -98,13 +99,13 @@ public:
   /// arrive (a consumer's poll timeout): the actor counts it idle, not busy.
   virtual uint64_t wait_ns() const { return 0; }
   /// Per record, the time from the fill() that read it to on_durable() covering it;
-  /// empty for sources that do not keep it.
+  /// empty for feeds that do not keep it.
   virtual metrics::LatencyHistogram poll_to_ack() const { return {}; }
   /// A consumer with no partition: why, in words ("topic orders does not exist",
   /// "waiting for its first assignment"); empty when it has partitions, is no
   /// consumer, or was simply given none (more tasks than partitions).
   virtual std::string idle_reason() const { return {}; }
-  /// A source that cannot work for now although it runs, in words ("waiting for the
+  /// A feed that cannot work for now although it runs, in words ("waiting for the
   /// broker since 2026-12-02T07:30:01Z"); empty when it can.
   virtual std::string waiting_reason() const { return {}; }
   /// Offset commits completed so far, and their total time (request to answer).
@@ -118,8 +119,8 @@ public:
 };
 
 using StageLogic = StageLogicOf<Batch>;
-using BatchSource = SourceOf<Batch>;
+using BatchFeed = FeedOf<Batch>;
 using DecodedStageLogic = StageLogicOf<data::DecodedBatch>;
-using DecodedSource = SourceOf<data::DecodedBatch>;
+using DecodedFeed = FeedOf<data::DecodedBatch>;
 
 } // namespace weir::runtime

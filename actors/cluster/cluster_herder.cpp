@@ -9,7 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "connectors/connector_registry.hpp"
+#include "engine/connector_registry.hpp"
 #include "runtime/convert/json_text.hpp"
 #include "runtime/rest/config_info.hpp"
 #include "runtime/rest/forward.hpp"

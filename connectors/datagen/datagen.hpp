@@ -24,7 +24,7 @@
 
 #include "runtime/convert/json_fast_decode.hpp"
 #include "runtime/data/schema.hpp"
-#include "runtime/pipeline/source_task.hpp"
+#include "runtime/connector_api/source_task.hpp"
 #include "weir/config.hpp"
 
 namespace weir::connectors::datagen {

@@ -5,10 +5,10 @@
 #include <set>
 #include <thread>
 
-#include "connectors/connector_registry.hpp"
+#include "engine/connector_registry.hpp"
 #include "runtime/convert/json_converter.hpp"
 #include "runtime/convert/json_fast_decode.hpp"
-#include "runtime/pipeline/source_config.hpp"
+#include "engine/pipeline/source_config.hpp"
 
 using namespace weir;
 using namespace weir::connectors;

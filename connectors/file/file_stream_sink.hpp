@@ -19,7 +19,7 @@
 #include <string_view>
 
 #include "runtime/convert/json_text.hpp"
-#include "runtime/pipeline/sink_pipeline.hpp"
+#include "runtime/connector_api/sink_writer.hpp"
 #include "weir/config.hpp"
 
 namespace weir::connectors::file {

@@ -10,7 +10,7 @@
 
 #include <csignal>
 
-#include "connectors/connector_registry.hpp"
+#include "engine/connector_registry.hpp"
 #include "runtime/convert/converter.hpp"
 
 using namespace weir;

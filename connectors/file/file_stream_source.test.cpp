@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "connectors/connector_registry.hpp"
+#include "engine/connector_registry.hpp"
 
 using namespace weir;
 using namespace weir::runtime::pipeline;

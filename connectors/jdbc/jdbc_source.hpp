@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "runtime/data/schema.hpp"
-#include "runtime/pipeline/source_task.hpp"
+#include "runtime/connector_api/source_task.hpp"
 #include "weir/config.hpp"
 
 struct sqlite3;

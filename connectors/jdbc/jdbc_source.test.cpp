@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <thread>
 
-#include "connectors/connector_registry.hpp"
+#include "engine/connector_registry.hpp"
 #include "runtime/convert/json_converter.hpp"
 
 using namespace weir;

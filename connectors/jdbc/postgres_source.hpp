@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/pipeline/source_task.hpp"
+#include "runtime/connector_api/source_task.hpp"
 #include "weir/config.hpp"
 
 namespace weir::connectors::jdbc {

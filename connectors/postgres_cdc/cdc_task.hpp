@@ -33,7 +33,7 @@
 #include "connectors/postgres_cdc/cdc_config.hpp"
 #include "connectors/postgres_cdc/envelope.hpp"
 #include "connectors/postgres_cdc/replication_stream.hpp"
-#include "runtime/pipeline/source_task.hpp"
+#include "runtime/connector_api/source_task.hpp"
 
 namespace weir::connectors::postgres_cdc {
 

@@ -1,10 +1,10 @@
 // The Kafka client wrappers against a real broker: volume, ordering, exactly-once
 // delivery into a fresh group, cooperative-sticky sharing of partitions, and the
-// pipeline's KafkaSource committing what was reported durable.
+// pipeline's TopicReader committing what was reported durable.
 #include "runtime/kafka/admin.hpp"
 #include "runtime/kafka/consumer.hpp"
 #include "runtime/kafka/producer.hpp"
-#include "runtime/pipeline/kafka_source.hpp"
+#include "engine/pipeline/topic_reader.hpp"
 #include "tests/support/kafka_tools.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -123,7 +123,7 @@ struct Checker {
 
 // Reads n records through `source`, reporting each batch durable as soon as it is
 // read (a sink that writes instantly); returns the number of batches.
-size_t read_all_durable(weir::runtime::pipeline::KafkaSource& source, int64_t n) {
+size_t read_all_durable(weir::runtime::pipeline::TopicReader& source, int64_t n) {
   size_t read = 0, batches = 0;
   auto deadline = Clock::now() + 60s;
   while (read < static_cast<size_t>(n) && Clock::now() < deadline) {
@@ -452,21 +452,21 @@ BOOST_AUTO_TEST_CASE(stored_offsets_start_partitions_unless_a_later_one_is_commi
 // Kafka Connect users set consumer.max.poll.records (records per put()); librdkafka
 // has no such property, so the source takes it as its batch size.
 BOOST_AUTO_TEST_CASE(kafka_source_takes_max_poll_records_as_its_batch_size) {
-  using weir::runtime::pipeline::KafkaSource;
+  using weir::runtime::pipeline::TopicReader;
   auto topic = unique_name("weir-itest-poll-records");
   create_topics(broker(), {{topic, 1, 1}});
   produce_sequence(topic, 100, 100);
-  KafkaSource::Options options;
+  TopicReader::Options options;
   options.consumer = member_of(unique_name("weir-itest-poll-records"));
   options.topics = {topic};
   for (const char* bad : {"0", "-3", "seven", "7x", ""}) {
     options.consumer["max.poll.records"] = bad;
-    BOOST_CHECK_EXCEPTION(KafkaSource{options}, KafkaError, [&](const KafkaError& e) {
+    BOOST_CHECK_EXCEPTION(TopicReader{options}, KafkaError, [&](const KafkaError& e) {
       return std::string_view{e.what()}.find("'max.poll.records'") != std::string_view::npos;
     });
   }
   options.consumer["max.poll.records"] = "7";
-  KafkaSource source(options);
+  TopicReader source(options);
   size_t read = 0, largest = 0;
   for (auto until = Clock::now() + 30s; read < 100 && Clock::now() < until;) {
     weir::Batch batch;
@@ -484,14 +484,14 @@ BOOST_AUTO_TEST_CASE(kafka_source_takes_max_poll_records_as_its_batch_size) {
 // the source's end commits the rest. Offsets of a partition the source does not
 // own are never committed (they would undo its owner's progress).
 BOOST_AUTO_TEST_CASE(kafka_source_coalesces_commits_and_loses_none) {
-  using weir::runtime::pipeline::KafkaSource;
+  using weir::runtime::pipeline::TopicReader;
   const int64_t n = 4000;
   auto topic = unique_name("weir-itest-source");
   auto foreign = topic + "-foreign";
   create_topics(broker(), {{topic, 2, 1}, {foreign, 1, 1}});
   produce_sequence(topic, n, 500);
   auto options = [&](const std::string& group, std::chrono::milliseconds interval) {
-    KafkaSource::Options o;
+    TopicReader::Options o;
     o.consumer = member_of(group);
     o.topics = {topic};
     o.max_records = 100;
@@ -501,7 +501,7 @@ BOOST_AUTO_TEST_CASE(kafka_source_coalesces_commits_and_loses_none) {
 
   auto closing_group = unique_name("weir-itest-source-close");
   {
-    KafkaSource source(options(closing_group, 1h));
+    TopicReader source(options(closing_group, 1h));
     auto batches = read_all_durable(source, n);
     BOOST_TEST(batches >= 40u);
     // Every record read was acknowledged once, each batch timed from its poll.
@@ -527,7 +527,7 @@ BOOST_AUTO_TEST_CASE(kafka_source_coalesces_commits_and_loses_none) {
   BOOST_TEST(weir::testing::committed_offsets(closing_group, foreign, 1)[0] == -1);
 
   auto running_group = unique_name("weir-itest-source-run");
-  KafkaSource source(options(running_group, 200ms));
+  TopicReader source(options(running_group, 200ms));
   auto batches = read_all_durable(source, n);
   int64_t committed = 0;
   for (auto until = Clock::now() + 10s; committed < n && Clock::now() < until;) {

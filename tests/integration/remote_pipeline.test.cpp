@@ -52,7 +52,7 @@ BOOST_AUTO_TEST_CASE(credit_bounds_in_flight_across_two_actor_systems) {
     BOOST_FAIL("remote_actor failed: " << a.sys->render(remote_sink.error()));
   auto tagger = spawn_stage(*a.sys, {"tagger@A", std::make_shared<testing::Tagger>(),
                                      *remote_sink, tagger_capacity, {}});
-  auto source = spawn_source(*a.sys, {"gen@A", std::make_shared<testing::Generator>(records, 40),
+  auto source = spawn_feed(*a.sys, {"gen@A", std::make_shared<testing::Generator>(records, 40),
                                       tagger, 32u << 10});
 
   // Sample both senders until the sink reports the end of the stream.

@@ -15,7 +15,7 @@ namespace weir::testing {
 
 /// Emits `total` records "record-<n>" with offsets 0..total-1, in batches of at
 /// most `per_batch` records.
-class Generator : public runtime::BatchSource {
+class Generator : public runtime::BatchFeed {
 public:
   Generator(uint64_t total, size_t per_batch, size_t value_size = 100)
     : total_(total), per_batch_(per_batch), padding_(value_size, 'x') {}
@@ -27,7 +27,7 @@ public:
       auto before = out.byte_size();
       out.append("test", 0, static_cast<int64_t>(next_), 0, std::nullopt, value);
       if (out.byte_size() > max_bytes && before > 0) {
-        // Did not fit: rebuild without it (tests only; real sources size first).
+        // Did not fit: rebuild without it (tests only; real feeds size first).
         Batch trimmed;
         for (size_t i = 0; i + 1 < out.size(); ++i)
           trimmed.append("test", 0, out[i].offset, 0, std::nullopt, out.bytes(out[i].value));

@@ -1,0 +1,304 @@
+#include "engine/connector_registry.hpp"
+
+#include <algorithm>
+#include <mutex>
+
+#include "connectors/datagen/datagen.hpp"
+#include "connectors/file/file_stream_sink.hpp"
+#include "connectors/file/file_stream_source.hpp"
+#include "connectors/jdbc/jdbc_sink_config.hpp"
+#include "connectors/jdbc/jdbc_source.hpp"
+#include "connectors/jdbc/postgres_source.hpp"
+#include "connectors/jdbc/postgres_sink_writer.hpp"
+#include "connectors/jdbc/sqlite_sink_writer.hpp"
+#include "connectors/postgres_cdc/cdc_config.hpp"
+#include "connectors/postgres_cdc/cdc_task.hpp"
+#include "engine/pipeline/connector_config.hpp"
+#include "engine/pipeline/source_config.hpp"
+#include "engine/plugins/loader.hpp"
+#include "engine/plugins/sink_adapter.hpp"
+
+namespace weir::connectors {
+
+namespace {
+
+const ConfigDef& file_sink_def() {
+  static const ConfigDef def = [] {
+    ConfigDef d;
+    file::define_file_stream_sink(d);
+    return d;
+  }();
+  return def;
+}
+
+SinkPlugin file_stream_sink() {
+  return {
+    "org.apache.kafka.connect.file.FileStreamSinkConnector",
+    {"FileStreamSink", "FileStreamSinkConnector"},
+    WEIR_VERSION,
+    file_sink_def,
+    [](const std::map<std::string, std::string>& config) {
+      return file_sink_def().validate(config, runtime::pipeline::plugin_passthrough());
+    },
+    [](const std::map<std::string, std::string>& config, const std::string&, int)
+      -> std::unique_ptr<runtime::pipeline::SinkWriter> {
+      return std::make_unique<file::FileStreamSinkWriter>(
+        file_sink_def().parse(config, runtime::pipeline::plugin_passthrough()));
+    },
+  };
+}
+
+/// Adapts a JDBC writer (SQLite's or PostgreSQL's) to the pipeline's SinkWriter interface.
+template <class Writer>
+class JdbcWriter : public runtime::pipeline::SinkWriter {
+public:
+  JdbcWriter(jdbc::JdbcSinkConfig config, const std::string& connector, int task,
+             jdbc::JdbcSinkWriter::OnRecordError on_error)
+    : writer_(std::move(config), connector, task, on_error) {}
+  void write(runtime::data::DecodedBatch& batch) override { writer_.write(batch); }
+  std::vector<runtime::kafka::TopicPartitionOffset> stored_offsets() override {
+    return writer_.stored_offsets();
+  }
+  bool exactly_once() const noexcept override { return true; }
+
+private:
+  Writer writer_;
+};
+
+SinkPlugin jdbc_sink() {
+  return {
+    "io.confluent.connect.jdbc.JdbcSinkConnector",
+    {"JdbcSinkConnector", "JdbcSink"},
+    WEIR_VERSION,
+    jdbc::JdbcSinkConfig::definition,
+    [](const std::map<std::string, std::string>& config) {
+      return jdbc::JdbcSinkConfig::validate(config, runtime::pipeline::plugin_passthrough());
+    },
+    [](const std::map<std::string, std::string>& config, const std::string& connector, int task)
+      -> std::unique_ptr<runtime::pipeline::SinkWriter> {
+      // Under errors.tolerance=none nothing past a rejected record may be committed:
+      // the writer stops there (rows and offsets before it are kept).
+      auto tolerance = config.find("errors.tolerance");
+      bool tolerate = tolerance != config.end() && tolerance->second == "all";
+      auto parsed = jdbc::JdbcSinkConfig::parse(config, runtime::pipeline::plugin_passthrough());
+      auto on_error = tolerate ? jdbc::JdbcSinkWriter::OnRecordError::Continue
+                               : jdbc::JdbcSinkWriter::OnRecordError::Stop;
+      if (parsed.dialect == jdbc::Dialect::Postgres)
+        return std::make_unique<JdbcWriter<jdbc::PostgresSinkWriter>>(std::move(parsed), connector,
+                                                                     task, on_error);
+      return std::make_unique<JdbcWriter<jdbc::JdbcSinkWriter>>(std::move(parsed), connector, task,
+                                                               on_error);
+    },
+  };
+}
+
+/// A definition built once from a `define_*` function.
+template <void (*Define)(ConfigDef&)>
+const ConfigDef& def_of() {
+  static const ConfigDef def = [] {
+    ConfigDef d;
+    Define(d);
+    return d;
+  }();
+  return def;
+}
+
+template <void (*Define)(ConfigDef&)>
+std::vector<ConfigIssue> validate_with(const StringMap& config) {
+  return def_of<Define>().validate(config, runtime::pipeline::source_plugin_passthrough());
+}
+
+template <void (*Define)(ConfigDef&)>
+Config parse_with(const StringMap& config) {
+  return def_of<Define>().parse(config, runtime::pipeline::source_plugin_passthrough());
+}
+
+SourcePlugin file_stream_source() {
+  return {
+    "org.apache.kafka.connect.file.FileStreamSourceConnector",
+    {"FileStreamSource", "FileStreamSourceConnector"},
+    WEIR_VERSION,
+    def_of<file::define_file_stream_source>,
+    validate_with<file::define_file_stream_source>,
+    // One file, one reader: Kafka Connect's FileStreamSource has a single task.
+    [](const StringMap& config, int) { return std::vector<StringMap>{config}; },
+    [](const StringMap& config, const std::string&, int)
+      -> std::unique_ptr<runtime::pipeline::SourceTask> {
+      return std::make_unique<file::FileStreamSourceTask>(
+        parse_with<file::define_file_stream_source>(config));
+    },
+    true, // its offset is the byte position after each line
+  };
+}
+
+SourcePlugin datagen_source() {
+  return {
+    "io.confluent.kafka.connect.datagen.DatagenConnector",
+    {"DatagenConnector", "Datagen"},
+    WEIR_VERSION,
+    def_of<datagen::define_datagen>,
+    validate_with<datagen::define_datagen>,
+    // Every task generates its own `iterations` records, as Confluent's does.
+    [](const StringMap& config, int max_tasks) {
+      return std::vector<StringMap>(static_cast<size_t>(max_tasks), config);
+    },
+    [](const StringMap& config, const std::string&, int task)
+      -> std::unique_ptr<runtime::pipeline::SourceTask> {
+      return std::make_unique<datagen::DatagenTask>(parse_with<datagen::define_datagen>(config),
+                                                    task);
+    },
+    true, // record n of a task is a function of the seed and n
+  };
+}
+
+/// Tables are split over tasks in contiguous groups, as Confluent's connector does
+/// (ConnectorUtils.groupPartitions): with 5 tables and 2 tasks, 3 then 2. A custom
+/// query runs in one task. Tasks beyond the table count are started idle, with the
+/// reason in their status, as sink tasks without a partition are.
+std::vector<StringMap> jdbc_task_configs(const StringMap& config, int max_tasks) {
+  std::vector<std::string> tables;
+  try {
+    auto parsed = parse_with<jdbc::define_jdbc_source>(config);
+    if (!parsed.get_string("query").empty())
+      return {config};
+    tables = jdbc::select_tables(parsed);
+  } catch (const std::exception&) {
+    return {config}; // one task, whose start reports the problem in its status
+  }
+  size_t tasks = static_cast<size_t>(std::max(1, max_tasks));
+  size_t n = std::min(tables.size(), tasks);
+  std::vector<StringMap> out(tasks, config);
+  size_t per = n ? tables.size() / n : 0, extra = n ? tables.size() % n : 0, next = 0;
+  for (size_t i = 0; i < tasks; ++i) {
+    std::string list;
+    for (size_t k = 0; i < n && k < per + (i < extra ? 1 : 0); ++k)
+      list += (list.empty() ? "" : ",") + tables[next++];
+    out[i]["tables"] = list;
+    if (i >= n)
+      out[i]["task.idle.reason"] = tables.empty()
+        ? std::string{"no table to copy (none matches table.whitelist / table.blacklist)"}
+        : "no table to copy (tasks.max=" + std::to_string(tasks) + " but the connector copies "
+            + std::to_string(tables.size()) + " table(s))";
+  }
+  return out;
+}
+
+SourcePlugin jdbc_source() {
+  return {
+    "io.confluent.connect.jdbc.JdbcSourceConnector",
+    {"JdbcSourceConnector", "JdbcSource"},
+    WEIR_VERSION,
+    def_of<jdbc::define_jdbc_source>,
+    validate_with<jdbc::define_jdbc_source>,
+    jdbc_task_configs,
+    [](const StringMap& config, const std::string&, int)
+      -> std::unique_ptr<runtime::pipeline::SourceTask> {
+      auto parsed = parse_with<jdbc::define_jdbc_source>(config);
+      if (jdbc::is_postgres_source(parsed))
+        return std::make_unique<jdbc::PostgresSourceTask>(parsed);
+      return std::make_unique<jdbc::JdbcSourceTask>(parsed);
+    },
+    // Only with a strictly increasing column does an offset name one row exactly;
+    // Kafka Connect's JDBC source does not declare exactly-once support either.
+    false,
+  };
+}
+
+SourcePlugin postgres_cdc_source() {
+  return {
+    "io.debezium.connector.postgresql.PostgresConnector",
+    {"PostgresConnector", "PostgresCdc"},
+    WEIR_VERSION,
+    def_of<postgres_cdc::define_postgres_cdc>,
+    validate_with<postgres_cdc::define_postgres_cdc>,
+    // One slot, one reader: Debezium's PostgreSQL connector has a single task.
+    [](const StringMap& config, int) { return std::vector<StringMap>{config}; },
+    [](const StringMap& config, const std::string& connector, int)
+      -> std::unique_ptr<runtime::pipeline::SourceTask> {
+      return std::make_unique<postgres_cdc::PostgresCdcTask>(
+        parse_with<postgres_cdc::define_postgres_cdc>(config), connector);
+    },
+    // An offset names the last transaction emitted whole and the last event of the
+    // one after it; an interrupted snapshot is read again (docs/postgres-cdc.md).
+    true,
+  };
+}
+
+/// By class name or alias.
+template <class Plugins>
+auto find_plugin(const Plugins& plugins, std::string_view name) noexcept
+  -> const typename Plugins::value_type* {
+  for (const auto& p : plugins) {
+    if (p.class_name == name)
+      return &p;
+    for (auto a : p.aliases)
+      if (a == name)
+        return &p;
+  }
+  return nullptr;
+}
+
+} // namespace
+
+const std::vector<SourcePlugin>& source_plugins() {
+  static const std::vector<SourcePlugin> all{file_stream_source(), datagen_source(),
+                                             jdbc_source(), postgres_cdc_source()};
+  return all;
+}
+
+const SourcePlugin* find_source(std::string_view name) noexcept {
+  return find_plugin(source_plugins(), name);
+}
+
+namespace {
+
+/// A loaded plugin's sink as a registry entry; `sink` lives in the loader's deque.
+SinkPlugin plugin_sink(const plugins::LoadedSink& sink) {
+  SinkPlugin p;
+  p.class_name = sink.descriptor.class_name;
+  for (const auto& a : sink.descriptor.aliases)
+    p.aliases.push_back(a);
+  p.version = sink.descriptor.version;
+  p.definition = [&sink]() -> const ConfigDef& { return sink.definition; };
+  p.validate = [&sink](const std::map<std::string, std::string>& config) {
+    return sink.definition.validate(config, runtime::pipeline::plugin_passthrough());
+  };
+  p.make_writer = [&sink](const std::map<std::string, std::string>& config,
+                          const std::string& connector, int task)
+    -> std::unique_ptr<runtime::pipeline::SinkWriter> {
+    return std::make_unique<plugins::SinkAdapter>(sink, config, connector, task);
+  };
+  return p;
+}
+
+bool builtin_name(std::string_view name) {
+  for (const auto& p : sink_plugins())
+    if (p.class_name == name || std::find(p.aliases.begin(), p.aliases.end(), name) != p.aliases.end())
+      return true;
+  return find_source(name) != nullptr;
+}
+
+} // namespace
+
+const std::deque<SinkPlugin>& sink_plugins() {
+  static std::deque<SinkPlugin> all{file_stream_sink(), jdbc_sink()};
+  // Plugins load at start-up, before connectors are looked up; entries are appended
+  // as they appear, and a deque never moves the ones already there.
+  static size_t builtins = all.size();
+  static std::mutex sync; // readers (REST, task start-up) may come from several threads
+  std::lock_guard lock{sync};
+  const auto& loaded = plugins::loaded_sinks();
+  while (all.size() - builtins < loaded.size())
+    all.push_back(plugin_sink(loaded[all.size() - builtins]));
+  return all;
+}
+
+size_t load_plugins(const std::vector<std::string>& plugin_path) {
+  return plugins::load_plugins(plugin_path, builtin_name);
+}
+
+const SinkPlugin* find_sink(std::string_view name) noexcept {
+  return find_plugin(sink_plugins(), name);
+}
+
+} // namespace weir::connectors

@@ -1,0 +1,166 @@
+#include "engine/plugins/loader.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+namespace weir::plugins {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::deque<LoadedSink>& sinks() {
+  static std::deque<LoadedSink> all;
+  return all;
+}
+
+/// Collects what one plugin registers; checks names as they come.
+class Registrar final : public PluginRegistrar {
+public:
+  Registrar(std::string path, bool (*taken)(std::string_view)) : path_(std::move(path)), taken_(taken) {}
+
+  void add_sink(SinkDescriptor sink) override {
+    if (sink.class_name.empty())
+      throw PluginError("plugin " + path_ + " registers a sink with an empty class name");
+    if (!sink.make || !sink.define)
+      throw PluginError("plugin " + path_ + " registers sink " + sink.class_name
+                        + " without a factory or config definition");
+    std::vector<std::string> names{sink.class_name};
+    names.insert(names.end(), sink.aliases.begin(), sink.aliases.end());
+    for (const auto& name : names)
+      check_free(name);
+    LoadedSink loaded{std::move(sink), ConfigDef{}, path_};
+    try {
+      loaded.descriptor.define(loaded.definition);
+    } catch (const std::exception& e) {
+      throw PluginError("plugin " + path_ + ": the config definition of "
+                        + loaded.descriptor.class_name + " failed: " + e.what());
+    }
+    added_.push_back(std::move(loaded));
+  }
+
+  std::vector<LoadedSink> take() { return std::move(added_); }
+
+private:
+  /// Plugins first: `taken` may also see sinks loaded before, and naming their file
+  /// helps more than "a built-in".
+  void check_free(const std::string& name) {
+    for (const auto& s : sinks()) {
+      bool clash = s.descriptor.class_name == name
+                   || std::find(s.descriptor.aliases.begin(), s.descriptor.aliases.end(), name)
+                        != s.descriptor.aliases.end();
+      if (clash)
+        throw PluginError("plugin " + path_ + " registers connector class " + name
+                          + ", which plugin " + s.path + " registered already");
+    }
+    for (const auto& a : added_)
+      if (a.descriptor.class_name == name
+          || std::find(a.descriptor.aliases.begin(), a.descriptor.aliases.end(), name)
+               != a.descriptor.aliases.end())
+        throw PluginError("plugin " + path_ + " registers connector class " + name + " twice");
+    if (taken_ && taken_(name))
+      throw PluginError("plugin " + path_ + " registers connector class " + name
+                        + ", which is a built-in connector's name");
+  }
+
+  std::string path_;
+  bool (*taken_)(std::string_view);
+  std::vector<LoadedSink> added_;
+};
+
+std::string dl_error() {
+  const char* e = dlerror();
+  return e ? e : "unknown error";
+}
+
+} // namespace
+
+void load_plugin(const std::string& path, bool (*taken)(std::string_view)) {
+  dlerror();
+  // RTLD_LOCAL: two plugins may use the same symbol names for their own code.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle)
+    throw PluginError("cannot load plugin " + path + ": " + dl_error());
+  auto refuse = [&](const std::string& message) {
+    dlclose(handle); // none of its code ran or is referenced yet
+    throw PluginError(message);
+  };
+  dlerror();
+  auto version_fn = reinterpret_cast<weir_plugin_sdk_version_fn>(dlsym(handle, "weir_plugin_sdk_version"));
+  if (!version_fn)
+    refuse("plugin " + path + " has no symbol weir_plugin_sdk_version: not a weir plugin "
+           "(a plugin defines its entry points with WEIR_PLUGIN, see weir/plugin.hpp)");
+  auto register_fn = reinterpret_cast<weir_plugin_register_fn>(dlsym(handle, "weir_plugin_register"));
+  if (!register_fn)
+    refuse("plugin " + path + " has no symbol weir_plugin_register: not a weir plugin "
+           "(a plugin defines its entry points with WEIR_PLUGIN, see weir/plugin.hpp)");
+  int version = version_fn();
+  if (version != sdk_version)
+    refuse("plugin " + path + " was built against weir SDK version " + std::to_string(version)
+           + ", but this weir provides SDK version " + std::to_string(sdk_version)
+           + ": rebuild the plugin against SDK version " + std::to_string(sdk_version));
+
+  Registrar registrar{path, taken};
+  try {
+    register_fn(&registrar);
+  } catch (const PluginError&) {
+    throw; // registered code may be referenced by now: never dlclose after this point
+  } catch (const std::exception& e) {
+    throw PluginError("plugin " + path + ": registration failed: " + e.what());
+  } catch (...) {
+    throw PluginError("plugin " + path + ": registration threw a non-standard exception");
+  }
+  auto added = registrar.take();
+  if (added.empty())
+    spdlog::warn("plugin {} registers no connector", path);
+  for (auto& s : added) {
+    spdlog::info("loaded sink connector plugin {} version {} from {}", s.descriptor.class_name,
+                 s.descriptor.version, path);
+    sinks().push_back(std::move(s));
+  }
+}
+
+size_t load_plugins(const std::vector<std::string>& dirs, bool (*taken)(std::string_view)) {
+  std::vector<std::string> files;
+  auto add_libraries = [&](const fs::path& dir) {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (entry.path().extension() == ".so" && entry.is_regular_file(ec))
+        files.push_back(entry.path().string());
+    if (ec)
+      throw PluginError("cannot read plugin directory " + dir.string() + ": " + ec.message());
+  };
+  for (const auto& dir : dirs) {
+    if (dir.empty())
+      continue;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) {
+      // As Kafka Connect does: worker files list the usual places whether or not they
+      // exist on this machine.
+      spdlog::warn("plugin.path: {} {}; ignoring it", dir,
+                   fs::exists(dir, ec) ? "is not a directory" : "does not exist");
+      continue;
+    }
+    add_libraries(dir);
+    std::set<fs::path> subdirs; // sorted: the load order does not depend on the file system
+    for (const auto& entry : fs::directory_iterator(dir, ec))
+      if (entry.is_directory(ec))
+        subdirs.insert(entry.path());
+    for (const auto& sub : subdirs)
+      add_libraries(sub);
+  }
+  std::sort(files.begin(), files.end());
+  files.erase(std::unique(files.begin(), files.end()), files.end());
+  for (const auto& f : files)
+    load_plugin(f, taken);
+  return files.size();
+}
+
+const std::deque<LoadedSink>& loaded_sinks() { return sinks(); }
+
+} // namespace weir::plugins

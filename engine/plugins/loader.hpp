@@ -1,0 +1,51 @@
+// Loading plugin shared libraries from the worker's `plugin.path` (issue 9).
+//
+// Every `.so` directly in a plugin.path directory, or in a folder one level below
+// it, is dlopen()ed at start-up; its entry points (weir/plugin.hpp) are checked —
+// SDK version first, before any of its C++ code runs — and the connectors it
+// registers are kept here, for engine/connector_registry.cpp to list next to the
+// built-ins. A plugin is never unloaded.
+#pragma once
+
+#include <deque>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "weir/config.hpp"
+#include "weir/plugin.hpp"
+
+namespace weir::plugins {
+
+/// A plugin (or a plugin.path directory) that weir refuses, naming the file.
+class PluginError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A sink connector class a plugin registered.
+struct LoadedSink {
+  SinkDescriptor descriptor;
+  ConfigDef definition; ///< built once from descriptor.define
+  std::string path;     ///< the shared library it came from
+};
+
+/// Loads one plugin file and keeps what it registers. Throws PluginError naming the
+/// file: not loadable (dlerror's reason), a missing entry point (naming the symbol),
+/// another SDK version (naming both), a failing registration, or a class name or
+/// alias that is already taken (`taken` says whether a name belongs to a built-in).
+/// Nothing of a refused plugin is kept.
+void load_plugin(const std::string& path, bool (*taken)(std::string_view name) = nullptr);
+
+/// Loads every plugin in `dirs` (a worker's `plugin.path`), in name order. An entry
+/// that does not exist or is no directory is skipped with a warning, as Kafka Connect
+/// skips it. Throws PluginError for the first refused plugin. Returns how many files
+/// were loaded.
+size_t load_plugins(const std::vector<std::string>& dirs,
+                    bool (*taken)(std::string_view name) = nullptr);
+
+/// Every sink registered so far, in load order. Start-up only: loading is not
+/// synchronised with readers; entries never move once added.
+const std::deque<LoadedSink>& loaded_sinks();
+
+} // namespace weir::plugins

@@ -1,0 +1,38 @@
+// What a built-in sink connector implements (the pipeline's last stage runs it):
+// plugins implement weir::Sink (include/weir/sink.hpp) instead, which
+// engine/plugins/sink_adapter.hpp adapts to this.
+#pragma once
+
+#include <vector>
+
+#include "runtime/data/decoded_batch.hpp"
+#include "runtime/kafka/topic_partition.hpp"
+
+namespace weir::runtime::pipeline {
+
+/// What a sink connector implements: write a batch durably.
+class SinkWriter {
+public:
+  virtual ~SinkWriter() = default;
+
+  /// Writes every Live record of `batch`; returning means they are durable. A record
+  /// the destination rejects is marked Failed (batch.fail) and the others are still
+  /// written. A replayed record an exactly-once writer skips (its offset is below the
+  /// one stored with the data) is marked Dropped, so that "records written" counts only
+  /// what this write made durable. Throwing means the whole batch failed (it may be
+  /// retried).
+  virtual void write(data::DecodedBatch& batch) = 0;
+
+  /// Offsets the destination stored itself (exactly-once sinks), asked once when the
+  /// task starts: where the task's consumer starts reading each partition the first
+  /// time it is assigned, unless the group committed a later offset. Empty for
+  /// at-least-once sinks.
+  virtual std::vector<kafka::TopicPartitionOffset> stored_offsets() { return {}; }
+
+  /// Whether the destination stores the consumed offsets with the data and skips
+  /// records below them (the JDBC sinks): then a record read twice is written once,
+  /// and the task's consumer may read before its group has settled (see JoinGate).
+  virtual bool exactly_once() const noexcept { return false; }
+};
+
+} // namespace weir::runtime::pipeline
