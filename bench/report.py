@@ -406,7 +406,8 @@ def many_table(w, meta, runs):
       "file (weir standalone, then Kafka Connect standalone). Time is from the first POST to the moment every "
       "file holds all its records; CPU (user+sys of the whole process) and the thread count then are from the "
       "process start; peak RSS is VmHWM; peak threads is the most seen in `/proc/PID/status` (polled every "
-      "25 ms).")
+      "25 ms)." + (f" weir's worker has `{meta['many_props']}` (WEIR_BENCH_MANY_PROPS)." if meta.get("many_props")
+                   else ""))
     w("")
     w("| run | delivered | s from first POST to last record | s to REST up | CPU s | peak RSS MB | peak threads |")
     w("| --- | :---: | ---: | ---: | ---: | ---: | ---: |")

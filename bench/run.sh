@@ -108,6 +108,10 @@
 #   WEIR_BENCH_FAILOVER_PROPS  extra worker properties for both clusters of the
 #                       failover runs, "key=value key=value" (default none: both
 #                       engines with their defaults); the report names them
+#   WEIR_BENCH_MANY_PROPS  extra worker properties for weir's run of step 12,
+#                       "key=value ..." (e.g. consumer.queued.max.messages.kbytes=1024,
+#                       to try a consumer setting); the report names them
+#   WEIR_BENCH_MANY_ENGINES  which engines step 12 runs, default "weir connect"
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -1205,7 +1209,12 @@ many_run() {
   local kind="$1" engine="$2" worker names label
   many_name="bench-many-$engine-$run_id"
   many_prefix="$work/run/$many_name-"
-  worker="$(worker_file "$many_name")"
+  if [[ "$engine" == weir ]]; then
+    # shellcheck disable=SC2086 # key=value words
+    worker="$(worker_file "$many_name" ${WEIR_BENCH_MANY_PROPS:-})"
+  else
+    worker="$(worker_file "$many_name")"
+  fi
   many_port="$(sed -n 's|^listeners=http://127.0.0.1:||p' "$worker")"
   names="$work/run/$many_name.threads"
   label="$([[ $engine == weir ]] && echo weir || echo "Kafka Connect $connect_version") standalone, $many_connectors FileStreamSink connectors"
@@ -1227,8 +1236,14 @@ if ((many)); then
   weir::log "bench: step 12: $many_connectors FileStreamSink connectors through the REST API, weir then Kafka Connect"
   many_topic="many-user-events-$run_id"
   "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$many_topic" --partitions 4 --records "$many_records" >&2
-  many_run weir_many weir
-  many_run kc_many connect
+  meta many_props "${WEIR_BENCH_MANY_PROPS:-}"
+  for engine in ${WEIR_BENCH_MANY_ENGINES:-weir connect}; do
+    case "$engine" in
+      weir) many_run weir_many weir ;;
+      connect) many_run kc_many connect ;;
+      *) weir::die "WEIR_BENCH_MANY_ENGINES: weir or connect, not $engine" ;;
+    esac
+  done
 fi
 
 # --- the report ---------------------------------------------------------------------------
