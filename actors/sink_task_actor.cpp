@@ -1,6 +1,7 @@
 #include "actors/sink_task_actor.hpp"
 
 #include <algorithm>
+#include <atomic>
 
 #include "actors/stage.hpp"
 #include "engine/pipeline/connector_config.hpp"
@@ -29,8 +30,27 @@ kafka::Properties client_props(const SinkTaskSpec& spec, const std::string& kind
 // Measured (bench/results/postgres.md, 8 partitions): at 8 tasks 10,000 kept the
 // pace of 20,000 in 70% of the memory, and 5,000 was 25% slower; at 4 tasks 10,000
 // took twice as long as 20,000. consumer.queued.min.messages still sets it.
+//
+// The process's sink tasks also share a budget of 160,000, which leaves a process
+// with one connector of up to 16 tasks as it was: with hundreds of connectors, their
+// prefetched records held most of the peak RSS, and less is also faster there
+// (bench/results/many_connectors.md). Read when a task starts, down to 1,000.
+std::atomic<int> live_sink_tasks{0};
+
 std::string prefetch_records(int tasks) {
-  return std::to_string(std::clamp(80000 / std::max(tasks, 1), 10000, 20000));
+  int per_connector = std::clamp(80000 / std::max(tasks, 1), 10000, 20000);
+  int per_process = std::max(160000 / (live_sink_tasks.load() + 1), 1000); // with this one
+  return std::to_string(std::min(per_connector, per_process));
+}
+
+/// Counts the task among the live ones for as long as its reader exists.
+std::shared_ptr<pipeline::TopicReader> counted(std::shared_ptr<pipeline::TopicReader> reader) {
+  ++live_sink_tasks;
+  auto* raw = reader.get();
+  return {raw, [reader = std::move(reader)](pipeline::TopicReader*) mutable {
+            reader.reset();
+            --live_sink_tasks;
+          }};
 }
 
 } // namespace
@@ -56,7 +76,7 @@ SinkTaskActors spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec)
     consumer.join_gate = spec.join_gate; // see JoinGate for why static members are not gated
   consumer.start_offsets = writer->stored_offsets(); // exactly-once sinks resume there
   consumer.read_before_settled = writer->exactly_once();
-  auto kafka = std::make_shared<pipeline::TopicReader>(consumer);
+  auto kafka = counted(std::make_shared<pipeline::TopicReader>(consumer));
 
   using runtime::metrics::StageRole;
   auto cell = [&](const std::string& stage, StageRole role) {

@@ -2,10 +2,15 @@
 // the same way for weir, Kafka Connect and the bare consumer.
 //
 //   bench_run --records N --target TARGET [--timeout S] [--log FILE]
-//             [--conninfo URL] [--verify-rows TABLE:COLUMN] [--server-pid PID] -- CMD [ARGS...]
+//             [--conninfo URL] [--verify-rows TABLE:COLUMN] [--server-pid PID]
+//             [--mark PATH] [--thread-names FILE] -- CMD [ARGS...]
 //
 // TARGET says where the subject's records land, and so when it is done:
 //   file:PATH               lines in PATH (a FileStreamSink's output)
+//   files:K:PREFIX          lines in the K files PREFIX0.txt .. PREFIX<K-1>.txt, each
+//                           counted up to N/K (K sinks that each write N/K lines: done
+//                           when every one of them has, a doubled file making up for
+//                           no short one)
 //   sqlite:PATH             rows committed by weir's JDBC sink into PATH: the sum of
 //                           next_offset in its offsets table, which is written in the
 //                           same transaction as the rows (a fresh topic starts at 0)
@@ -24,6 +29,13 @@
 // and peak RSS (VmHWM). In exit mode they come from wait4()'s rusage instead. Then
 // the child's process group gets SIGTERM (SIGKILL after 20 s).
 //
+// Every poll also reads the child's thread count (`Threads:` of /proc/PID/status):
+// threads_max is the most seen. --thread-names FILE writes, when the N-th record is
+// seen, the child's threads counted by name (/proc/PID/task/*/comm, trailing digits
+// and dashes cut: rdk:broker1 and rdk:broker-1 count as rdk:broker), "COUNT NAME" a line.
+// --mark PATH adds mark_s, the seconds from the fork until PATH existed (the harness
+// creates it when it starts driving the subject, e.g. before its first REST call).
+//
 // --server-pid PID adds server_cpu_s: the CPU a server (PostgreSQL's postmaster)
 // and its children (the backends, the WAL writer, the checkpointer) spent from the
 // fork to the N-th record, counting the children that exited meanwhile.
@@ -33,9 +45,10 @@
 //
 // Prints one line of key=value pairs on stdout:
 //   status=ok|timeout|exited|wrong_rows records=... wall_s=... first_s=... cpu_s=... rss_mb=...
-//   [server_cpu_s=...] [rows=... distinct=...]
+//   threads_max=... [mark_s=...] [server_cpu_s=...] [rows=... distinct=...]
 // A benchmark reports; it never fails on timing (exit status 0 unless misused).
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -45,6 +58,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -73,8 +87,9 @@ double mono_s() {
 
 [[noreturn]] void usage() {
   std::fprintf(stderr, "usage: bench_run --records N --target file:PATH|sqlite:PATH|topic:BOOTSTRAP:TOPIC|"
-                       "group:BOOTSTRAP:TOPIC:GROUP|pg:SQL|exit [--timeout S] [--log FILE] [--conninfo URL]"
-                       " [--verify-rows TABLE:COLUMN] [--server-pid PID] -- CMD [ARGS...]\n");
+                       "group:BOOTSTRAP:TOPIC:GROUP|pg:SQL|files:K:PREFIX|exit [--timeout S] [--log FILE]"
+                       " [--conninfo URL] [--verify-rows TABLE:COLUMN] [--server-pid PID] [--mark PATH]"
+                       " [--thread-names FILE] -- CMD [ARGS...]\n");
   std::exit(2);
 }
 
@@ -112,6 +127,23 @@ private:
   std::vector<char> buf_;
   int fd_ = -1;
   uint64_t lines_ = 0;
+};
+
+/// K sink files, each counted up to its share of the records.
+class FilesProbe : public Probe {
+public:
+  FilesProbe(size_t k, const std::string& prefix, uint64_t each) : each_(each) {
+    for (size_t i = 0; i < k; ++i) files_.emplace_back(prefix + std::to_string(i) + ".txt");
+  }
+  uint64_t count() override {
+    uint64_t sum = 0;
+    for (auto& f : files_) sum += std::min(f.count(), each_);
+    return sum;
+  }
+
+private:
+  std::vector<FileProbe> files_;
+  uint64_t each_;
 };
 
 /// Rows committed by weir's JDBC sink: its offsets table moves in the rows' transaction.
@@ -307,6 +339,38 @@ ProcSample sample(pid_t pid) {
   return s;
 }
 
+/// `Threads:` of /proc/PID/status, 0 when it is gone.
+int thread_count(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("Threads:", 0) == 0) return std::atoi(line.c_str() + 8);
+  return 0;
+}
+
+/// The process's threads counted by name, trailing digits and dashes cut, most first.
+void write_thread_names(pid_t pid, const std::string& path) {
+  std::map<std::string, int> names;
+  std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  if (DIR* tasks = ::opendir(dir.c_str())) {
+    while (dirent* e = ::readdir(tasks)) {
+      if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+      std::ifstream comm(dir + "/" + e->d_name + "/comm");
+      std::string name;
+      std::getline(comm, name);
+      while (!name.empty() && (std::isdigit(static_cast<unsigned char>(name.back())) || name.back() == '-'))
+        name.pop_back();
+      ++names[name.empty() ? "?" : name];
+    }
+    ::closedir(tasks);
+  }
+  std::vector<std::pair<int, std::string>> sorted;
+  for (auto& [name, n] : names) sorted.emplace_back(n, name);
+  std::sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.first > b.first; });
+  std::ofstream out(path);
+  for (auto& [n, name] : sorted) out << n << ' ' << name << '\n';
+}
+
 /// Fields 14 to 17 of /proc/PID/stat (utime, stime, cutime, cstime) in clock ticks,
 /// and field 4 (the parent's pid); false when the process is gone.
 bool stat_times(const std::string& path, unsigned long long (&times)[4], long& ppid) {
@@ -381,7 +445,7 @@ extern "C" void forward(int sig) {
 
 int main(int argc, char** argv) {
   uint64_t records = 0;
-  std::string target, log = "/dev/null", conninfo, verify;
+  std::string target, log = "/dev/null", conninfo, verify, mark, thread_names;
   double timeout = 600;
   pid_t server = 0;
   int i = 1;
@@ -398,6 +462,8 @@ int main(int argc, char** argv) {
     else if (a == "--log") log = argv[++i];
     else if (a == "--conninfo") conninfo = argv[++i];
     else if (a == "--verify-rows") verify = argv[++i];
+    else if (a == "--mark") mark = argv[++i];
+    else if (a == "--thread-names") thread_names = argv[++i];
     else if (a == "--server-pid") server = static_cast<pid_t>(std::strtol(argv[++i], nullptr, 10));
     else usage();
   }
@@ -425,6 +491,12 @@ int main(int argc, char** argv) {
     probe = std::make_unique<GroupProbe>(rest.substr(0, topic_colon),
                                          rest.substr(topic_colon + 1, group_colon - topic_colon - 1),
                                          rest.substr(group_colon + 1));
+  } else if (target.rfind("files:", 0) == 0) {
+    auto rest = target.substr(6);
+    auto colon = rest.find(':');
+    size_t k = colon == std::string::npos ? 0 : std::strtoull(rest.c_str(), nullptr, 10);
+    if (k == 0 || records % k != 0) usage();
+    probe = std::make_unique<FilesProbe>(k, rest.substr(colon + 1), records / k);
   } else if (target.rfind("pg:", 0) == 0) {
     if (!pg) usage();
     probe = std::make_unique<PgProbe>(pg, target.substr(3));
@@ -462,13 +534,19 @@ int main(int argc, char** argv) {
   rusage ru{};
   int wstatus = 0;
   bool reaped = false;
+  int threads_max = 0;
+  double mark_s = 0;
   while (mono_s() - t0 < timeout) {
+    threads_max = std::max(threads_max, thread_count(pid));
+    struct stat mark_st{};
+    if (!mark.empty() && mark_s == 0 && ::stat(mark.c_str(), &mark_st) == 0) mark_s = mono_s() - t0;
     if (!exit_mode) {
       seen = probe->count();
       if (seen > 0 && first == 0) first = mono_s() - t0;
       if (seen >= records) {
         last = mono_s() - t0;
         at_end = sample(pid);
+        if (!thread_names.empty()) write_thread_names(pid, thread_names);
         if (server > 0) server_cpu_s = server_cpu(server) - server_cpu0;
         status = "ok";
         break;
@@ -503,7 +581,12 @@ int main(int argc, char** argv) {
     (void)st;
   }
   ::kill(-pid, SIGKILL);
-  std::string extra;
+  std::string extra = " threads_max=" + std::to_string(threads_max);
+  if (!mark.empty()) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " mark_s=%.3f", mark_s);
+    extra += buf;
+  }
   if (server > 0) {
     char buf[64];
     std::snprintf(buf, sizeof buf, " server_cpu_s=%.2f", server_cpu_s);

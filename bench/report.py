@@ -91,6 +91,7 @@ TIMING_KINDS = ("weir_timing_on", "weir_timing_off")
 CDC_KINDS = ("weir_cdc", "kc_cdc")
 PGSOURCE_KINDS = ("weir_pgsource", "pgsource_copy")
 AVRO_KINDS = ("weir_json_values", "weir_avro_values")
+MANY_KINDS = ("weir_many", "kc_many")
 
 
 def pg_row(r):
@@ -385,6 +386,61 @@ def avro_targets(w, runs):
                    best(runs, "weir_json_values"), 0.8)
 
 
+def many_time(r):
+    """Seconds from the first POST (bench_run's mark) to the last connector's last record."""
+    return num(r, "wall_s") - num(r, "mark_s")
+
+
+def many_table(w, meta, runs):
+    """Step 12: many FileStreamSink connectors, created through the REST API, in one process."""
+    rows = [r for r in runs if r["kind"] in MANY_KINDS]
+    if not rows:
+        return
+    k, n = meta.get("many_connectors", "?"), int(meta.get("many_records", "0"))
+    w("")
+    w("### Many connectors (step 12)")
+    w("")
+    w(f"{k} FileStreamSink connectors (`tasks.max=1`, each its own file and consumer group `connect-<name>`, no "
+      f"transforms, schemaless JSON) over one topic of {n:,} JSON user events on 4 partitions, POSTed one after "
+      "the other (one curl, one connection) to `/connectors` of one standalone worker started with no connector "
+      "file (weir standalone, then Kafka Connect standalone). Time is from the first POST to the moment every "
+      "file holds all its records; CPU (user+sys of the whole process) and the thread count then are from the "
+      "process start; peak RSS is VmHWM; peak threads is the most seen in `/proc/PID/status` (polled every "
+      "25 ms)." + (f" weir's worker has `{meta['many_props']}` (WEIR_BENCH_MANY_PROPS)." if meta.get("many_props")
+                   else ""))
+    w("")
+    w("| run | delivered | s from first POST to last record | s to REST up | CPU s | peak RSS MB | peak threads |")
+    w("| --- | :---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        delivered = "all" if ok(r) else f"{int(num(r, 'records')):,} of {k}×{n:,} ({r.get('status', '?')})"
+        w(f"| {r['subject']} | {delivered} | {fmt(many_time(r)) if ok(r) else '—'} | {fmt(num(r, 'mark_s'))} | "
+          f"{fmt(num(r, 'cpu_s'))} | {fmt(num(r, 'rss_mb'), 0)} | {int(num(r, 'threads_max')):,} |")
+    names = {r["kind"]: r.get("thread_names", "") for r in rows}
+    if any(names.values()):
+        w("")
+        w("Threads by name when the last record landed (trailing digits cut): "
+          + "; ".join(f"{'weir' if kind == 'weir_many' else 'Kafka Connect'}: {v.replace(',', ', ')}"
+                      for kind, v in names.items() if v) + ".")
+
+
+def many_targets(w, runs):
+    """Issue 26's many-connectors targets: all delivered, RSS <= 1/10 and time <= 1/5 of Kafka Connect's."""
+    if not any(r["kind"] in MANY_KINDS for r in runs):
+        return
+    wm, km = first(runs, "weir_many"), first(runs, "kc_many")
+    w(f"| many connectors: all delivered | {'yes' if ok(wm) else 'NO'} | {'yes' if ok(km) else 'NO'} | — | "
+      f"weir all | {'yes' if ok(wm) else 'NO'} |")
+    for name, key, goal, limit in (("many connectors: peak RSS (MB)", "rss_mb", "≤ 1/10", 0.1),
+                                   ("many connectors: s from first POST to last record", None, "≤ 1/5", 0.2)):
+        if ok(wm) and ok(km):
+            a, b = (num(wm, key), num(km, key)) if key else (many_time(wm), many_time(km))
+            x = ratio(a, b)
+            w(f"| {name} | {fmt(a, 0 if key else 2)} | {fmt(b, 0 if key else 2)} | "
+              f"{'1/' + format(1 / x, '.1f') if x else '—'} | {goal} | {'yes' if 0 < x <= limit else 'NO'} |")
+        else:
+            w(f"| {name} | — | — | — | {goal} | NO |")
+
+
 def ratio(a, b):
     return a / b if a and b else 0.0
 
@@ -405,6 +461,7 @@ def main():
     only_postgres = all(r["kind"] in PG_KINDS for r in runs)
     only_cdc = all(r["kind"] in CDC_KINDS for r in runs)
     only_pgsource = all(r["kind"] in PGSOURCE_KINDS for r in runs)
+    only_many = all(r["kind"] in MANY_KINDS for r in runs)
     if only_timing:
         w(f"- the cost-of-measuring pair only: `bench/run.sh --only timing --records {n}`; {n:,} JSON user "
           "events (~180 bytes), topic of 8 partitions")
@@ -414,6 +471,9 @@ def main():
         w(f"- the JDBC source on PostgreSQL only: `bench/run.sh --only pgsource --records {n}`")
     elif only_avro:
         w(f"- the Avro pair only: `bench/run.sh --only avro --records {n}`; {meta.get('rounds', '1')} round(s)")
+    elif only_many:
+        w(f"- the many-connectors step only: `bench/run.sh --only many --connectors {meta.get('many_connectors', '?')} "
+          f"--many-records {meta.get('many_records', '?')}`")
     elif only_postgres:
         w(f"- the PostgreSQL step only: `bench/run.sh --only postgres --records {n}`")
     elif only_failover:
@@ -440,7 +500,8 @@ def main():
         print("\n".join(out))
         return
     # A step run alone (--only): its own table and its own targets.
-    for alone, table, targets in ((only_avro, avro_table, avro_targets),
+    for alone, table, targets in ((only_many, many_table, many_targets),
+                                  (only_avro, avro_table, avro_targets),
                                   (only_cdc, cdc_table, cdc_targets),
                                   (only_pgsource, pgsource_table, pgsource_targets),
                                   (only_postgres, postgres_table, postgres_targets),
@@ -488,6 +549,7 @@ def main():
     cdc_table(w, meta, runs)
     pgsource_table(w, meta, runs)
     avro_table(w, meta, runs)
+    many_table(w, meta, runs)
     wsink, ksink = best(runs, "weir_sink"), best(runs, "kc_sink")
     if not only_jdbc:
         w("")
@@ -549,6 +611,7 @@ def main():
     cdc_targets(w, runs)
     pgsource_targets(w, runs)
     avro_targets(w, runs)
+    many_targets(w, runs)
     if ok(jdbc) and ok(raw) and num(raw, "synthetic_rate"):
         w("")
         w("The JDBC target compares the sink with SQLite inserting the rows the sink wrote, in the order the "

@@ -4,8 +4,9 @@
 #
 #   bench/run.sh [--records N] [--tasks "1 2 4 8"] [--connect-tasks "1 2 4 8"]
 #                [--out FILE] [--keep] [--no-failover] [--no-postgres]
-#                [--only failover|jdbc|postgres|timing|cdc|pgsource|avro] [--no-timing] [--no-cdc]
-#                [--no-pgsource] [--no-avro] [--no-build] [--check] [--rounds R]
+#                [--only failover|jdbc|postgres|timing|cdc|pgsource|avro|many] [--no-timing] [--no-cdc]
+#                [--no-pgsource] [--no-avro] [--no-many] [--connectors N] [--many-records N]
+#                [--no-build] [--check] [--rounds R]
 #
 #   --records N        input size, default 2000000 (a topic of N JSON user events,
 #                      ~180 bytes each, 8 partitions; and a file of N lines)
@@ -36,6 +37,15 @@
 #                      same events as Confluent Avro (AvroConverter, the bench's own
 #                      Schema Registry), --rounds times, the order swapped each round
 #   --no-avro          skip step 11
+#   --only many        run the many-connectors step only (step 12, issue 26): --connectors
+#                      FileStreamSink connectors (tasks.max=1, each its own file and
+#                      consumer group) POSTed to the REST API of one weir standalone
+#                      started with no connector file, then of one Kafka Connect
+#                      standalone; time from the first POST until every file holds all
+#                      the records, CPU, peak RSS, peak thread count, threads by name
+#   --no-many          skip step 12
+#   --connectors N     step 12's number of connectors, default 200
+#   --many-records N   step 12's topic: N JSON user events on 4 partitions, default 20000
 #   --no-build         use the build directory as it is (WEIR_BENCH_BUILD, e.g. the
 #                      test build of scripts/test.sh): no meson, only a check that
 #                      weir and the bench tools are there; the report names its type
@@ -63,8 +73,10 @@
 # Then the CDC runs: N inserts in transactions of 100 rows (pgbench) streamed from
 # PostgreSQL to Kafka by weir's PostgresConnector, then by Debezium's on Kafka Connect;
 # cdc_probe (bench/cdc_probe.cpp) reads each topic back for events/s and commit ->
-# Kafka latency. Last, weir's sink of step 3 over the JSON topic and over the same
-# events as Confluent Avro (AvroConverter, the bench's own Schema Registry).
+# Kafka latency. Then weir's sink of step 3 over the JSON topic and over the same
+# events as Confluent Avro (AvroConverter, the bench's own Schema Registry). Last,
+# many FileStreamSink connectors created through the REST API of one process, weir's
+# and Kafka Connect's.
 #
 # It builds weir (release) into build-release/, installs what is missing (apt-get,
 # Kafka's and Kafka Connect's jars with Maven into tools/*/lib, Debezium's JDBC sink
@@ -96,6 +108,10 @@
 #   WEIR_BENCH_FAILOVER_PROPS  extra worker properties for both clusters of the
 #                       failover runs, "key=value key=value" (default none: both
 #                       engines with their defaults); the report names them
+#   WEIR_BENCH_MANY_PROPS  extra worker properties for weir's run of step 12,
+#                       "key=value ..." (e.g. consumer.queued.max.messages.kbytes=1024,
+#                       to try a consumer setting); the report names them
+#   WEIR_BENCH_MANY_ENGINES  which engines step 12 runs, default "weir connect"
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -119,6 +135,9 @@ timing=1   # step 3b
 cdc=1      # the CDC runs (bench_cdc)
 pgsource=1 # step 10
 avro=1     # step 11
+many=1     # step 12
+many_connectors=200
+many_records=20000
 build=1
 check=0
 rounds=2
@@ -135,16 +154,20 @@ while [[ $# -gt 0 ]]; do
     --no-cdc) cdc=0 ;;
     --no-pgsource) pgsource=0 ;;
     --no-avro) avro=0 ;;
+    --no-many) many=0 ;;
+    --connectors) many_connectors="$2"; shift ;;
+    --many-records) many_records="$2"; shift ;;
     --only)
       case "${2:-}" in
-        failover) sinks=0; jdbc=0; postgres=0; timing=0; cdc=0; pgsource=0; avro=0 ;;
-        jdbc) sinks=0; failover=0; postgres=0; timing=0; cdc=0; pgsource=0; avro=0 ;;
-        postgres) sinks=0; jdbc=0; failover=0; timing=0; cdc=0; pgsource=0; avro=0 ;;
-        timing) sinks=0; jdbc=0; failover=0; postgres=0; cdc=0; pgsource=0; avro=0 ;;
-        cdc) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; pgsource=0; avro=0 ;;
-        pgsource) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; cdc=0; avro=0 ;;
-        avro) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; cdc=0; pgsource=0 ;;
-        *) weir::die "--only takes: failover, jdbc, postgres, timing, cdc, pgsource, avro" ;;
+        failover) sinks=0; jdbc=0; postgres=0; timing=0; cdc=0; pgsource=0; avro=0; many=0 ;;
+        jdbc) sinks=0; failover=0; postgres=0; timing=0; cdc=0; pgsource=0; avro=0; many=0 ;;
+        postgres) sinks=0; jdbc=0; failover=0; timing=0; cdc=0; pgsource=0; avro=0; many=0 ;;
+        timing) sinks=0; jdbc=0; failover=0; postgres=0; cdc=0; pgsource=0; avro=0; many=0 ;;
+        cdc) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; pgsource=0; avro=0; many=0 ;;
+        pgsource) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; cdc=0; avro=0; many=0 ;;
+        avro) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; cdc=0; pgsource=0; many=0 ;;
+        many) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; cdc=0; pgsource=0; avro=0 ;;
+        *) weir::die "--only takes: failover, jdbc, postgres, timing, cdc, pgsource, avro, many" ;;
       esac
       shift ;;
     --no-build) build=0 ;;
@@ -157,10 +180,12 @@ while [[ $# -gt 0 ]]; do
 done
 [[ "$records" =~ ^[1-9][0-9]*$ ]] || weir::die "--records needs a positive integer"
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || weir::die "--rounds needs a positive integer"
+[[ "$many_connectors" =~ ^[1-9][0-9]*$ ]] || weir::die "--connectors needs a positive integer"
+[[ "$many_records" =~ ^[1-9][0-9]*$ ]] || weir::die "--many-records needs a positive integer"
 # The CDC runs: --records when they run alone, else at most the issue's 1,000,000
 # inserts (a full run's 2,000,000 would be ~6 GB of Kafka per engine), in whole
 # transactions of 100 rows.
-if ((cdc && !sinks && !jdbc && !failover && !postgres && !timing && !avro)); then
+if ((cdc && !sinks && !jdbc && !failover && !postgres && !timing && !avro && !many)); then
   cdc_records="$records"
   ((records % 100 == 0)) || weir::die "the CDC runs insert in transactions of 100 rows: --records needs a multiple of 100"
 else
@@ -283,8 +308,8 @@ ensure_maven() {
   fi
   exec 8<&-
 }
-# Kafka Connect runs in steps 4, 7, 8 and 9 and the CDC runs only.
-if ((sinks || failover || postgres || cdc)); then
+# Kafka Connect runs in steps 4, 7, 8, 9 and 12 and the CDC runs only.
+if ((sinks || failover || postgres || cdc || many)); then
   ensure_maven "$connect_dir/pom.xml" "$connect_lib" "Kafka Connect $connect_version jars" \
     "connect-runtime-$connect_version.jar"
 fi
@@ -326,6 +351,7 @@ meta sqlite "$(sqlite3 --version 2>/dev/null | cut -d' ' -f1)"
 meta connect_jvm "${connect_jvm[*]}"
 ((!postgres)) || meta debezium "$debezium_version"
 ((!cdc)) || meta debezium_pg "$debezium_pg_version"
+if ((many)); then meta many_connectors "$many_connectors"; meta many_records "$many_records"; fi
 
 "$WEIR_REPO/scripts/kafka.sh" stop >/dev/null 2>&1 || true
 broker_started=1
@@ -411,8 +437,13 @@ EOF
 
 # measure KIND SUBJECT TARGET [KEY=VALUE...] -- CMD... — run CMD under bench_run and
 # append its measurements (plus the extra keys) to the results. bench_run also gets
-# the options in measure_opts (the PostgreSQL runs': --conninfo, --verify-rows, ...).
+# the options in measure_opts (the PostgreSQL runs': --conninfo, --verify-rows, ...),
+# counts to measure_records (default --records), and, when measure_driver names a
+# command, that command runs while the subject does (step 12's REST calls): when it
+# fails, the subject is stopped.
 measure_opts=()
+measure_records=""
+measure_driver=""
 measure() {
   local kind="$1" subject="$2" target="$3" extra=() line log
   shift 3
@@ -422,9 +453,14 @@ measure() {
   weir::log "bench: $subject"
   # In the background, so that a signal to this script is handled at once: cleanup
   # kills bench_run, which kills its subject's process group.
-  "$tools/bench_run" --records "$records" --target "$target" --timeout "$run_timeout" \
+  "$tools/bench_run" --records "${measure_records:-$records}" --target "$target" --timeout "$run_timeout" \
     --log "$log" "${measure_opts[@]}" -- "$@" >"$log.result" &
-  wait "$!"
+  local bench_pid=$!
+  if [[ -n "$measure_driver" ]] && ! $measure_driver; then
+    weir::log "bench:   $measure_driver failed: stopping the subject"
+    kill "$bench_pid" 2>/dev/null || true
+  fi
+  wait "$bench_pid" || true
   line="$(<"$log.result")"
   weir::log "bench:   $line"
   printf '%s\t%s\t%s %s\n' "$kind" "$subject" "$line" "${extra[*]}" >>"$results"
@@ -1137,6 +1173,77 @@ avro_runs() {
 if ((avro)); then
   weir::log "bench: step 11: weir FileStreamSink with JSON values and with Avro values, $rounds round(s)"
   avro_runs
+fi
+
+# --- step 12: many connectors in one process ----------------------------------------------
+# Issue 26: --connectors FileStreamSink connectors (tasks.max=1, each its own file and
+# consumer group) over one topic of --many-records events on 4 partitions, created one
+# after the other through the REST API of one standalone worker started with no
+# connector file; done when every file holds all the records. bench_run marks the
+# first POST (--mark), samples the thread count and writes the threads by name.
+many_port=""
+many_prefix=""
+many_name=""
+# many_post — waits for the REST API (bounded), creates the mark file, POSTs the
+# connectors (one curl, one connection) and fails unless each answered 201.
+many_post() {
+  local deadline=$((SECONDS + run_timeout)) i args=() codes
+  until curl -sf -o /dev/null "http://127.0.0.1:$many_port/"; do
+    ((SECONDS < deadline)) || return 1
+    [[ -n "$(jobs -pr)" ]] || return 1 # bench_run is gone: the subject did not start
+    sleep 0.05
+  done
+  : >"$work/run/$many_name.mark"
+  for ((i = 0; i < many_connectors; i++)); do
+    ((i == 0)) || args+=(--next)
+    args+=(-s -o /dev/null -w '%{http_code}\n' -H 'Content-Type: application/json' --data-binary
+      "{\"name\":\"$many_name-$i\",\"config\":{\"connector.class\":\"org.apache.kafka.connect.file.FileStreamSinkConnector\",\"tasks.max\":\"1\",\"topics\":\"$many_topic\",\"file\":\"$many_prefix$i.txt\"}}"
+      "http://127.0.0.1:$many_port/connectors")
+  done
+  codes="$(timeout "$run_timeout" curl "${args[@]}" | sort | uniq -c | tr -s ' ' | tr '\n' ',')"
+  weir::log "bench:   POST /connectors answers (count code): ${codes%,}"
+  [[ "$codes" == " $many_connectors 201," ]]
+}
+# many_run KIND ENGINE — one engine's run; ENGINE is weir or connect.
+many_run() {
+  local kind="$1" engine="$2" worker names label
+  many_name="bench-many-$engine-$run_id"
+  many_prefix="$work/run/$many_name-"
+  if [[ "$engine" == weir ]]; then
+    # shellcheck disable=SC2086 # key=value words
+    worker="$(worker_file "$many_name" ${WEIR_BENCH_MANY_PROPS:-})"
+  else
+    worker="$(worker_file "$many_name")"
+  fi
+  many_port="$(sed -n 's|^listeners=http://127.0.0.1:||p' "$worker")"
+  names="$work/run/$many_name.threads"
+  label="$([[ $engine == weir ]] && echo weir || echo "Kafka Connect $connect_version") standalone, $many_connectors FileStreamSink connectors"
+  measure_records=$((many_connectors * many_records)) measure_driver=many_post \
+    measure_opts=(--mark "$work/run/$many_name.mark" --thread-names "$names")
+  if [[ "$engine" == weir ]]; then
+    measure "$kind" "$label" "files:$many_connectors:$many_prefix" -- "$weir" standalone "$worker"
+  else
+    measure "$kind" "$label" "files:$many_connectors:$many_prefix" -- "${connect_cmd[@]}" "$worker"
+  fi
+  measure_records="" measure_driver="" measure_opts=()
+  # The threads by name, NAME:COUNT for the report (the top 10; spaces in Java's names cut).
+  if [[ -s "$names" ]]; then
+    sed -i "\$s/\$/ thread_names=$(head -n 10 "$names" | awk '{n=$1; $1=""; sub(/^ /, ""); gsub(/ /, "_"); printf "%s%s:%s", (NR>1?",":""), $0, n}')/" "$results"
+  fi
+  rm -f "$many_prefix"*.txt
+}
+if ((many)); then
+  weir::log "bench: step 12: $many_connectors FileStreamSink connectors through the REST API, weir then Kafka Connect"
+  many_topic="many-user-events-$run_id"
+  "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$many_topic" --partitions 4 --records "$many_records" >&2
+  meta many_props "${WEIR_BENCH_MANY_PROPS:-}"
+  for engine in ${WEIR_BENCH_MANY_ENGINES:-weir connect}; do
+    case "$engine" in
+      weir) many_run weir_many weir ;;
+      connect) many_run kc_many connect ;;
+      *) weir::die "WEIR_BENCH_MANY_ENGINES: weir or connect, not $engine" ;;
+    esac
+  done
 fi
 
 # --- the report ---------------------------------------------------------------------------

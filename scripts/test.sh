@@ -5,7 +5,8 @@
 # in WEIR_SCHEMA_REGISTRY_URL), then a smoke run of every fuzz harness (bench/fuzz.sh
 # --smoke: a few seconds each, from the committed seeds; a crash fails the run), then
 # a small smoke run of the benchmark harness (bench/run.sh, 10,000 records, failover
-# and PostgreSQL included, on its own broker and PostgreSQL server), then stop both
+# and PostgreSQL included, the many-connectors step with 5 connectors of 1,000
+# records, on its own broker and PostgreSQL server), then stop both
 # brokers, both PostgreSQL servers and the registry (always, even on failure).
 # Toxiproxy, the TCP proxy of the network fault suites, is built once with `go install`
 # into .cache/; the Python packages the tests import (fastavro) come from PyPI.
@@ -126,7 +127,7 @@ if ((bench)); then
   weir::log "test: step 6/6: bench/run.sh smoke run (report in .cache/bench-smoke/latest.md)"
   "${bench_env[@]}" WEIR_BENCH_BUILD="$builddir" WEIR_BENCH_DIR="$WEIR_REPO/.cache/bench-smoke" \
     WEIR_BENCH_TIMEOUT=150 "$WEIR_REPO/bench/run.sh" --no-build --check --records 10000 --tasks 1 --connect-tasks 1 --rounds 1 --no-cdc \
-    --out "$WEIR_REPO/.cache/bench-smoke/latest.md"
+    --connectors 5 --many-records 1000 --out "$WEIR_REPO/.cache/bench-smoke/latest.md"
 else
   weir::log "test: step 6/6: bench smoke run skipped (--no-bench)"
 fi
