@@ -279,14 +279,24 @@ sys.exit(1)
 PY
 }
 
+# Paths under the repository are hashed relative to it, and the build directory is
+# not hashed: the same sources compile to a cache hit whatever directory they were
+# cloned into. (A debug object then names the first clone's build directory as its
+# compilation directory; only a debugger reading it would notice.)
+weir::_ccache_anywhere() {
+  export CCACHE_BASEDIR="$WEIR_REPO" CCACHE_NOHASHDIR=1
+}
+
 # weir::build [BUILDDIR] [MESON_OPTION...] — configure (first time only) and compile.
 # BUILDDIR defaults to build/ (relative paths are taken from the repository root).
 # Options (e.g. -Dwerror=true) are given to `meson setup` on the first run and to
 # `meson configure` afterwards, so an existing build directory picks them up; meson
 # reconfigures by itself when a meson.build changes. Wraps are never downloaded
 # (--wrap-mode=nodownload): dependencies come from the Debian packages. Meson uses
-# ccache on its own when it is installed.
+# ccache on its own when it is installed; weir::_ccache_anywhere lets a clone anywhere
+# (CI's clean one, a fresh one under /tmp) reuse what another clone compiled.
 weir::build() {
+  weir::_ccache_anywhere
   local builddir="${1:-build}"
   [[ $# -gt 0 ]] && shift
   [[ "$builddir" == /* ]] || builddir="$WEIR_REPO/$builddir"
@@ -306,6 +316,7 @@ weir::build() {
 # libFuzzer's coverage, ASan and UBSan, -O1 with line tables (fast to compile, and
 # stack traces still name lines). Only the `fuzz` target and what it links are built.
 weir::build_fuzz() {
+  weir::_ccache_anywhere
   local builddir="${1:-build-fuzz}"
   [[ "$builddir" == /* ]] || builddir="$WEIR_REPO/$builddir"
   if [[ ! -f "$builddir/meson-private/coredata.dat" ]]; then

@@ -394,8 +394,13 @@ inline std::unique_ptr<ChildProcess> start_standalone(const std::string& worker,
   return std::make_unique<ChildProcess>(argv, log);
 }
 
-/// SIGTERM, then requires a clean exit (0) within `timeout`.
+/// SIGTERM, then requires a clean exit (0) within `timeout`. A SIGTERM that comes
+/// before weir has installed its handler (while the loader maps its libraries) ends it
+/// by the signal's default action, as it would any program; so this waits first until
+/// weir has written something, which it does only once the handler is in place.
 inline void stop_cleanly(ChildProcess& weir, std::chrono::milliseconds timeout = std::chrono::seconds{45}) {
+  wait_until(std::chrono::seconds{30}, std::chrono::milliseconds{50},
+             [&] { return !weir.running() || !weir.output().empty(); });
   auto t0 = Clock::now();
   weir.signal(SIGTERM);
   auto status = weir.wait(timeout);
