@@ -28,6 +28,30 @@
 
 namespace weir::runtime::kafka {
 
+/// When a consumer wakes librdkafka's fetchers (see Consumer::watch_prefetch): once
+/// its prefetch queue was full (90% of queued.min.messages or of
+/// queued.max.messages.kbytes) and is half drained.
+class PrefetchWatch {
+public:
+  PrefetchWatch(size_t max_messages, size_t max_bytes) : max_messages_(max_messages), max_bytes_(max_bytes) {}
+
+  /// A poll took `taken` messages of `taken_bytes` and dequeued `dequeued` of them
+  /// (the others were carried over), leaving `queued`: whether to wake the fetchers.
+  /// Fullness is judged on what the queue held before the poll took from it, so a poll
+  /// of a large share of the queue still sees it full.
+  bool after_poll(size_t taken, size_t taken_bytes, size_t dequeued, size_t queued);
+
+  uint64_t wakes() const noexcept { return wakes_; }
+
+private:
+  double fill(size_t messages) const noexcept;
+
+  size_t max_messages_, max_bytes_;
+  bool full_ = false;
+  double mean_message_bytes_ = 0; ///< turns the queue's length into bytes
+  uint64_t wakes_ = 0;
+};
+
 /// A change of the member's assignment. With cooperative rebalancing only the
 /// partitions that move are listed; an eager rebalance revokes everything first.
 struct RebalanceEvent {
@@ -109,6 +133,8 @@ public:
   /// Total time poll() waited for records to arrive (its timeout, when it had nothing
   /// to return): time a caught-up consumer is idle, not busy.
   uint64_t poll_wait_ns() const noexcept { return poll_wait_ns_; }
+  /// Times the prefetch queue, full and then half drained, woke librdkafka's fetchers.
+  uint64_t fetcher_wakes() const noexcept { return prefetch_.wakes(); }
 
   /// Whether the brokers are reachable: from a failed connection until a commit or a
   /// metadata request (poll() asks, see BrokerWatch) succeeds again. Records do not
@@ -136,7 +162,7 @@ private:
   bool take(weir::Batch& out, rd_kafka_message_t* msg, size_t max_bytes, size_t start_bytes);
   bool handle_error(rd_kafka_message_t* msg); // true: msg was an error (consumed)
   size_t fetch(std::chrono::milliseconds timeout, size_t max);
-  void watch_prefetch(size_t taken, size_t taken_bytes);
+  void watch_prefetch(size_t taken, size_t taken_bytes, size_t dequeued);
   void wake_fetchers();
   void throw_if_fatal();
   void rethrow_callback_error();
@@ -161,13 +187,7 @@ private:
   /// Where auto.offset.reset starts a partition without a committed offset:
   /// RD_KAFKA_OFFSET_BEGINNING or _END, or _INVALID when it is an error.
   int64_t reset_to_ = RD_KAFKA_OFFSET_BEGINNING;
-  // librdkafka's prefetch limits (queued.min.messages, queued.max.messages.kbytes),
-  // whether the queue reached them since the last wake_fetchers(), and the mean
-  // message size, which turns the queue's length into bytes.
-  size_t prefetch_max_messages_ = 100000;
-  size_t prefetch_max_bytes_ = size_t{65536} * 1024;
-  bool prefetch_full_ = false;
-  double mean_message_bytes_ = 0;
+  PrefetchWatch prefetch_{100000, size_t{65536} * 1024}; ///< librdkafka's defaults until set
   std::deque<std::chrono::steady_clock::time_point> commits_in_flight_; ///< async, oldest first
   uint64_t commits_done_ = 0;
   uint64_t commit_ns_ = 0;

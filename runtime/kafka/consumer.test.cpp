@@ -7,6 +7,7 @@
 
 #include <map>
 #include <set>
+#include <thread>
 
 using namespace weir::runtime::kafka;
 using namespace weir::runtime::kafka::test;
@@ -335,6 +336,53 @@ BOOST_AUTO_TEST_CASE(a_bad_prefetch_limit_is_named) {
   BOOST_CHECK_EXCEPTION(Consumer{props}, KafkaError, [](const KafkaError& e) {
     return std::string(e.what()).find("queued.min.messages") != std::string::npos;
   });
+}
+
+// librdkafka stops fetching once its queue holds queued.min.messages, and the consumer
+// wakes it when the queue is half drained.
+BOOST_AUTO_TEST_CASE(polls_of_a_third_of_the_prefetch_queue_still_wake_the_fetchers) {
+  PrefetchWatch watch{20000, size_t{64} << 20};
+  // Polls of 3,000 records of 100 bytes from a queue that librdkafka stopped filling at
+  // 20,000: every poll leaves less than 90% of it, and the fifth leaves 5,000.
+  size_t queued = 20000;
+  std::vector<bool> woke;
+  for (int poll = 0; poll < 5; ++poll) {
+    queued -= 3000;
+    woke.push_back(watch.after_poll(3000, 300000, 3000, queued));
+  }
+  BOOST_TEST(woke == (std::vector<bool>{false, false, false, true, false}), boost::test_tools::per_element());
+  BOOST_TEST(watch.wakes() == 1u);
+  // Not again until the queue was full again.
+  BOOST_TEST(!watch.after_poll(3000, 300000, 3000, 2000));
+  BOOST_TEST(watch.after_poll(2000, 200000, 2000, 9000) == false); // refilled to 11,000: not full
+}
+
+BOOST_AUTO_TEST_CASE(a_queue_held_by_bytes_is_full_too) {
+  PrefetchWatch watch{100000, 1000000}; // 1 MB: 1,000 messages of 1,000 bytes
+  BOOST_TEST(!watch.after_poll(100, 100000, 100, 850)); // held 950 messages' bytes: full
+  BOOST_TEST(watch.after_poll(400, 400000, 400, 450));  // half drained
+}
+
+// The same, through a consumer over the embedded cluster: its queue fills up to
+// queued.min.messages, polls drain it, and it wakes the fetchers.
+BOOST_AUTO_TEST_CASE(a_consumer_draining_its_full_queue_wakes_its_fetchers) {
+  auto topic = unique_name("prefetch");
+  create_topics(embedded(), {{topic, 1}});
+  std::vector<TestRecord> sent;
+  for (int i = 0; i < 6000; ++i)
+    sent.push_back({0, std::nullopt, std::string(100, 'v'), {}});
+  produce_all(topic, sent);
+
+  auto props = consumer_props(unique_name("g"));
+  props["queued.min.messages"] = "1000";
+  Consumer consumer(props);
+  consumer.subscribe({topic});
+  std::vector<Consumed> got;
+  // The first record (the group joined, fetching begun), then time for the queue to fill.
+  BOOST_REQUIRE(poll_until(consumer, got, [&] { return !got.empty(); }, 30s, 1));
+  std::this_thread::sleep_for(1s);
+  BOOST_REQUIRE(poll_until(consumer, got, [&] { return got.size() >= sent.size(); }, 60s, 330));
+  BOOST_TEST(consumer.fetcher_wakes() > 0u);
 }
 
 BOOST_AUTO_TEST_CASE(regex_subscription) {
