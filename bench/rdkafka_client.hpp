@@ -13,11 +13,17 @@
 
 namespace bench {
 
-/// A client of `type` with `settings`; exits 2 with `tool`'s name on a bad setting.
+using DeliveryReport = void (*)(rd_kafka_t*, const rd_kafka_message_t*, void*);
+
+/// A client of `type` with `settings` (a producer's delivery reports go to
+/// `on_delivery`, if given); exits 2 with `tool`'s name on a bad setting.
 inline rd_kafka_t* rdkafka_client(const char* tool, rd_kafka_type_t type,
-                                  std::initializer_list<std::pair<const char*, std::string>> settings) {
+                                  std::initializer_list<std::pair<const char*, std::string>> settings,
+                                  DeliveryReport on_delivery = nullptr) {
   char err[512];
   rd_kafka_conf_t* conf = rd_kafka_conf_new();
+  if (on_delivery)
+    rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
   for (const auto& [key, value] : settings) {
     if (rd_kafka_conf_set(conf, key, value.c_str(), err, sizeof err) != RD_KAFKA_CONF_OK) {
       std::fprintf(stderr, "%s: %s\n", tool, err);

@@ -541,6 +541,8 @@ def main():
     for r in runs:
         if r["kind"] in ("weir_source", "kc_source"):
             w(row(r["subject"], r, n))
+        elif r["kind"] == "source_ceiling":
+            w(row(r["subject"] + " (source ceiling)", r, n))
     timing_table(w, meta, runs)
     failover_table(w, meta, runs)
     raw = first(runs, "raw_sqlite")
@@ -602,10 +604,13 @@ def main():
     wsrc, ksrc = first(runs, "weir_source"), first(runs, "kc_source")
     if ok(wsrc) and ok(ksrc):
         x = ratio(num(wsrc, "rate"), num(ksrc, "rate"))
-        w(f"| source records/s vs Kafka Connect | {fmt_rate(wsrc)} | {fmt_rate(ksrc)} | {x:.1f}× | (none) | |")
+        target("source records/s vs Kafka Connect", fmt_rate(wsrc), fmt_rate(ksrc), f"{x:.1f}×", "≥ 5×", x >= 5)
     elif not only_jdbc:
         w(f"| source records/s vs Kafka Connect | {fmt_rate(wsrc) if ok(wsrc) else 'not available yet'} | "
-          f"{fmt_rate(ksrc)} | — | (none) | |")
+          f"{fmt_rate(ksrc)} | — | ≥ 5× | NO |")
+    if any(r["kind"] == "source_ceiling" for r in runs):
+        percent_target(w, "source records/s vs a bare librdkafka producer of the same lines", wsrc,
+                       first(runs, "source_ceiling"), 0.6)
     failover_target(w, runs)
     postgres_targets(w, runs)
     cdc_targets(w, runs)

@@ -261,7 +261,7 @@ else
 fi
 weir="$builddir/weir"
 tools="$builddir/bench"
-for t in "$weir" "$tools"/{preload,bare_consumer,bench_run,jdbc_bench,failover_probe,cdc_probe}; do
+for t in "$weir" "$tools"/{preload,bare_consumer,bare_producer,bench_run,jdbc_bench,failover_probe,cdc_probe}; do
   [[ -x "$t" ]] || weir::die "missing $t (build it: ninja -C $builddir)"
 done
 buildtype="$(meson introspect --buildoptions "$builddir" 2>/dev/null |
@@ -716,11 +716,17 @@ value.converter=org.apache.kafka.connect.storage.StringConverter
 EOF
     printf '%s\n' "$work/run/$1.properties"
   }
-  for engine in weir connect; do
+  # The ceiling: a bare librdkafka producer writing the same lines with weir's producer
+  # settings (bench/bare_producer.cpp).
+  for engine in weir connect bare; do
     name="bench-$engine-source-$run_id"
     src_topic="source-$engine-$run_id"
     "$tools/preload" --bootstrap-servers "$bootstrap" --create-topic "$src_topic" --partitions 8
-    if [[ "$engine" == weir ]]; then
+    if [[ "$engine" == bare ]]; then
+      measure source_ceiling "bare librdkafka producer" "topic:$bootstrap:$src_topic" -- \
+        "$tools/bare_producer" --bootstrap-servers "$bootstrap" --topic "$src_topic" \
+        --file "$work/run/source-input.txt" --records "$records"
+    elif [[ "$engine" == weir ]]; then
       measure weir_source "weir FileStreamSource" "topic:$bootstrap:$src_topic" -- \
         "$weir" standalone "$(worker_file "$name")" "$(source_file "$name" "$src_topic")"
       if [[ "$LAST_LINE" != status=ok* ]]; then
