@@ -315,6 +315,15 @@ struct ProcSample {
   double rss_mb = 0;
 };
 
+/// CPU (user+sys) and peak RSS of a reaped process.
+ProcSample from_rusage(const rusage& ru) {
+  ProcSample s;
+  s.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
+            + static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  s.rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;
+  return s;
+}
+
 /// CPU (user+sys of every thread) and VmHWM of a live process.
 ProcSample sample(pid_t pid) {
   ProcSample s;
@@ -546,6 +555,13 @@ int main(int argc, char** argv) {
       if (seen >= records) {
         last = mono_s() - t0;
         at_end = sample(pid);
+        // A subject that exits once it is done (a bare producer) may be exiting now:
+        // its memory is gone from /proc/PID/status (a live process always shows a
+        // VmHWM), so it is reaped, and its rusage has the figures.
+        if (at_end.rss_mb == 0 && ::wait4(pid, &wstatus, 0, &ru) == pid) {
+          reaped = true;
+          at_end = from_rusage(ru);
+        }
         if (!thread_names.empty()) write_thread_names(pid, thread_names);
         if (server > 0) server_cpu_s = server_cpu(server) - server_cpu0;
         status = "ok";
@@ -561,9 +577,7 @@ int main(int argc, char** argv) {
         status = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? "ok" : "exited";
         last = end;
         seen = status == "ok" ? records : 0;
-        at_end.cpu_s = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec)
-                       + static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-        at_end.rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;
+        at_end = from_rusage(ru);
         double f = first_from_log(log);
         first = f > 0 ? f - t0 : 0;
       } else {
