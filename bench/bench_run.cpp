@@ -571,19 +571,17 @@ int main(int argc, char** argv) {
     pid_t r = ::wait4(pid, &wstatus, WNOHANG, &ru);
     if (r == pid) {
       reaped = true;
-      double end = mono_s() - t0;
+      last = mono_s() - t0;
+      at_end = from_rusage(ru);
       if (server > 0) server_cpu_s = server_cpu(server) - server_cpu0;
       if (exit_mode) {
         status = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 ? "ok" : "exited";
-        last = end;
         seen = status == "ok" ? records : 0;
-        at_end = from_rusage(ru);
         double f = first_from_log(log);
         first = f > 0 ? f - t0 : 0;
       } else {
         seen = probe->count();
         status = seen >= records ? "ok" : "exited";
-        last = end;
       }
       break;
     }
