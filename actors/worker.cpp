@@ -161,7 +161,15 @@ struct Worker::Connector {
   runtime::worker::ConnectorPlan plan;
   std::string target = "RUNNING"; ///< RUNNING, PAUSED or STOPPED
   std::map<size_t, Task> tasks;   ///< by task id: those running here while RUNNING
-  std::vector<StringMap> task_configs; ///< of its last start (its tasks shown PAUSED while paused)
+  /// What its tasks run with (its tasks shown PAUSED while paused): made here in
+  /// standalone, the leader's from the config topic in a cluster.
+  std::vector<StringMap> task_configs;
+  /// Cluster mode: its config changed after its task configs were stored; its tasks
+  /// wait for the leader's next ones.
+  bool awaiting = false;
+  /// Cluster mode, on the leader: the task configs its connector made for its
+  /// current config (until a restart makes them again).
+  std::optional<std::vector<StringMap>> made;
   std::string failure; ///< why its tasks could not be made (connector FAILED)
   std::string plan_error; ///< cluster mode: why its config was refused (connector FAILED)
   int32_t partitions = -1;
@@ -350,6 +358,18 @@ Task spawn_task(caf::actor_system& sys, const runtime::worker::ConnectorPlan& pl
 
 } // namespace
 
+namespace {
+
+/// Kafka Connect's Connector.taskConfigs(maxTasks): a sink's tasks share its
+/// config; a source splits its work (files, tables, slots) between them.
+std::vector<StringMap> make_task_configs(const runtime::worker::ConnectorPlan& plan) {
+  if (plan.sink)
+    return std::vector<StringMap>(static_cast<size_t>(plan.tasks_max), plan.config);
+  return plan.source->task_configs(plan.config, plan.tasks_max);
+}
+
+} // namespace
+
 bool Worker::prepare(Connector& c) {
   const auto& plan = c.plan;
   std::vector<StringMap> configs;
@@ -357,19 +377,18 @@ bool Worker::prepare(Connector& c) {
   std::string failure = c.plan_error;
   if (failure.empty()) {
     try {
-      if (plan.sink) {
+      if (plan.sink)
         partitions = check_partitions(plan, options_.config);
-        configs.assign(static_cast<size_t>(plan.tasks_max), plan.config);
-      } else {
-        configs = plan.source->task_configs(plan.config, plan.tasks_max);
-      }
+      if (!options_.cluster) // a cluster's leader makes them (task_configs_to_store)
+        configs = make_task_configs(plan);
     } catch (const std::exception& e) {
       failure = plan.scrub(e.what());
       spdlog::error("connector {} cannot make its tasks: {}", plan.name, failure);
     }
   }
   std::lock_guard lock{mutex_};
-  c.task_configs = std::move(configs);
+  if (!options_.cluster)
+    c.task_configs = std::move(configs);
   c.partitions = partitions;
   c.failure = failure;
   c.topics_reset = false;
@@ -419,6 +438,19 @@ void Worker::start_connector(Connector& c) {
     start_tasks(c, all);
   }
   spdlog::info("connector {} started with {} task(s)", c.plan.name, c.tasks.size());
+}
+
+void Worker::use_task_configs(Connector& c, std::vector<StringMap> next) {
+  std::set<size_t> changed; // running tasks whose config changed or is gone
+  for (const auto& [t, task] : c.tasks)
+    if (t >= next.size() || t >= c.task_configs.size() || next[t] != c.task_configs[t])
+      changed.insert(t);
+  if (!changed.empty()) {
+    spdlog::info("connector {}: {} task(s) restart with new task configs", c.plan.name, changed.size());
+    drain_tasks(c, changed);
+  }
+  std::lock_guard lock{mutex_};
+  c.task_configs = std::move(next);
 }
 
 void Worker::flush_offsets(Connector& c) {
@@ -1012,6 +1044,41 @@ void Worker::delete_connector(const std::string& name, Deadline deadline) {
   });
 }
 
+void Worker::restart_instance(Connector& c) {
+  // Kafka Connect's restart of the connector alone: it makes its task configs
+  // again; only tasks whose config changed restart (new ones start, surplus ones
+  // stop).
+  if (c.target != "RUNNING")
+    return;
+  if (options_.cluster) { // the leader makes them on its next look (task_configs_to_store)
+    std::lock_guard lock{mutex_};
+    c.made.reset();
+    c.failure = c.plan_error;
+    return;
+  }
+  if (!c.failure.empty()) {
+    start_connector(c);
+    return;
+  }
+  std::vector<StringMap> next;
+  try {
+    next = make_task_configs(c.plan);
+  } catch (const std::exception& e) {
+    std::lock_guard lock{mutex_};
+    c.failure = c.plan.scrub(e.what());
+    state_.set_connector_status(c.plan.name, "FAILED");
+    spdlog::error("connector {} cannot make its tasks: {}", c.plan.name, c.failure);
+    return;
+  }
+  use_task_configs(c, std::move(next));
+  std::vector<size_t> start;
+  for (size_t t = 0; t < c.task_configs.size(); ++t)
+    if (!c.tasks.count(t))
+      start.push_back(t);
+  start_tasks(c, start);
+  spdlog::info("connector {} restarted ({} task(s) started)", c.plan.name, start.size());
+}
+
 void Worker::restart_connector(const std::string& name, Deadline deadline) {
   serialized("restarting connector " + name, deadline, [&] {
     Connector* c = nullptr;
@@ -1019,10 +1086,7 @@ void Worker::restart_connector(const std::string& name, Deadline deadline) {
       std::lock_guard lock{mutex_};
       c = &get(name);
     }
-    // weir's connector instance only makes task configs: restarting it makes
-    // them again, which restarts the tasks only if that failed before.
-    if (c->target == "RUNNING" && !c->failure.empty())
-      start_connector(*c);
+    restart_instance(*c);
   });
 }
 
@@ -1032,11 +1096,13 @@ rest::ConnectorStatus Worker::restart_connector_and_tasks(const rest::RestartReq
     Connector* c = nullptr;
     rest::ConnectorStatus status;
     std::vector<size_t> restart;
+    bool instance = false;
     {
       std::lock_guard lock{mutex_};
       c = &get(request.connector);
       status = status_of(*c);
-      if (!request.only_failed || status.connector.state == "FAILED")
+      instance = !request.only_failed || status.connector.state == "FAILED";
+      if (instance)
         status.connector.state = "RESTARTING";
       for (auto& t : status.tasks)
         if (request.include_tasks && (!request.only_failed || t.state.state == "FAILED")) {
@@ -1046,10 +1112,13 @@ rest::ConnectorStatus Worker::restart_connector_and_tasks(const rest::RestartReq
             restart.push_back(static_cast<size_t>(t.id));
         }
     }
-    if (c->target == "RUNNING" && !c->failure.empty())
-      start_connector(*c);
-    else
+    bool all_started = c->target == "RUNNING" && !c->failure.empty(); // the instance starts every task
+    if (instance)
+      restart_instance(*c);
+    if (!all_started)
       for (auto i : restart) {
+        if (!c->tasks.count(i)) // stopped: its connector makes fewer tasks now
+          continue;
         restart_one(*c, i);
         std::lock_guard lock{mutex_};
         c->tasks.at(i).restarts = 0;
@@ -1482,8 +1551,9 @@ void Worker::tap(const rest::TaskId& id, const std::string& stage, int count, re
 
 // --- cluster mode
 
-void Worker::apply_configs(const std::map<std::string, StringMap>& configs,
-                           const std::map<std::string, std::string>& target_states) {
+void Worker::apply_configs(const runtime::cluster::ClusterConfig& cluster) {
+  const auto& configs = cluster.connectors;
+  const auto& target_states = cluster.target_states;
   std::lock_guard changes{changes_};
   {
     std::lock_guard lock{mutex_};
@@ -1527,6 +1597,7 @@ void Worker::apply_configs(const std::map<std::string, StringMap>& configs,
         c->plan_error = error;
         c->failure.clear();
         c->target = target;
+        c->made.reset();
       }
       prepare(*c);
       spdlog::info("connector {} configured ({})", name, target);
@@ -1536,10 +1607,51 @@ void Worker::apply_configs(const std::map<std::string, StringMap>& configs,
         drain_tasks(*c);
       std::lock_guard lock{mutex_};
       c->target = target;
+      if (target == "STOPPED") // resumed, it makes its task configs again
+        c->made.reset();
       spdlog::info("connector {} is {}", name, target);
     }
+    // The task configs the leader stored: a task whose config changed restarts.
+    std::vector<StringMap> next;
+    if (auto stored = cluster.task_configs.find(name); stored != cluster.task_configs.end())
+      for (const auto& task : stored->second)
+        next.push_back(c->plan.task_config_from_store(task));
+    if (next != c->task_configs)
+      use_task_configs(*c, std::move(next));
+    std::lock_guard lock{mutex_};
+    c->awaiting = cluster.awaiting_task_configs.count(name) > 0;
   }
   reconcile();
+}
+
+std::map<std::string, std::vector<StringMap>>
+Worker::task_configs_to_store(const runtime::cluster::ClusterConfig& cluster) {
+  std::lock_guard changes{changes_};
+  std::map<std::string, std::vector<StringMap>> out;
+  for (auto& [name, cp] : connectors_) {
+    auto& c = *cp;
+    if (!cluster.connectors.count(name) || !c.failure.empty())
+      continue;
+    std::vector<StringMap> want; // a stopped connector's tasks have none
+    if (c.target != "STOPPED") {
+      if (!c.made) {
+        try {
+          c.made = make_task_configs(c.plan);
+        } catch (const std::exception& e) {
+          std::lock_guard lock{mutex_};
+          c.failure = c.plan.scrub(e.what());
+          spdlog::error("connector {} cannot make its tasks: {}", name, c.failure);
+          continue;
+        }
+      }
+      for (const auto& task : *c.made)
+        want.push_back(c.plan.stored_task_config(task));
+    }
+    auto stored = cluster.task_configs.find(name);
+    if (cluster.awaiting_task_configs.count(name) || stored == cluster.task_configs.end() || stored->second != want)
+      out.emplace(name, std::move(want));
+  }
+  return out;
 }
 
 void Worker::run_only(std::set<runtime::cluster::Work> mine, uint64_t generation) {
@@ -1559,7 +1671,7 @@ void Worker::reconcile() {
   for (auto& [name, cp] : connectors_) {
     auto& c = *cp;
     std::set<size_t> want;
-    if (c.target == "RUNNING" && c.failure.empty())
+    if (c.target == "RUNNING" && c.failure.empty() && !c.awaiting)
       for (const auto& w : assigned_)
         if (w.connector == name && !w.is_connector() && static_cast<size_t>(w.task) < c.task_configs.size())
           want.insert(static_cast<size_t>(w.task));

@@ -24,6 +24,7 @@
 #include <caf/fwd.hpp>
 
 #include "runtime/cluster/assignor.hpp"
+#include "runtime/cluster/state_log.hpp"
 #include "runtime/kafka/producer.hpp"
 #include "runtime/connector_api/source_task.hpp"
 #include "runtime/metrics/metrics_registry.hpp"
@@ -92,9 +93,15 @@ public:
   // --- cluster mode: a node runs the tasks its supervisor assigns to it
   /// Applies what the config topic says: connectors added, reconfigured (their
   /// tasks here restart with the new config), paused, stopped, resumed or deleted.
-  /// Tasks start only through run_only().
-  void apply_configs(const std::map<std::string, std::map<std::string, std::string>>& configs,
-                     const std::map<std::string, std::string>& target_states);
+  /// Tasks start only through run_only(), and with the task configs the leader
+  /// stored (a task whose stored config changes restarts).
+  void apply_configs(const runtime::cluster::ClusterConfig& cluster);
+  /// On the leader: the task configs to store for each connector whose stored ones
+  /// are missing, out of date (its config changed since) or not what its connector
+  /// makes now (after a restart): Kafka Connect's reconfiguration. A STOPPED
+  /// connector's are none. A connector that cannot make them is FAILED.
+  std::map<std::string, std::vector<std::map<std::string, std::string>>>
+  task_configs_to_store(const runtime::cluster::ClusterConfig& cluster);
   /// Runs exactly `mine` here: tasks no longer in it drain, commit and stop; new
   /// ones start. Returns once the stopped ones are stopped.
   void run_only(std::set<runtime::cluster::Work> mine, uint64_t generation);
@@ -176,6 +183,12 @@ private:
   bool prepare(Connector& c);
   /// Spawns tasks `ids` of a prepared connector (a source's from its stored offsets).
   void start_tasks(Connector& c, const std::vector<size_t>& ids);
+  /// Makes `next` the tasks' configs: running tasks whose config changed, or that
+  /// have none in it, drain and stop (the caller starts what should run).
+  void use_task_configs(Connector& c, std::vector<std::map<std::string, std::string>> next);
+  /// Restarts `c`'s connector (not its tasks): makes its task configs again, and
+  /// restarts the tasks whose config changed (a cluster's leader makes them).
+  void restart_instance(Connector& c);
   /// prepare() and start every task (standalone).
   void start_connector(Connector& c);
   /// Drains `c`'s tasks (`only` those, if given), at most

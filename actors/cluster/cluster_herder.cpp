@@ -171,8 +171,16 @@ void ClusterHerder::stop_connector(const std::string& name, Deadline d) {
 }
 
 void ClusterHerder::restart_connector(const std::string& name, Deadline d) {
-  // weir's connector instance holds nothing to restart: its tasks are what runs.
-  worker().connector_info(name, d); // 404 when unknown
+  // The leader's connector makes its task configs again; every node restarts the
+  // tasks whose stored config then changed.
+  if (auto url = leader_url(); !url.empty()) {
+    rest::forward_request(url, "POST", path_of(name) + "/restart", {}, links_.rest_token, remaining(d));
+    return;
+  }
+  worker().restart_connector(name, d);
+  store_task_configs(worker(), *links_.configs);
+  if (!links_.configs->catch_up(remaining(d)))
+    throw rest::RequestTimeout("reading the config topic back after restarting connector " + name);
 }
 
 rest::ConnectorStatus ClusterHerder::connector_status(const std::string& name, Deadline d) {
@@ -279,8 +287,10 @@ void ClusterHerder::tap(const rest::TaskId& id, const std::string& stage, int co
 rest::ConnectorStatus ClusterHerder::restart_connector_and_tasks(const rest::RestartRequest& request,
                                                                  Deadline d) {
   auto status = connector_status(request.connector, d);
-  if (!request.only_failed || status.connector.state == "FAILED")
+  if (!request.only_failed || status.connector.state == "FAILED") {
+    restart_connector(request.connector, d);
     status.connector.state = "RESTARTING";
+  }
   for (auto& t : status.tasks) {
     if (!request.include_tasks || (request.only_failed && t.state.state != "FAILED"))
       continue;

@@ -78,6 +78,7 @@ struct NodeState {
   Clock::time_point renewed{};
   Clock::time_point retry_at{};
   bool waiting_logged = false;
+  bool store_again = false; ///< task configs could not all be stored: the next tick tries again
   static inline const char* name = "node";
 };
 
@@ -261,7 +262,7 @@ void resync(node_actor* self) {
   st.resync = false;
   spdlog::info("cluster: read the config topic again: applying the newest assignment");
   auto snapshot = st.settings.configs->snapshot();
-  st.settings.worker->apply_configs(snapshot.connectors, snapshot.target_states);
+  st.settings.worker->apply_configs(snapshot);
   apply_assignment(self, snapshot);
 }
 
@@ -304,7 +305,8 @@ void maybe_lead(node_actor* self) {
     return;
   }
   snapshot = st.settings.configs->snapshot();
-  st.settings.worker->apply_configs(snapshot.connectors, snapshot.target_states);
+  st.settings.worker->apply_configs(snapshot);
+  st.store_again = !store_task_configs(*st.settings.worker, *st.settings.configs);
   st.rebalancer = std::make_unique<Rebalancer>(st.settings.max_delay);
   st.rebalancer->set_wanted(st.settings.worker->wanted_work());
   st.published = snapshot.assignment.value_or(PublishedAssignment{});
@@ -345,9 +347,10 @@ void on_configs(node_actor* self) {
   auto snapshot = st.settings.configs->snapshot();
   st.configs_read = true; // the log reports its first read to the end first
   watch_lease(self, snapshot);
-  st.settings.worker->apply_configs(snapshot.connectors, snapshot.target_states);
+  st.settings.worker->apply_configs(snapshot);
   apply_assignment(self, snapshot);
   if (st.leading) {
+    st.store_again = !store_task_configs(*st.settings.worker, *st.settings.configs);
     st.rebalancer->set_wanted(st.settings.worker->wanted_work());
     supervise(self);
   }
@@ -360,6 +363,8 @@ void on_tick(node_actor* self) {
   resync(self);
   maybe_lead(self);
   supervise(self);
+  if (st.leading && st.store_again)
+    st.store_again = !store_task_configs(*st.settings.worker, *st.settings.configs);
   if (st.leading && Clock::now() - st.renewed >= st.settings.unreachable_after / 3)
     publish(self, st.published);
   self->delayed_send(self, tick_interval, tick_atom::value);
@@ -388,6 +393,20 @@ caf::behavior node(node_actor* self, NodeSettings settings) {
 }
 
 } // namespace
+
+bool store_task_configs(Worker& worker, runtime::cluster::ConfigLog& configs) {
+  bool stored = true;
+  for (const auto& [name, tasks] : worker.task_configs_to_store(configs.snapshot())) {
+    try {
+      configs.put_task_configs(name, tasks);
+      spdlog::info("cluster: connector {}: {} task config(s) stored", name, tasks.size());
+    } catch (const std::exception& e) {
+      spdlog::warn("cluster: connector {}: cannot store its task configs: {}", name, e.what());
+      stored = false;
+    }
+  }
+  return stored;
+}
 
 caf::actor spawn_node(caf::actor_system& sys, NodeSettings settings) {
   return sys.spawn<caf::detached>(node, std::move(settings));

@@ -73,6 +73,13 @@ struct NodeSettings {
   std::shared_ptr<Liveness> liveness; ///< the membership actor's timer
 };
 
+/// The leader's part of Kafka Connect's reconfiguration: writes the task configs of
+/// every connector whose stored ones are missing or out of date to the config
+/// topic (task-NAME-N records and their commit-NAME); every node, this one
+/// included, runs its tasks from what it then reads back. False when a write
+/// failed (the stored ones still differ: the caller tries again later).
+bool store_task_configs(Worker& worker, runtime::cluster::ConfigLog& configs);
+
 /// Spawns the node actor (detached: applying an assignment waits for tasks to
 /// drain).
 caf::actor spawn_node(caf::actor_system& sys, NodeSettings settings);

@@ -180,6 +180,14 @@ std::pair<StringMap, std::set<std::string>> ConnectorPlan::shown_task_config(con
   return shown;
 }
 
+StringMap ConnectorPlan::task_config_from_store(const StringMap& stored) const {
+  StringMap task = stored;
+  for (auto& [key, value] : task)
+    if (secret_keys.count(key) && value == raw.at(key))
+      value = config.at(key);
+  return task;
+}
+
 ConnectorPlan plan_connector(const std::string& name, const StringMap& raw,
                              const StringMap& worker) {
   ConnectorPlan plan;

@@ -39,6 +39,12 @@ struct ConnectorPlan {
   /// transform), and the keys to show as `[hidden]`: the PASSWORD-typed ones and any
   /// other that holds what a provider gave.
   std::pair<StringMap, std::set<std::string>> shown_task_config(const StringMap& task) const;
+  /// A task config as a cluster's leader stores it in the config topic: the values
+  /// providers gave put back as written, as in shown_task_config().
+  StringMap stored_task_config(const StringMap& task) const { return shown_task_config(task).first; }
+  /// The inverse, on the node that runs the task: references written back resolve
+  /// to what this plan's providers gave.
+  StringMap task_config_from_store(const StringMap& stored) const;
   rest::ConnectorType type() const noexcept {
     return sink ? rest::ConnectorType::sink : rest::ConnectorType::source;
   }

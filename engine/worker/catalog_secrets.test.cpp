@@ -123,6 +123,11 @@ BOOST_AUTO_TEST_CASE(no_error_shows_a_value_a_provider_gave) {
   std::tie(shown, hidden) = plan.shown_task_config(task);
   BOOST_TEST(shown.at("connection.url") == task.at("connection.url"));
   BOOST_TEST(hidden.count("connection.url") == 1u);
+  // The config topic stores a kept value as written; the node running the task
+  // resolves it again.
+  auto stored = plan.stored_task_config(plan.config);
+  BOOST_TEST(stored.at("connection.url") == s.ref("url"));
+  BOOST_TEST(plan.task_config_from_store(stored) == plan.config);
 }
 
 // Whatever component logs it, a line never shows what a provider gave, or a URL's password.

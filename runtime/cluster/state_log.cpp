@@ -504,6 +504,22 @@ bool starts_with(std::string_view s, std::string_view prefix, std::string_view& 
 
 constexpr std::string_view connector_prefix = "connector-";
 constexpr std::string_view target_state_prefix = "target-state-";
+constexpr std::string_view task_prefix = "task-";
+constexpr std::string_view commit_prefix = "commit-";
+
+std::string properties_json(const StringMap& config) {
+  std::string value = R"({"properties":{)";
+  bool first = true;
+  for (const auto& [k, v] : config) {
+    if (!first)
+      value += ',';
+    first = false;
+    value += json_string(k);
+    value += ':';
+    value += json_string(v);
+  }
+  return value + "}}";
+}
 
 /// Kafka Connect calls RUNNING "STARTED" in the topic, and writes STOPPED as
 /// {"state":"PAUSED","state.v2":"STOPPED"} so that older workers read PAUSED.
@@ -544,6 +560,9 @@ struct ConfigLog::Impl : TailedState<ClusterConfig> {
   Impl(const kafka::Properties& props, std::string topic, int16_t replication)
     : TailedState(props, std::move(topic), "config.storage.topic", 1, replication, true) {}
 
+  /// Task configs read but not committed yet, by connector and task.
+  std::map<std::string, std::map<int, StringMap>> pending;
+
   void apply(std::string_view key, std::optional<std::string_view> value, int64_t offset) {
     std::lock_guard lock(mutex);
     state.version = offset + 1; // even when the record is skipped: nodes still agree
@@ -551,10 +570,28 @@ struct ConfigLog::Impl : TailedState<ClusterConfig> {
     if (starts_with(key, connector_prefix, name) && !name.empty()) {
       if (!value) {
         state.connectors.erase(std::string{name});
+        state.task_configs.erase(std::string{name});
+        state.awaiting_task_configs.erase(std::string{name});
+        pending.erase(std::string{name});
         return;
       }
       state.connectors.insert_or_assign(std::string{name}, parse_connector(*value));
       state.target_states.try_emplace(std::string{name}, "RUNNING");
+      state.awaiting_task_configs.insert(std::string{name});
+    } else if (starts_with(key, task_prefix, name)) {
+      // task-NAME-N: the connector's name may hold '-' itself, the task id not.
+      auto dash = name.rfind('-');
+      int task = -1;
+      if (dash == std::string_view::npos || dash == 0
+          || std::from_chars(name.data() + dash + 1, name.data() + name.size(), task).ptr
+               != name.data() + name.size()
+          || task < 0)
+        throw Malformed("not a task key (task-NAME-N)");
+      if (value) // Kafka Connect writes no tombstones for task configs
+        pending[std::string{name.substr(0, dash)}][task] = parse_connector(*value);
+    } else if (starts_with(key, commit_prefix, name) && !name.empty()) {
+      if (value)
+        commit(std::string{name}, *value);
     } else if (starts_with(key, target_state_prefix, name) && !name.empty()) {
       if (!value) {
         state.target_states.erase(std::string{name});
@@ -575,7 +612,7 @@ struct ConfigLog::Impl : TailedState<ClusterConfig> {
                         + std::to_string(state.assignment->generation) + " already read");
       state.assignment = std::move(next);
       state.assignment_offset = offset;
-    } else if (key.starts_with("task-") || key.starts_with("commit-") || key.starts_with("tasks-fencing-")
+    } else if (key.starts_with("tasks-fencing-")
                || key.starts_with("restart-connector-") || key.starts_with("logger-cluster-")
                || key == "session-key") {
       // Kafka Connect's own bookkeeping, which weir does not use.
@@ -599,6 +636,30 @@ struct ConfigLog::Impl : TailedState<ClusterConfig> {
       config.insert_or_assign(std::string{k}, std::string{text});
     }
     return config;
+  }
+
+  /// commit-NAME {"tasks":N}: tasks 0..N-1 of the pending configs apply, all or
+  /// nothing (Kafka Connect's rule: a commit whose tasks were not all written
+  /// leaves the connector's previous configs in place).
+  void commit(const std::string& name, std::string_view value) {
+    auto object = parse_object(parser, value);
+    int64_t tasks = -1;
+    if (object["tasks"].get(tasks) || tasks < 0)
+      throw Malformed("field 'tasks' is missing or not a count");
+    auto& written = pending[name];
+    std::vector<StringMap> configs;
+    for (int t = 0; t < tasks; ++t) {
+      auto it = written.find(t);
+      if (it == written.end()) {
+        pending.erase(name);
+        throw Malformed("commit of " + std::to_string(tasks) + " task(s) without a record for task "
+                        + std::to_string(t));
+      }
+      configs.push_back(std::move(it->second));
+    }
+    pending.erase(name);
+    state.task_configs.insert_or_assign(name, std::move(configs));
+    state.awaiting_task_configs.erase(name);
   }
 
   std::string parse_target_state(std::string_view value) {
@@ -641,18 +702,15 @@ std::chrono::steady_clock::time_point ConfigLog::last_contact() const {
 }
 
 void ConfigLog::put_connector(const std::string& name, const StringMap& config) {
-  std::string value = R"({"properties":{)";
-  bool first = true;
-  for (const auto& [k, v] : config) {
-    if (!first)
-      value += ',';
-    first = false;
-    value += json_string(k);
-    value += ':';
-    value += json_string(v);
-  }
-  value += "}}";
-  impl_->tail.produce_sync({{std::string{connector_prefix} + name, std::move(value)}});
+  impl_->tail.produce_sync({{std::string{connector_prefix} + name, properties_json(config)}});
+}
+
+void ConfigLog::put_task_configs(const std::string& name, const std::vector<StringMap>& configs) {
+  std::vector<OutRecord> records;
+  for (size_t t = 0; t < configs.size(); ++t)
+    records.push_back({std::string{task_prefix} + name + "-" + std::to_string(t), properties_json(configs[t])});
+  records.push_back({std::string{commit_prefix} + name, R"({"tasks":)" + std::to_string(configs.size()) + "}"});
+  impl_->tail.produce_sync(records);
 }
 
 void ConfigLog::put_target_state(const std::string& name, const std::string& state) {

@@ -9,6 +9,8 @@
 //   "connector-NAME"        {"properties":{...}}         (tombstone: deleted)
 //   "target-state-NAME"     {"state":"PAUSED"}   (RUNNING is written STARTED, and STOPPED
 //                           as {"state":"PAUSED","state.v2":"STOPPED"}, as Kafka Connect does)
+//   "task-NAME-N"           {"properties":{...}}         (task N's config, pending until...)
+//   "commit-NAME"           {"tasks":3}                  (...its commit: tasks 0..2 apply)
 //   "status-connector-NAME" {"state":"RUNNING","trace":null,"worker_id":"h:p","generation":3}
 //   "status-task-NAME-N"    {"state":"FAILED","trace":"...","worker_id":"h:p","generation":3}
 // and weir's own "weir-assignment" in the config topic (published_assignment.hpp).
@@ -23,8 +25,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/cluster/published_assignment.hpp"
 #include "runtime/kafka/client_config.hpp"
@@ -37,6 +41,12 @@ using StringMap = std::map<std::string, std::string>;
 struct ClusterConfig {
   std::map<std::string, StringMap> connectors;     ///< name -> config, as submitted
   std::map<std::string, std::string> target_states; ///< name -> RUNNING, PAUSED or STOPPED
+  /// name -> its tasks' configs, as the leader last committed them (the provider
+  /// references of its config written back, as Kafka Connect stores them).
+  std::map<std::string, std::vector<StringMap>> task_configs;
+  /// Connectors whose config was written after their task configs were last
+  /// committed (or that have none yet): their tasks wait for the leader's next ones.
+  std::set<std::string> awaiting_task_configs;
   /// The offset of the last record applied (+1): grows with every change, so two
   /// nodes that read to the same version know the same connectors.
   int64_t version = 0;
@@ -79,6 +89,9 @@ public:
   void put_target_state(const std::string& name, const std::string& state);
   /// Tombstones for the connector and its target state.
   void delete_connector(const std::string& name);
+  /// `configs.size()` task-NAME-N records, then commit-NAME (zero tasks for a
+  /// stopped connector, as Kafka Connect writes them).
+  void put_task_configs(const std::string& name, const std::vector<StringMap>& configs);
 
 private:
   struct Impl;

@@ -39,6 +39,40 @@ BOOST_AUTO_TEST_CASE(config_log_on_the_embedded_cluster) {
   BOOST_TEST(reader.snapshot().target_states.empty());
 }
 
+// Kafka Connect's task-NAME-N and commit-NAME records (issue 21).
+BOOST_AUTO_TEST_CASE(task_configs_apply_on_their_commit) {
+  const auto topic = unique_name("configs");
+  ConfigLog writer(embedded(), topic), reader(embedded(), topic);
+  writer.start({});
+  reader.start({});
+  writer.put_connector("my-source", {{"connector.class", "FileStreamSource"}, {"file", "${env:FILE}"}});
+  BOOST_REQUIRE(reader.catch_up(30s));
+  BOOST_TEST(reader.snapshot().awaiting_task_configs.count("my-source") == 1);
+  BOOST_TEST(reader.snapshot().task_configs.empty());
+
+  writer.put_task_configs("my-source", {{{"file", "${env:FILE}"}, {"task.id", "0"}}, {{"task.id", "1"}}});
+  BOOST_REQUIRE(reader.catch_up(30s));
+  auto seen = reader.snapshot();
+  BOOST_TEST(seen.awaiting_task_configs.empty());
+  BOOST_REQUIRE(seen.task_configs.at("my-source").size() == 2u);
+  BOOST_TEST(seen.task_configs.at("my-source")[0].at("file") == "${env:FILE}");
+  BOOST_TEST(seen.task_configs.at("my-source")[1].at("task.id") == "1");
+
+  // A new config waits for new task configs; a stopped connector's are none.
+  writer.put_connector("my-source", {{"connector.class", "FileStreamSource"}, {"file", "/tmp/b"}});
+  BOOST_REQUIRE(reader.catch_up(30s));
+  BOOST_TEST(reader.snapshot().awaiting_task_configs.count("my-source") == 1);
+  BOOST_TEST(reader.snapshot().task_configs.at("my-source").size() == 2u);
+  writer.put_task_configs("my-source", {});
+  BOOST_REQUIRE(reader.catch_up(30s));
+  BOOST_TEST(reader.snapshot().task_configs.at("my-source").empty());
+  BOOST_TEST(reader.snapshot().awaiting_task_configs.empty());
+
+  writer.delete_connector("my-source");
+  BOOST_REQUIRE(reader.catch_up(30s));
+  BOOST_TEST(reader.snapshot().task_configs.empty());
+}
+
 BOOST_AUTO_TEST_CASE(catch_up_from_on_change_is_refused) {
   ConfigLog log(embedded(), unique_name("configs"));
   std::atomic<bool> refused{false};

@@ -1,0 +1,197 @@
+// Connectors in a cluster (issue 21): the leader's connector makes its task configs
+// once and stores them in the config topic in Kafka Connect's format (task-NAME-N
+// records, then commit-NAME); every node runs its tasks from them and answers
+// GET /connectors/NAME/tasks with them. POST /connectors/NAME/restart (no
+// includeTasks) makes them again: only the tasks whose config changed restart.
+#include "tests/integration/node_cluster.hpp"
+
+#include <sqlite3.h>
+
+#include <fstream>
+
+using namespace weir::testing;
+using namespace weir::testing::nodes;
+
+namespace {
+
+using Config = std::map<std::string, std::string>;
+
+/// GET /connectors/NAME/tasks on `n`, by task id; nullopt when it does not answer 200.
+std::optional<std::map<int, Config>> task_configs(const Node& n, const std::string& name) {
+  auto r = n.call("GET", "/connectors/" + name + "/tasks");
+  if (r.status != 200)
+    return std::nullopt;
+  simdjson::dom::parser parser;
+  simdjson::dom::array list;
+  if (parser.parse(r.body).get(list))
+    return std::nullopt;
+  std::map<int, Config> out;
+  for (auto t : list) {
+    int64_t id = -1;
+    simdjson::dom::object config;
+    if (t["id"]["task"].get(id) || t["config"].get(config))
+      return std::nullopt;
+    for (auto [k, v] : config) {
+      std::string_view text;
+      if (!v.get(text))
+        out[static_cast<int>(id)][std::string{k}] = std::string{text};
+    }
+  }
+  return out;
+}
+
+/// Waits (60 s at most) until every node answers the same `count` task configs for
+/// `name` and `ready` holds for them; returns them.
+std::map<int, Config> wait_task_configs(Cluster& cluster, const std::string& name, size_t count,
+                                        const std::function<bool(const std::map<int, Config>&)>& ready) {
+  std::map<int, Config> seen;
+  std::string last;
+  bool agreed = wait_until(60s, 200ms, [&] {
+    std::optional<std::map<int, Config>> first;
+    for (const auto& n : cluster.nodes) {
+      auto configs = task_configs(n, name);
+      if (!configs || configs->size() != count || !ready(*configs)) {
+        last = "node " + n.name + ": " + (configs ? std::to_string(configs->size()) + " task config(s)" : "no answer");
+        return false;
+      }
+      if (first && *first != *configs) {
+        last = "node " + n.name + " answers other task configs than node a";
+        return false;
+      }
+      first = configs;
+    }
+    seen = *first;
+    return true;
+  });
+  BOOST_REQUIRE_MESSAGE(agreed, "connector " << name << ": the nodes did not agree on " << count
+                                             << " task config(s) within 60 s (" << last << ")");
+  return seen;
+}
+
+void sql(const std::string& db, const std::string& statement) {
+  sqlite3* handle = nullptr;
+  BOOST_REQUIRE(sqlite3_open(db.c_str(), &handle) == SQLITE_OK);
+  char* error = nullptr;
+  int rc = sqlite3_exec(handle, statement.c_str(), nullptr, nullptr, &error);
+  std::string why = error ? error : "";
+  sqlite3_free(error);
+  sqlite3_close(handle);
+  BOOST_REQUIRE_MESSAGE(rc == SQLITE_OK, statement << ": " << why);
+}
+
+/// The config topic's records with key `key`, in order.
+std::vector<InRecord> records_of(const std::vector<InRecord>& all, const std::string& key) {
+  std::vector<InRecord> out;
+  for (const auto& r : all)
+    if (r.key && *r.key == key)
+      out.push_back(r);
+  return out;
+}
+
+/// The ids of the records of `topic` (values {"id":N,...}), read until `expected`
+/// came or 60 s passed.
+std::set<int64_t> ids_in(const std::string& topic, size_t expected) {
+  std::set<int64_t> ids;
+  simdjson::dom::parser parser;
+  for (const auto& r : read_topic(topic, expected, 60s, 1s)) {
+    simdjson::dom::element doc;
+    int64_t id = -1;
+    if (r.value && !parser.parse(*r.value).get(doc) && !doc["id"].get(id))
+      ids.insert(id);
+  }
+  return ids;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_SUITE(cluster_connectors)
+
+BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again) {
+  Cluster cluster(3);
+  const auto db = cluster.dir / "source.db";
+  sql(db, "CREATE TABLE t1 (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE t2 (id INTEGER PRIMARY KEY, name TEXT);"
+          "INSERT INTO t1 VALUES (1, 'a'), (2, 'b'); INSERT INTO t2 VALUES (1, 'c');");
+  const auto lines = cluster.dir / "lines.txt";
+  std::ofstream(lines) << "one\ntwo\nthree\n";
+  const auto prefix = unique_name("weir-itest-conn") + "-";
+  const auto jdbc = unique_name("jdbc-src"), file = unique_name("file-src");
+  cluster.start_all();
+
+  auto r = cluster[1].call("POST", "/connectors",
+                           R"({"name":")" + file + R"(","config":{"connector.class":"FileStreamSource",)"
+                             R"("tasks.max":"1","file":")" + lines + R"(","topic":")" + prefix + R"(lines"}})");
+  BOOST_REQUIRE_MESSAGE(r.status == 201, r.status << " " << r.body);
+  r = cluster[2].call("POST", "/connectors",
+                      R"({"name":")" + jdbc + R"(","config":{"connector.class":"JdbcSourceConnector",)"
+                        R"("tasks.max":"3","connection.url":"jdbc:sqlite:)" + db + R"(","mode":"incrementing",)"
+                        R"("incrementing.column.name":"id","topic.prefix":")" + prefix + R"(","poll.interval.ms":"200"}})");
+  BOOST_REQUIRE_MESSAGE(r.status == 201, r.status << " " << r.body);
+
+  // Every node answers the leader's task configs: two tables over three tasks.
+  wait_task_configs(cluster, file, 1, [&](const auto& c) { return c.at(0).at("file") == lines; });
+  auto configs = wait_task_configs(cluster, jdbc, 3, [](const auto&) { return true; });
+  BOOST_TEST(configs.at(0).at("tables") == "t1");
+  BOOST_TEST(configs.at(1).at("tables") == "t2");
+  BOOST_TEST(configs.at(2).at("tables") == "");
+  BOOST_TEST(ids_in(prefix + "t1", 2) == (std::set<int64_t>{1, 2}));
+  BOOST_TEST(read_topic(prefix + "lines", 3, 60s, 0s).size() == 3u);
+
+  // ...stored once, in Kafka Connect's records, whichever node took the POST.
+  const auto config_topic = cluster.group + "-configs";
+  auto stored = read_topic(config_topic, 1, 30s);
+  for (const auto& name : {jdbc, file}) {
+    auto commits = records_of(stored, "commit-" + name);
+    BOOST_REQUIRE_MESSAGE(commits.size() == 1u, name << ": " << commits.size() << " commit records");
+  }
+  BOOST_TEST(*records_of(stored, "commit-" + jdbc)[0].value == R"({"tasks":3})");
+  BOOST_TEST(*records_of(stored, "commit-" + file)[0].value == R"({"tasks":1})");
+  for (int t = 0; t < 3; ++t) {
+    auto task = records_of(stored, "task-" + jdbc + "-" + std::to_string(t));
+    BOOST_REQUIRE_EQUAL(task.size(), 1u);
+    BOOST_TEST(task[0].value->starts_with(R"({"properties":{)"));
+    BOOST_TEST(task[0].offset < records_of(stored, "commit-" + jdbc)[0].offset);
+  }
+  BOOST_TEST(records_of(stored, "task-" + jdbc + "-3").empty());
+
+  // A third table, then a restart of the connector alone: it makes its task configs
+  // again; only task 2's changed, so only task 2 restarts.
+  sql(db, "CREATE TABLE t3 (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t3 VALUES (7, 'd');");
+  std::vector<size_t> since;
+  for (const auto& n : cluster.nodes)
+    since.push_back(n.log_size());
+  r = cluster[0].call("POST", "/connectors/" + jdbc + "/restart");
+  BOOST_REQUIRE_MESSAGE(r.status == 204, r.status << " " << r.body);
+  configs = wait_task_configs(cluster, jdbc, 3, [](const auto& c) { return c.at(2).at("tables") == "t3"; });
+  BOOST_TEST(configs.at(0).at("tables") == "t1");
+  BOOST_TEST(configs.at(1).at("tables") == "t2");
+  BOOST_TEST(ids_in(prefix + "t3", 1) == (std::set<int64_t>{7}));
+
+  // The tasks that kept their config kept running: their offsets move on.
+  sql(db, "INSERT INTO t1 VALUES (3, 'e'); INSERT INTO t2 VALUES (2, 'f');");
+  BOOST_TEST(ids_in(prefix + "t1", 3) == (std::set<int64_t>{1, 2, 3}));
+  BOOST_TEST(ids_in(prefix + "t2", 2) == (std::set<int64_t>{1, 2}));
+  std::vector<TaskEvent> events;
+  for (size_t i = 0; i < cluster.nodes.size(); ++i)
+    for (auto& e : task_events(cluster.nodes[i].output_since(since[i]), jdbc))
+      events.push_back(e);
+  BOOST_TEST(count_events(events, 0, "stopped") == 0u);
+  BOOST_TEST(count_events(events, 1, "stopped") == 0u);
+  BOOST_TEST(count_events(events, 2, "stopped") == 1u);
+  BOOST_TEST(count_events(events, 2, "started") == 1u);
+  stored = read_topic(config_topic, 1, 30s);
+  BOOST_TEST(records_of(stored, "commit-" + jdbc).size() == 2u);
+  BOOST_TEST(records_of(stored, "commit-" + file).size() == 1u); // the other connector's stay
+
+  // Stopped, a connector's task configs are none (Kafka Connect's KIP-875).
+  r = cluster[1].call("PUT", "/connectors/" + file + "/stop");
+  BOOST_REQUIRE_MESSAGE(r.status == 202 || r.status == 204, r.status << " " << r.body);
+  bool cleared = wait_until(30s, 200ms, [&] {
+    auto s = read_topic(config_topic, 1, 10s, 0s);
+    auto commits = records_of(s, "commit-" + file);
+    return commits.size() == 2u && *commits[1].value == R"({"tasks":0})";
+  });
+  BOOST_TEST(cleared, "no commit of 0 tasks for the stopped connector");
+  cluster.stop_all();
+}
+
+BOOST_AUTO_TEST_SUITE_END()
