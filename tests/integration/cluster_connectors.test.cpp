@@ -5,8 +5,6 @@
 // includeTasks) makes them again: only the tasks whose config changed restart.
 #include "tests/integration/node_cluster.hpp"
 
-#include <sqlite3.h>
-
 #include <fstream>
 
 using namespace weir::testing;
@@ -68,17 +66,6 @@ std::map<int, Config> wait_task_configs(Cluster& cluster, const std::string& nam
   return seen;
 }
 
-void sql(const std::string& db, const std::string& statement) {
-  sqlite3* handle = nullptr;
-  BOOST_REQUIRE(sqlite3_open(db.c_str(), &handle) == SQLITE_OK);
-  char* error = nullptr;
-  int rc = sqlite3_exec(handle, statement.c_str(), nullptr, nullptr, &error);
-  std::string why = error ? error : "";
-  sqlite3_free(error);
-  sqlite3_close(handle);
-  BOOST_REQUIRE_MESSAGE(rc == SQLITE_OK, statement << ": " << why);
-}
-
 /// The config topic's records with key `key`, in order.
 std::vector<InRecord> records_of(const std::vector<InRecord>& all, const std::string& key) {
   std::vector<InRecord> out;
@@ -109,7 +96,7 @@ BOOST_AUTO_TEST_SUITE(cluster_connectors)
 BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again) {
   Cluster cluster(3);
   const auto db = cluster.dir / "source.db";
-  sql(db, "CREATE TABLE t1 (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE t2 (id INTEGER PRIMARY KEY, name TEXT);"
+  Sqlite(db, true).exec("CREATE TABLE t1 (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE t2 (id INTEGER PRIMARY KEY, name TEXT);"
           "INSERT INTO t1 VALUES (1, 'a'), (2, 'b'); INSERT INTO t2 VALUES (1, 'c');");
   const auto lines = cluster.dir / "lines.txt";
   std::ofstream(lines) << "one\ntwo\nthree\n";
@@ -155,7 +142,7 @@ BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again
 
   // A third table, then a restart of the connector alone: it makes its task configs
   // again; only task 2's changed, so only task 2 restarts.
-  sql(db, "CREATE TABLE t3 (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t3 VALUES (7, 'd');");
+  Sqlite(db).exec("CREATE TABLE t3 (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO t3 VALUES (7, 'd');");
   std::vector<size_t> since;
   for (const auto& n : cluster.nodes)
     since.push_back(n.log_size());
@@ -167,7 +154,7 @@ BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again
   BOOST_TEST(ids_in(prefix + "t3", 1) == (std::set<int64_t>{7}));
 
   // The tasks that kept their config kept running: their offsets move on.
-  sql(db, "INSERT INTO t1 VALUES (3, 'e'); INSERT INTO t2 VALUES (2, 'f');");
+  Sqlite(db).exec("INSERT INTO t1 VALUES (3, 'e'); INSERT INTO t2 VALUES (2, 'f');");
   BOOST_TEST(ids_in(prefix + "t1", 3) == (std::set<int64_t>{1, 2, 3}));
   BOOST_TEST(ids_in(prefix + "t2", 2) == (std::set<int64_t>{1, 2}));
   std::vector<TaskEvent> events;

@@ -326,4 +326,39 @@ BOOST_AUTO_TEST_CASE(tap_shows_the_records_passing_an_smt_stage) {
   stop_cleanly(*w.process);
 }
 
+// POST /connectors/X/restart without includeTasks restarts the connector alone (issue
+// 21): it makes its task configs again, and only the tasks whose config changed restart.
+BOOST_AUTO_TEST_CASE(a_connector_restart_remakes_its_task_configs_and_restarts_only_changed_tasks) {
+  TempDir dir{"weir-rest"};
+  const std::string db = dir.path() + "/source.db";
+  Sqlite(db, true).exec("CREATE TABLE t1 (id INTEGER PRIMARY KEY); CREATE TABLE t2 (id INTEGER PRIMARY KEY);"
+                        "INSERT INTO t1 VALUES (1); INSERT INTO t2 VALUES (1);");
+  const auto prefix = unique_name("rest-restart") + "-";
+  auto w = start_worker(dir);
+  auto created = w.call("POST", "/connectors",
+                        R"({"name":"tables","config":{"connector.class":"JdbcSourceConnector","tasks.max":"3",)"
+                        R"("connection.url":"jdbc:sqlite:)" + db + R"(","mode":"incrementing",)"
+                        R"("incrementing.column.name":"id","topic.prefix":")" + prefix + R"(","poll.interval.ms":"200"}})");
+  BOOST_REQUIRE_EQUAL(created.status, 201);
+  BOOST_TEST(read_topic(prefix + "t1", 1, 60s, 0s).size() == 1u);
+  auto tasks = w.call("GET", "/connectors/tables/tasks");
+  BOOST_TEST(has(tasks, R"("tables":"t1")"));
+  BOOST_TEST(has(tasks, R"("tables":"t2")"));
+  BOOST_TEST(!has(tasks, R"("tables":"t3")"));
+
+  Sqlite(db).exec("CREATE TABLE t3 (id INTEGER PRIMARY KEY); INSERT INTO t3 VALUES (5);");
+  auto since = w.process->output().size();
+  BOOST_TEST(w.call("POST", "/connectors/tables/restart").status == 204);
+  BOOST_TEST(has(w.call("GET", "/connectors/tables/tasks"), R"("tables":"t3")"));
+  BOOST_TEST(read_topic(prefix + "t3", 1, 60s, 0s).size() == 1u);
+  Sqlite(db).exec("INSERT INTO t1 VALUES (2);");
+  BOOST_TEST(read_topic(prefix + "t1", 2, 60s, 0s).size() == 2u); // task 0 went on from its offset
+  auto log = w.process->output().substr(since);
+  BOOST_TEST(log.find("task tables-0 stopped") == std::string::npos, log);
+  BOOST_TEST(log.find("task tables-1 stopped") == std::string::npos, log);
+  BOOST_TEST(log.find("task tables-2 stopped") != std::string::npos, log);
+  BOOST_TEST(has(w.call("GET", "/connectors/tables/status"), R"("connector":{"state":"RUNNING")"));
+  stop_cleanly(*w.process);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -245,11 +245,11 @@ inline std::vector<Progress> progress_lines(const std::string& output, const std
   return out;
 }
 
-/// A read-write SQLite connection for queries (never creates the file).
+/// A read-write SQLite connection for queries (creates the file only when asked).
 class Sqlite {
 public:
-  explicit Sqlite(const std::string& path) {
-    int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr);
+  explicit Sqlite(const std::string& path, bool create = false) {
+    int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0), nullptr);
     BOOST_REQUIRE_MESSAGE(rc == SQLITE_OK, "cannot open " << path << ": " << sqlite3_errstr(rc));
     sqlite3_busy_timeout(db_, 10000);
   }
