@@ -1,5 +1,7 @@
 #include "actors/worker.hpp"
 
+#include "actors/connector_actor.hpp"
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
@@ -157,8 +159,47 @@ std::string task_name(const std::string& connector, size_t task) {
 
 } // namespace
 
+namespace {
+
+/// A connector actor that ends with its owner.
+class OwnedActor {
+public:
+  OwnedActor() = default;
+  explicit OwnedActor(caf::actor actor) : actor_(std::move(actor)) {}
+  OwnedActor(OwnedActor&& other) noexcept : actor_(std::exchange(other.actor_, {})) {}
+  OwnedActor& operator=(OwnedActor&& other) noexcept {
+    end();
+    actor_ = std::exchange(other.actor_, {});
+    return *this;
+  }
+  ~OwnedActor() { end(); }
+  const caf::actor& get() const { return actor_; }
+  explicit operator bool() const { return static_cast<bool>(actor_); }
+
+private:
+  void end() {
+    if (actor_)
+      caf::anon_send_exit(actor_, caf::exit_reason::user_shutdown);
+    actor_ = {};
+  }
+  caf::actor actor_;
+};
+
+} // namespace
+
+/// New task configs connector actors reported (watching their work), for tick().
+struct Worker::Reconfigurations {
+  std::mutex mutex;
+  /// By connector: the instance that reported them and the configs.
+  std::map<std::string, std::pair<uint64_t, std::vector<StringMap>>> pending;
+};
+
 struct Worker::Connector {
   runtime::worker::ConnectorPlan plan;
+  /// Its connector actor (Kafka Connect's Connector instance), while it has one: in
+  /// standalone from its start, in a cluster on the leader.
+  OwnedActor instance;
+  uint64_t instances = 0; ///< connector actors spawned for it: 1 + its restarts
   std::string target = "RUNNING"; ///< RUNNING, PAUSED or STOPPED
   std::map<size_t, Task> tasks;   ///< by task id: those running here while RUNNING
   /// What its tasks run with (its tasks shown PAUSED while paused): made here in
@@ -217,7 +258,8 @@ struct Worker::DoneBoard {
 Worker::Worker(caf::actor_system& sys, runtime::state::StandaloneStore& state,
                runtime::metrics::MetricsRegistry& metrics, WorkerOptions options)
     : sys_(sys), state_(state), metrics_(metrics), options_(std::move(options)),
-      done_(std::make_shared<DoneBoard>()), node_sampler_(scheduler_meter(sys)), last_flush_(Clock::now()) {
+      done_(std::make_shared<DoneBoard>()), reconfigurations_(std::make_shared<Reconfigurations>()),
+      node_sampler_(scheduler_meter(sys)), last_flush_(Clock::now()) {
   observer_ = sys_.spawn([board = done_](caf::event_based_actor*) -> caf::behavior {
     return {[board](done_atom, const StageStats& stats) { board->mark(stats.name); }};
   });
@@ -358,18 +400,6 @@ Task spawn_task(caf::actor_system& sys, const runtime::worker::ConnectorPlan& pl
 
 } // namespace
 
-namespace {
-
-/// Kafka Connect's Connector.taskConfigs(maxTasks): a sink's tasks share its
-/// config; a source splits its work (files, tables, slots) between them.
-std::vector<StringMap> make_task_configs(const runtime::worker::ConnectorPlan& plan) {
-  if (plan.sink)
-    return std::vector<StringMap>(static_cast<size_t>(plan.tasks_max), plan.config);
-  return plan.source->task_configs(plan.config, plan.tasks_max);
-}
-
-} // namespace
-
 bool Worker::prepare(Connector& c) {
   const auto& plan = c.plan;
   std::vector<StringMap> configs;
@@ -379,8 +409,13 @@ bool Worker::prepare(Connector& c) {
     try {
       if (plan.sink)
         partitions = check_partitions(plan, options_.config);
-      if (!options_.cluster) // a cluster's leader makes them (task_configs_to_store)
-        configs = make_task_configs(plan);
+      if (!options_.cluster) { // a cluster's leader makes them (task_configs_to_store)
+        spawn_instance(c);
+        auto made = make_tasks(c);
+        if (!made.failure.empty())
+          throw std::runtime_error(made.failure);
+        configs = std::move(made.configs);
+      }
     } catch (const std::exception& e) {
       failure = plan.scrub(e.what());
       spdlog::error("connector {} cannot make its tasks: {}", plan.name, failure);
@@ -451,6 +486,78 @@ void Worker::use_task_configs(Connector& c, std::vector<StringMap> next) {
   }
   std::lock_guard lock{mutex_};
   c.task_configs = std::move(next);
+}
+
+void Worker::spawn_instance(Connector& c) {
+  uint64_t instance = 0;
+  {
+    std::lock_guard lock{mutex_};
+    instance = ++c.instances;
+  }
+  auto actor = spawn_connector_actor(
+    sys_, std::make_shared<const runtime::worker::ConnectorPlan>(c.plan),
+    [board = reconfigurations_, name = c.plan.name, instance](std::vector<StringMap> configs) {
+      std::lock_guard lock{board->mutex};
+      board->pending.insert_or_assign(name, std::pair{instance, std::move(configs)});
+    });
+  std::lock_guard lock{mutex_};
+  c.instance = OwnedActor{std::move(actor)};
+}
+
+MadeTasks Worker::make_tasks(Connector& c) {
+  if (!c.instance)
+    spawn_instance(c);
+  MadeTasks made;
+  caf::scoped_actor self{sys_};
+  self->request(c.instance.get(), std::chrono::seconds{60}, make_atom::value)
+    .receive([&](MadeTasks& m) { made = std::move(m); },
+             [&](const caf::error& e) {
+               made.failure = "the connector did not make its task configs: " + sys_.render(e);
+             });
+  return made;
+}
+
+void Worker::start_missing_tasks(Connector& c) {
+  std::vector<size_t> start;
+  for (size_t t = 0; t < c.task_configs.size(); ++t)
+    if (!c.tasks.count(t))
+      start.push_back(t);
+  if (!start.empty())
+    start_tasks(c, start);
+}
+
+void Worker::apply_reconfigurations() {
+  {
+    std::lock_guard lock{reconfigurations_->mutex};
+    if (reconfigurations_->pending.empty())
+      return;
+  }
+  std::unique_lock changes{changes_, std::try_to_lock};
+  if (!changes)
+    return; // a change is in progress: next tick
+  decltype(reconfigurations_->pending) pending;
+  {
+    std::lock_guard lock{reconfigurations_->mutex};
+    pending.swap(reconfigurations_->pending);
+  }
+  for (auto& [name, reported] : pending) {
+    auto it = connectors_.find(name);
+    if (it == connectors_.end() || it->second->instances != reported.first)
+      continue; // deleted, or an instance that has ended since
+    auto& c = *it->second;
+    if (options_.cluster) { // the leader stores them (store_task_configs)
+      std::lock_guard lock{mutex_};
+      c.made = std::move(reported.second);
+      reconfigured_ = true;
+    } else if (c.target == "RUNNING" && c.failure.empty()) {
+      {
+        std::lock_guard lock{mutex_};
+        doing_ = "reconfiguring the tasks of connector " + name;
+      }
+      use_task_configs(c, std::move(reported.second));
+      start_missing_tasks(c);
+    }
+  }
 }
 
 void Worker::flush_offsets(Connector& c) {
@@ -660,31 +767,12 @@ void Worker::tick() {
   }
   sample_rates();
   restart_failed_tasks();
+  apply_reconfigurations();
 }
 
 void Worker::sample_rates() {
-  auto now = Clock::now();
   std::lock_guard lock{mutex_};
-  for (const auto& s : metrics_.snapshot()) {
-    auto [it, fresh] = rates_.try_emplace(s.key, Rate{s.stats, now});
-    auto& r = it->second;
-    double dt = std::chrono::duration<double>(now - r.at).count();
-    if (fresh || dt < 1.0)
-      continue;
-    // A batch still in hand counts up to now, so the next interval gets only the rest.
-    auto stats = s.stats;
-    stats.busy_ns = runtime::busy_at(stats, runtime::metrics::SchedulerMeter::now_ns());
-    stats.busy_since_ns = 0;
-    auto before = r.rates;
-    r.rates = runtime::metrics::rates_between(r.last, stats, dt);
-    // A trickle acks now and then: between acks, the latency of the last ones stays shown.
-    if (stats.poll_to_ack.since(r.last.poll_to_ack).total() == 0) {
-      r.rates.poll_to_ack_p50 = before.poll_to_ack_p50;
-      r.rates.poll_to_ack_p99 = before.poll_to_ack_p99;
-    }
-    r.last = stats;
-    r.at = now;
-  }
+  rates_.sample(metrics_.snapshot(), Clock::now(), runtime::metrics::SchedulerMeter::now_ns());
   if (node_sampler_.sample())
     judge_tasks();
 }
@@ -700,9 +788,8 @@ void Worker::judge_tasks() {
       for (const auto& stage_name : task.names)
         for (const auto& s : stages)
           if (s.key.task == id && s.key.stage == stage_name) {
-            auto r = rates_.find(s.key);
             figures.push_back({stage_name, kind_in_words(c->plan, s.role, stage_name), s.role,
-                               r == rates_.end() ? runtime::metrics::StageRates{} : r->second.rates, s.stats.lag});
+                               rates_.of(s.key), s.stats.lag});
           }
       verdicts_[{name, id}] = runtime::metrics::task_verdict(figures, scheduler);
     }
@@ -1038,7 +1125,7 @@ void Worker::delete_connector(const std::string& name, Deadline deadline) {
     std::lock_guard lock{mutex_};
     connectors_.erase(name);
     metrics_.remove_connector(name);
-    std::erase_if(rates_, [&](const auto& r) { return r.first.connector == name; });
+    rates_.forget(name);
     state_.delete_connector(name);
     spdlog::info("connector {} deleted", name);
   });
@@ -1051,6 +1138,8 @@ void Worker::restart_instance(Connector& c) {
   if (c.target != "RUNNING")
     return;
   if (options_.cluster) { // the leader makes them on its next look (task_configs_to_store)
+    if (c.instance)
+      spawn_instance(c);
     std::lock_guard lock{mutex_};
     c.made.reset();
     c.failure = c.plan_error;
@@ -1060,23 +1149,18 @@ void Worker::restart_instance(Connector& c) {
     start_connector(c);
     return;
   }
-  std::vector<StringMap> next;
-  try {
-    next = make_task_configs(c.plan);
-  } catch (const std::exception& e) {
+  spawn_instance(c);
+  auto made = make_tasks(c);
+  if (!made.failure.empty()) {
     std::lock_guard lock{mutex_};
-    c.failure = c.plan.scrub(e.what());
+    c.failure = made.failure;
     state_.set_connector_status(c.plan.name, "FAILED");
     spdlog::error("connector {} cannot make its tasks: {}", c.plan.name, c.failure);
     return;
   }
-  use_task_configs(c, std::move(next));
-  std::vector<size_t> start;
-  for (size_t t = 0; t < c.task_configs.size(); ++t)
-    if (!c.tasks.count(t))
-      start.push_back(t);
-  start_tasks(c, start);
-  spdlog::info("connector {} restarted ({} task(s) started)", c.plan.name, start.size());
+  use_task_configs(c, std::move(made.configs));
+  start_missing_tasks(c);
+  spdlog::info("connector {} restarted", c.plan.name);
 }
 
 void Worker::restart_connector(const std::string& name, Deadline deadline) {
@@ -1187,6 +1271,7 @@ void Worker::stop_connector(const std::string& name, Deadline deadline) {
     std::lock_guard lock{mutex_};
     c->target = "STOPPED";
     c->failure.clear();
+    c->instance = {};
     state_.set_connector_status(name, "STOPPED");
     spdlog::info("connector {} stopped", name);
   });
@@ -1410,6 +1495,8 @@ rest::ActorTree Worker::actor_tree(const std::optional<std::string>& connector, 
       continue;
     auto status = status_of(*c);
     rest::TreeConnector tc{name, c->plan.type(), status.connector, {}};
+    if (c->instance)
+      tc.instance = rest::TreeInstance{c->instance.get().id(), c->instances - 1};
     auto stages = metrics_.snapshot(name);
     for (const auto& ts : status.tasks) {
       rest::TreeTask task{ts.id, ts.state, {}};
@@ -1424,8 +1511,7 @@ rest::ActorTree Worker::actor_tree(const std::optional<std::string>& connector, 
           if (s.key.task == ts.id && s.key.stage == stage_name) {
             rest::TreeStage stage{stage_name, role_name(s.role), s.stats};
             stage.stats.last_error = c->plan.scrub(stage.stats.last_error);
-            if (auto r = rates_.find(s.key); r != rates_.end())
-              stage.rates = r->second.rates;
+            stage.rates = rates_.of(s.key);
             if (!task.stages.empty())
               stage.upstream_wait = task.stages.back().rates.credit_wait;
             if (!s.stats.poll_to_ack.counts.empty()) { // the task's consumer or producer
@@ -1444,57 +1530,16 @@ rest::ActorTree Worker::actor_tree(const std::optional<std::string>& connector, 
 }
 
 std::string Worker::metrics_text(Deadline) {
-  auto text = runtime::metrics::render_prometheus(metrics_.snapshot());
-  std::lock_guard lock{mutex_};
-  // Kafka Connect's rate metrics, from the worker's last sampling interval.
-  struct RateFamily {
-    const char* name;
-    const char* help;
-    StageRole role; ///< its records out per second
-  };
-  static constexpr RateFamily families[] = {
-    {"kafka_connect_sink_task_sink_record_read_rate", "Records read from Kafka per second (sink-record-read-rate).", StageRole::sink_reader},
-    {"kafka_connect_sink_task_sink_record_send_rate", "Records written by the sink per second (sink-record-send-rate).", StageRole::sink_writer},
-    {"kafka_connect_source_task_source_record_poll_rate", "Records polled per second (source-record-poll-rate).", StageRole::source_reader},
-    {"kafka_connect_source_task_source_record_write_rate", "Records written to Kafka per second (source-record-write-rate).", StageRole::source_writer},
-  };
   auto stages = metrics_.snapshot();
-  std::map<runtime::metrics::StageKey, runtime::metrics::StageRates> rates;
-  for (const auto& [key, r] : rates_)
-    rates.emplace(key, r.rates);
-  text += runtime::metrics::render_interval_metrics(stages, rates, node_sampler_.figures());
-  for (const auto& f : families) {
-    text += std::string{"# HELP "} + f.name + " " + f.help + "\n# TYPE " + f.name + " gauge\n";
-    for (const auto& st : stages)
-      if (st.role == f.role) {
-        auto r = rates_.find(st.key);
-        double value = r == rates_.end() ? 0.0 : r->second.rates.records_out_per_sec;
-        text += std::string{f.name} + "{connector=\"" + st.key.connector + "\",task=\""
-                + std::to_string(st.key.task) + "\"} " + std::to_string(value) + "\n";
-      }
-  }
-  // Worker metrics (connect-worker-metrics, connect-worker-rebalance-metrics).
-  size_t tasks = 0;
+  auto text = runtime::metrics::render_prometheus(stages);
+  std::lock_guard lock{mutex_};
+  text += runtime::metrics::render_interval_metrics(stages, rates_.all(), node_sampler_.figures());
+  runtime::metrics::WorkerFigures worker{connectors_.size(), 0, generation_, rebalances_};
   for (const auto& [name, c] : connectors_)
-    tasks += c->tasks.size();
-  auto gauge = [&](const char* name, const char* help, double value) {
-    text += std::string{"# HELP "} + name + " " + help + "\n# TYPE " + name + " gauge\n" + name + " "
-            + std::to_string(value) + "\n";
-  };
-  gauge("kafka_connect_worker_connector_count", "Connectors on this worker (connector-count).",
-        static_cast<double>(connectors_.size()));
-  gauge("kafka_connect_worker_task_count", "Tasks running on this worker (task-count).",
-        static_cast<double>(tasks));
-  gauge("kafka_connect_worker_rebalance_epoch",
-        "The generation of the assignment this worker runs (epoch; 0 standalone).",
-        static_cast<double>(generation_));
-  gauge("kafka_connect_worker_rebalance_completed_rebalances_total",
-        "Assignments this worker applied (completed-rebalances-total).", static_cast<double>(rebalances_));
-  gauge("kafka_connect_worker_rebalance_time_since_last_rebalance_ms",
-        "Time since this worker applied its last assignment (time-since-last-rebalance-ms; -1 none).",
-        rebalances_ == 0 ? -1.0
-                         : std::chrono::duration<double, std::milli>(Clock::now() - last_rebalance_).count());
-  return text;
+    worker.tasks += c->tasks.size();
+  if (rebalances_ > 0)
+    worker.since_last_rebalance_ms = std::chrono::duration<double, std::milli>(Clock::now() - last_rebalance_).count();
+  return text + runtime::metrics::render_worker_metrics(worker);
 }
 
 void Worker::tap(const rest::TaskId& id, const std::string& stage, int count, rest::Forward,
@@ -1568,7 +1613,7 @@ void Worker::apply_configs(const runtime::cluster::ClusterConfig& cluster) {
     std::lock_guard lock{mutex_};
     connectors_.erase(name);
     metrics_.remove_connector(name);
-    std::erase_if(rates_, [&](const auto& r) { return r.first.connector == name; });
+    rates_.forget(name);
     spdlog::info("connector {} deleted", name);
   }
   for (const auto& [name, raw] : configs) {
@@ -1598,6 +1643,7 @@ void Worker::apply_configs(const runtime::cluster::ClusterConfig& cluster) {
         c->failure.clear();
         c->target = target;
         c->made.reset();
+        c->instance = {}; // the leader's next look spawns one for the new config
       }
       prepare(*c);
       spdlog::info("connector {} configured ({})", name, target);
@@ -1607,8 +1653,10 @@ void Worker::apply_configs(const runtime::cluster::ClusterConfig& cluster) {
         drain_tasks(*c);
       std::lock_guard lock{mutex_};
       c->target = target;
-      if (target == "STOPPED") // resumed, it makes its task configs again
+      if (target == "STOPPED") { // a stopped connector has no instance; resumed, it makes them again
         c->made.reset();
+        c->instance = {};
+      }
       spdlog::info("connector {} is {}", name, target);
     }
     // The task configs the leader stored: a task whose config changed restarts.
@@ -1635,14 +1683,14 @@ Worker::task_configs_to_store(const runtime::cluster::ClusterConfig& cluster) {
     std::vector<StringMap> want; // a stopped connector's tasks have none
     if (c.target != "STOPPED") {
       if (!c.made) {
-        try {
-          c.made = make_task_configs(c.plan);
-        } catch (const std::exception& e) {
-          std::lock_guard lock{mutex_};
-          c.failure = c.plan.scrub(e.what());
+        auto made = make_tasks(c);
+        std::lock_guard lock{mutex_};
+        if (!made.failure.empty()) {
+          c.failure = made.failure;
           spdlog::error("connector {} cannot make its tasks: {}", name, c.failure);
           continue;
         }
+        c.made = std::move(made.configs);
       }
       for (const auto& task : *c.made)
         want.push_back(c.plan.stored_task_config(task));

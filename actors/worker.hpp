@@ -23,6 +23,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "actors/connector_actor.hpp"
 #include "runtime/cluster/assignor.hpp"
 #include "runtime/cluster/state_log.hpp"
 #include "runtime/kafka/producer.hpp"
@@ -171,6 +172,11 @@ public:
 
   struct Connector; // a connector and its running tasks (worker.cpp)
   struct DoneBoard;
+  struct Reconfigurations;
+
+  /// Cluster mode, on the leader: whether a connector actor reported new task
+  /// configs since the last call (store_task_configs then stores them).
+  bool take_reconfigured() { return reconfigured_.exchange(false); }
 
 private:
   /// Runs `change` once the changes before it are done (RequestTimeout at the
@@ -189,6 +195,15 @@ private:
   /// Restarts `c`'s connector (not its tasks): makes its task configs again, and
   /// restarts the tasks whose config changed (a cluster's leader makes them).
   void restart_instance(Connector& c);
+  /// Spawns `c`'s connector actor (ending the one it had).
+  void spawn_instance(Connector& c);
+  /// Asks `c`'s connector actor (spawned if it has none) for its task configs.
+  MadeTasks make_tasks(Connector& c);
+  /// Starts the tasks of `c.task_configs` that do not run (standalone).
+  void start_missing_tasks(Connector& c);
+  /// Applies the task configs connector actors reported since the last tick: the
+  /// tasks whose config changed restart (standalone), or the leader stores them.
+  void apply_reconfigurations();
   /// prepare() and start every task (standalone).
   void start_connector(Connector& c);
   /// Drains `c`'s tasks (`only` those, if given), at most
@@ -220,6 +235,8 @@ private:
   runtime::metrics::MetricsRegistry& metrics_;
   WorkerOptions options_;
   std::shared_ptr<DoneBoard> done_;
+  std::shared_ptr<Reconfigurations> reconfigurations_;
+  std::atomic<bool> reconfigured_{false};
   caf::actor observer_; // takes the (done, stats) of drained tasks into done_
   std::atomic<bool> ready_{false};
   runtime::worker::LogLevels loggers_;
@@ -234,12 +251,7 @@ private:
   mutable std::mutex mutex_;
   std::string doing_; // what the change in progress is doing
   std::map<std::string, std::unique_ptr<Connector>> connectors_;
-  struct Rate {
-    runtime::StageStats last;
-    std::chrono::steady_clock::time_point at;
-    runtime::metrics::StageRates rates = {}; ///< over the last interval
-  };
-  std::map<runtime::metrics::StageKey, Rate> rates_;
+  runtime::metrics::RateSampler rates_;
   runtime::metrics::NodeSampler node_sampler_; // this node's scheduler and process, last interval
   std::map<std::pair<std::string, int>, runtime::metrics::Verdict> verdicts_; // by connector and task
   void judge_tasks(); // verdicts_ from rates_ and node_sampler_; holding mutex_

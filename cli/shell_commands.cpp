@@ -597,6 +597,20 @@ CompletionSource rest_completion(RestClient& client) {
   return source;
 }
 
+namespace {
+
+/// ", actor #12, restarted 1 time(s)": the connector actor on this node, if any.
+std::string instance_note(element connector) {
+  element instance;
+  if (connector["instance"].get(instance) || instance.is_null())
+    return {};
+  auto restarts = integer(instance, "restarts");
+  return ", actor #" + std::to_string(integer(instance, "actor"))
+         + (restarts > 0 ? ", restarted " + std::to_string(restarts) + " time(s)" : "");
+}
+
+} // namespace
+
 std::string render_tree(const std::string& tree_json) {
   return reading([&] {
     simdjson::dom::parser parser;
@@ -607,7 +621,7 @@ std::string render_tree(const std::string& tree_json) {
       out += node_header(node, "  ");
       for (element connector : node["connectors"].get_array()) {
         out += "  connector " + text(connector, "name") + " (" + text(connector, "type") + ") " +
-               state_line(connector) + '\n';
+               state_line(connector) + instance_note(connector) + '\n';
         for (element task : connector["tasks"].get_array()) {
           out += "    task " + std::to_string(integer(task, "id")) + ' ' + state_line(task) + '\n';
           if (auto verdict = text(task, "bottleneck"); !verdict.empty())

@@ -363,7 +363,7 @@ void on_tick(node_actor* self) {
   resync(self);
   maybe_lead(self);
   supervise(self);
-  if (st.leading && st.store_again)
+  if (st.leading && (st.settings.worker->take_reconfigured() || st.store_again))
     st.store_again = !store_task_configs(*st.settings.worker, *st.settings.configs);
   if (st.leading && Clock::now() - st.renewed >= st.settings.unreachable_after / 3)
     publish(self, st.published);

@@ -184,6 +184,11 @@ void define_jdbc_source(ConfigDef& def) {
              "Prefix to prepend to table names to generate the name of the Kafka topic.");
   def.define("poll.interval.ms", ConfigType::Int, "5000", Importance::High,
              "Frequency in ms to poll for new data in each table.", validators::range(1, std::nullopt));
+  def.define("table.poll.interval.ms", ConfigType::Long, "60000", Importance::Low,
+             "Frequency in ms to poll for new or removed tables, which may result in updated "
+             "task configurations to start polling for data in added tables or stop polling "
+             "for data in removed tables.",
+             validators::range(1, std::nullopt));
   def.define("batch.max.rows", ConfigType::Int, "100", Importance::Low,
              "Maximum number of rows to include in a single batch when polling for new data.",
              validators::range(1, std::nullopt));

@@ -326,6 +326,29 @@ std::string render_interval_metrics(const std::vector<StageSnapshot>& stages,
       w.sample(series.family, s.key, true, r == rates.end() ? 0.0 : series.get(r->second));
     }
   }
+  // Kafka Connect's rate metrics: a task's records out of one stage per second.
+  struct TaskRate {
+    Family family;
+    StageRole role;
+  };
+  static const TaskRate task_rates[] = {
+    {{"kafka_connect_sink_task_sink_record_read_rate", "gauge",
+      "Records read from Kafka per second (sink-record-read-rate)."}, StageRole::sink_reader},
+    {{"kafka_connect_sink_task_sink_record_send_rate", "gauge",
+      "Records written by the sink per second (sink-record-send-rate)."}, StageRole::sink_writer},
+    {{"kafka_connect_source_task_source_record_poll_rate", "gauge",
+      "Records polled per second (source-record-poll-rate)."}, StageRole::source_reader},
+    {{"kafka_connect_source_task_source_record_write_rate", "gauge",
+      "Records written to Kafka per second (source-record-write-rate)."}, StageRole::source_writer},
+  };
+  for (const auto& series : task_rates) {
+    w.family(series.family);
+    for (const auto& s : stages)
+      if (s.role == series.role) {
+        auto r = rates.find(s.key);
+        w.sample(series.family, s.key, false, r == rates.end() ? 0.0 : r->second.records_out_per_sec);
+      }
+  }
   const Family latency{"weir_task_poll_to_ack_seconds", "gauge",
                        "Per record, from the poll that read it to its ack (a sink: written durably; a "
                        "source: acknowledged by Kafka), over the last interval with acks."};
@@ -370,6 +393,67 @@ std::string render_interval_metrics(const std::vector<StageSnapshot>& stages,
   w.family(sockets);
   w.sample(sockets, double(node.process.connections));
   return out;
+}
+
+std::string render_worker_metrics(const WorkerFigures& worker) {
+  std::string out;
+  Writer w{out};
+  auto gauge = [&](const char* name, const char* help, double value) {
+    const Family f{name, "gauge", help};
+    w.family(f);
+    w.sample(f, value);
+  };
+  gauge("kafka_connect_worker_connector_count", "Connectors on this worker (connector-count).",
+        double(worker.connectors));
+  gauge("kafka_connect_worker_task_count", "Tasks running on this worker (task-count).", double(worker.tasks));
+  gauge("kafka_connect_worker_rebalance_epoch",
+        "The generation of the assignment this worker runs (epoch; 0 standalone).", double(worker.generation));
+  gauge("kafka_connect_worker_rebalance_completed_rebalances_total",
+        "Assignments this worker applied (completed-rebalances-total).", double(worker.rebalances));
+  gauge("kafka_connect_worker_rebalance_time_since_last_rebalance_ms",
+        "Time since this worker applied its last assignment (time-since-last-rebalance-ms; -1 none).",
+        worker.since_last_rebalance_ms);
+  return out;
+}
+
+void RateSampler::sample(const std::vector<StageSnapshot>& stages, std::chrono::steady_clock::time_point now,
+                         uint64_t now_ns) {
+  for (const auto& s : stages) {
+    auto [it, fresh] = rates_.try_emplace(s.key, Rate{s.stats, now});
+    auto& r = it->second;
+    double dt = std::chrono::duration<double>(now - r.at).count();
+    if (fresh || dt < 1.0)
+      continue;
+    // A batch still in hand counts up to now, so the next interval gets only the rest.
+    auto stats = s.stats;
+    stats.busy_ns = busy_at(stats, now_ns);
+    stats.busy_since_ns = 0;
+    auto before = r.rates;
+    r.rates = rates_between(r.last, stats, dt);
+    // A trickle acks now and then: between acks, the latency of the last ones stays shown.
+    if (stats.poll_to_ack.since(r.last.poll_to_ack).total() == 0) {
+      r.rates.poll_to_ack_p50 = before.poll_to_ack_p50;
+      r.rates.poll_to_ack_p99 = before.poll_to_ack_p99;
+    }
+    r.last = stats;
+    r.at = now;
+  }
+}
+
+StageRates RateSampler::of(const StageKey& key) const {
+  auto it = rates_.find(key);
+  return it == rates_.end() ? StageRates{} : it->second.rates;
+}
+
+std::map<StageKey, StageRates> RateSampler::all() const {
+  std::map<StageKey, StageRates> out;
+  for (const auto& [key, r] : rates_)
+    out.emplace(key, r.rates);
+  return out;
+}
+
+void RateSampler::forget(const std::string& connector) {
+  std::erase_if(rates_, [&](const auto& r) { return r.first.connector == connector; });
 }
 
 } // namespace weir::runtime::metrics

@@ -7,6 +7,7 @@
 // figures, and asking never waits on it.
 #pragma once
 
+#include <chrono>
 #include <compare>
 #include <cstdint>
 #include <map>
@@ -75,6 +76,37 @@ private:
   std::map<StageKey, Entry> cells_;
 };
 
+/// Every stage's figures over its last interval (StageRates): sample() about once a
+/// second; each stage's interval is at least a second long. Not thread-safe.
+class RateSampler {
+public:
+  /// Takes new rates for every stage whose last interval is at least a second old
+  /// (`now_ns`: the scheduler meter's clock, to count a batch still in hand).
+  void sample(const std::vector<StageSnapshot>& stages, std::chrono::steady_clock::time_point now,
+              uint64_t now_ns);
+  /// Zero figures for a stage not sampled twice yet.
+  StageRates of(const StageKey& key) const;
+  std::map<StageKey, StageRates> all() const;
+  void forget(const std::string& connector);
+
+private:
+  struct Rate {
+    StageStats last;
+    std::chrono::steady_clock::time_point at;
+    StageRates rates = {}; ///< over the last interval
+  };
+  std::map<StageKey, Rate> rates_;
+};
+
+/// A worker's own figures, for Kafka Connect's worker metrics.
+struct WorkerFigures {
+  size_t connectors = 0;
+  size_t tasks = 0;       ///< running on this worker
+  uint64_t generation = 0; ///< of the assignment it runs (0 standalone)
+  uint64_t rebalances = 0; ///< assignments it applied
+  double since_last_rebalance_ms = -1; ///< -1: none
+};
+
 /// The Prometheus text exposition (version 0.0.4) of `stages`: per stage
 /// `weir_stage_*` series, and per task Kafka Connect's task metrics under their
 /// Prometheus names (see docs/metrics.md).
@@ -82,8 +114,13 @@ std::string render_prometheus(const std::vector<StageSnapshot>& stages);
 
 /// The figures of the last sampling interval (docs/metrics.md): per stage
 /// `weir_stage_busy_ratio`, `weir_stage_ns_per_record`, `weir_stage_credit_wait_ratio`
-/// (a stage without rates yet shows 0), and the node's scheduler, threads and process.
+/// (a stage without rates yet shows 0), per task Kafka Connect's `*_rate` metrics,
+/// and the node's scheduler, threads and process.
 std::string render_interval_metrics(const std::vector<StageSnapshot>& stages,
                                     const std::map<StageKey, StageRates>& rates, const NodeFigures& node);
+
+/// Kafka Connect's worker metrics (connect-worker-metrics,
+/// connect-worker-rebalance-metrics).
+std::string render_worker_metrics(const WorkerFigures& worker);
 
 } // namespace weir::runtime::metrics

@@ -139,6 +139,35 @@ BOOST_AUTO_TEST_CASE(interval_metrics_name_the_stage_and_node_figures) {
   BOOST_TEST(has_line(text, "weir_process_cpu_ratio 1.5"));
   BOOST_TEST(has_line(text, "weir_process_resident_memory_bytes 1024"));
   BOOST_TEST(text.find("# TYPE weir_scheduler_thread_busy_ratio gauge\n") != std::string::npos);
+  acked.records_out_per_sec = 120;
+  text = render_interval_metrics({consumer, fresh}, {{consumer.key, acked}}, node);
+  BOOST_TEST(has_line(text, R"(kafka_connect_sink_task_sink_record_read_rate{connector="orders",task="0"} 120)"));
+  BOOST_TEST(has_line(text, R"(kafka_connect_sink_task_sink_record_send_rate{connector="orders",task="0"} 0)"));
+}
+
+BOOST_AUTO_TEST_CASE(rates_come_from_intervals_of_a_second_at_least) {
+  RateSampler sampler;
+  auto t0 = std::chrono::steady_clock::now();
+  StageSnapshot mask{{"orders", 0, "mask"}, StageRole::transform, stats(10, 10)};
+  sampler.sample({mask}, t0, 0);
+  BOOST_TEST(sampler.of(mask.key).records_in_per_sec == 0.0); // one sample: no interval yet
+  mask.stats = stats(210, 210);
+  sampler.sample({mask}, t0 + std::chrono::milliseconds{500}, 0);
+  BOOST_TEST(sampler.of(mask.key).records_in_per_sec == 0.0); // half a second: too short
+  sampler.sample({mask}, t0 + std::chrono::seconds{2}, 0);
+  BOOST_TEST(sampler.of(mask.key).records_in_per_sec == 100.0);
+  BOOST_TEST(sampler.all().size() == 1u);
+  sampler.forget("orders");
+  BOOST_TEST(sampler.all().empty());
+}
+
+BOOST_AUTO_TEST_CASE(worker_metrics_are_kafka_connects) {
+  auto text = render_worker_metrics({3, 5, 7, 2, 1500});
+  BOOST_TEST(has_line(text, "kafka_connect_worker_connector_count 3"));
+  BOOST_TEST(has_line(text, "kafka_connect_worker_task_count 5"));
+  BOOST_TEST(has_line(text, "kafka_connect_worker_rebalance_epoch 7"));
+  BOOST_TEST(has_line(text, "kafka_connect_worker_rebalance_completed_rebalances_total 2"));
+  BOOST_TEST(has_line(text, "kafka_connect_worker_rebalance_time_since_last_rebalance_ms 1500"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

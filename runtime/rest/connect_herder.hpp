@@ -204,11 +204,20 @@ struct TreeTask {
   double poll_to_ack_p99 = 0;
 };
 
+/// A connector's own actor (Kafka Connect's Connector instance) on a node.
+struct TreeInstance {
+  uint64_t actor = 0;    ///< its CAF actor id
+  uint64_t restarts = 0; ///< connector actors that ended before it (restarts, reconfigurations)
+};
+
 struct TreeConnector {
   std::string name;
   ConnectorType type = ConnectorType::unknown;
   StateInfo state;
   std::vector<TreeTask> tasks;
+  /// Its connector actor, on the node that has one: in standalone while it is
+  /// started, in a cluster on the leader.
+  std::optional<TreeInstance> instance = {};
 };
 
 struct TreeNode {

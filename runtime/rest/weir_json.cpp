@@ -83,6 +83,16 @@ void append_connector(const TreeConnector& connector, std::string& out) {
   append_json_string(connector_type_name(connector.type), out);
   out += ',';
   append_state_fields(connector.state, out);
+  out += ",\"instance\":";
+  if (connector.instance) {
+    out += "{\"actor\":";
+    append_int(static_cast<int64_t>(connector.instance->actor), out);
+    out += ",\"restarts\":";
+    append_int(static_cast<int64_t>(connector.instance->restarts), out);
+    out += '}';
+  } else {
+    out += "null";
+  }
   out += ",\"tasks\":";
   append_array(connector.tasks, append_task, out);
   out += '}';
@@ -369,6 +379,10 @@ ActorTree parse_actor_tree(std::string_view json) {
       malformed("a node without \"connectors\"");
     for (element c : connectors) {
       TreeConnector tc{text(c, "name"), type_named(text(c, "type")), state(c), {}};
+      element instance;
+      if (!c["instance"].get(instance) && !instance.is_null())
+        tc.instance = TreeInstance{static_cast<uint64_t>(signed_or(instance, "actor", 0)),
+                                   static_cast<uint64_t>(signed_or(instance, "restarts", 0))};
       simdjson::dom::array tasks;
       if (!c["tasks"].get(tasks))
         for (element t : tasks) {

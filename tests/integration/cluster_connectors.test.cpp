@@ -146,12 +146,20 @@ BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again
   std::vector<size_t> since;
   for (const auto& n : cluster.nodes)
     since.push_back(n.log_size());
+  // The tree: the connector's own actor is on the leader alone.
+  auto instances = [&](int restarts) { // connector actors in the tree that restarted `restarts` times
+    auto tree = cluster[2].call("GET", "/weir/tree/" + jdbc).body;
+    std::regex instance(R"re("instance":\{"actor":[0-9]+,"restarts":)re" + std::to_string(restarts) + "\\}");
+    return std::distance(std::sregex_iterator(tree.begin(), tree.end(), instance), std::sregex_iterator());
+  };
+  BOOST_TEST(instances(0) == 1);
   r = cluster[0].call("POST", "/connectors/" + jdbc + "/restart");
   BOOST_REQUIRE_MESSAGE(r.status == 204, r.status << " " << r.body);
   configs = wait_task_configs(cluster, jdbc, 3, [](const auto& c) { return c.at(2).at("tables") == "t3"; });
   BOOST_TEST(configs.at(0).at("tables") == "t1");
   BOOST_TEST(configs.at(1).at("tables") == "t2");
   BOOST_TEST(ids_in(prefix + "t3", 1) == (std::set<int64_t>{7}));
+  BOOST_TEST(instances(1) == 1); // restarted: a new connector actor
 
   // The tasks that kept their config kept running: their offsets move on.
   Sqlite(db).exec("INSERT INTO t1 VALUES (3, 'e'); INSERT INTO t2 VALUES (2, 'f');");

@@ -346,10 +346,21 @@ BOOST_AUTO_TEST_CASE(a_connector_restart_remakes_its_task_configs_and_restarts_o
   BOOST_TEST(has(tasks, R"("tables":"t2")"));
   BOOST_TEST(!has(tasks, R"("tables":"t3")"));
 
+  // The connector's own actor, in the tree above its tasks.
+  static const std::regex instance_re(R"re("instance":\{"actor":([0-9]+),"restarts":([0-9]+)\})re");
+  std::smatch before, after;
+  auto tree = w.call("GET", "/weir/tree/tables").body;
+  BOOST_REQUIRE(std::regex_search(tree, before, instance_re));
+  BOOST_TEST(before[2] == "0");
+
   Sqlite(db).exec("CREATE TABLE t3 (id INTEGER PRIMARY KEY); INSERT INTO t3 VALUES (5);");
   auto since = w.process->output().size();
   BOOST_TEST(w.call("POST", "/connectors/tables/restart").status == 204);
   BOOST_TEST(has(w.call("GET", "/connectors/tables/tasks"), R"("tables":"t3")"));
+  tree = w.call("GET", "/weir/tree/tables").body;
+  BOOST_REQUIRE(std::regex_search(tree, after, instance_re));
+  BOOST_TEST(after[2] == "1");
+  BOOST_TEST(after[1] != before[1]); // a new connector actor
   BOOST_TEST(read_topic(prefix + "t3", 1, 60s, 0s).size() == 1u);
   Sqlite(db).exec("INSERT INTO t1 VALUES (2);");
   BOOST_TEST(read_topic(prefix + "t1", 2, 60s, 0s).size() == 2u); // task 0 went on from its offset
@@ -358,6 +369,35 @@ BOOST_AUTO_TEST_CASE(a_connector_restart_remakes_its_task_configs_and_restarts_o
   BOOST_TEST(log.find("task tables-1 stopped") == std::string::npos, log);
   BOOST_TEST(log.find("task tables-2 stopped") != std::string::npos, log);
   BOOST_TEST(has(w.call("GET", "/connectors/tables/status"), R"("connector":{"state":"RUNNING")"));
+  stop_cleanly(*w.process);
+}
+
+// A JDBC source's connector actor lists its tables again every table.poll.interval.ms
+// (issue 21): a new table gives new task configs by itself, and only the task whose
+// tables changed restarts.
+BOOST_AUTO_TEST_CASE(a_jdbc_source_picks_up_a_new_table_by_itself) {
+  TempDir dir{"weir-rest"};
+  const std::string db = dir.path() + "/source.db";
+  Sqlite(db, true).exec("CREATE TABLE a1 (id INTEGER PRIMARY KEY); INSERT INTO a1 VALUES (1);");
+  const auto prefix = unique_name("rest-watch") + "-";
+  auto w = start_worker(dir);
+  auto created = w.call("POST", "/connectors",
+                        R"({"name":"watched","config":{"connector.class":"JdbcSourceConnector","tasks.max":"2",)"
+                        R"("connection.url":"jdbc:sqlite:)" + db + R"(","mode":"incrementing","table.poll.interval.ms":"300",)"
+                        R"("incrementing.column.name":"id","topic.prefix":")" + prefix + R"(","poll.interval.ms":"200"}})");
+  BOOST_REQUIRE_EQUAL(created.status, 201);
+  BOOST_TEST(read_topic(prefix + "a1", 1, 60s, 0s).size() == 1u);
+  auto since = w.process->output().size();
+  Sqlite(db).exec("CREATE TABLE a2 (id INTEGER PRIMARY KEY); INSERT INTO a2 VALUES (9);");
+  BOOST_REQUIRE_MESSAGE(eventually([&] { return has(w.call("GET", "/connectors/watched/tasks"), R"("tables":"a2")"); }, 30s),
+                        "task 1 was not given table a2 within 30 s");
+  BOOST_TEST(read_topic(prefix + "a2", 1, 60s, 0s).size() == 1u);
+  Sqlite(db).exec("INSERT INTO a1 VALUES (2);");
+  BOOST_TEST(read_topic(prefix + "a1", 2, 60s, 0s).size() == 2u);
+  auto log = w.process->output().substr(since);
+  BOOST_TEST(log.find("connector watched: its work changed") != std::string::npos, log);
+  BOOST_TEST(log.find("task watched-0 stopped") == std::string::npos, log);
+  BOOST_TEST(log.find("task watched-1 stopped") != std::string::npos, log);
   stop_cleanly(*w.process);
 }
 
