@@ -9,7 +9,6 @@
 #include <set>
 #include <thread>
 
-#include <simdjson.h>
 
 #include <caf/actor_system.hpp>
 #include <caf/after.hpp>
@@ -22,13 +21,13 @@
 #include "actors/scheduler.hpp"
 #include "actors/sink_task_actor.hpp"
 #include "actors/source_task_actor.hpp"
-#include "runtime/convert/json_text.hpp"
 #include "runtime/kafka/admin.hpp"
 #include "runtime/kafka/producer.hpp"
 #include "engine/pipeline/connector_config.hpp"
 #include "engine/pipeline/source_config.hpp"
 #include "engine/pipeline/source_offsets_topic.hpp"
 #include "runtime/rest/config_info.hpp"
+#include "runtime/rest/connect_json.hpp"
 #include "engine/worker/build_info.hpp"
 
 namespace weir::actors {
@@ -1280,39 +1279,6 @@ void Worker::stop_connector(const std::string& name, Deadline deadline) {
 // --- offsets
 
 
-namespace {
-
-std::string sink_partition_json(const std::string& topic, int32_t partition) {
-  std::string out = "{\"kafka_topic\":";
-  runtime::convert::append_json_string(topic, out);
-  return out + ",\"kafka_partition\":" + std::to_string(partition) + "}";
-}
-
-/// A sink offset entry of a PATCH: {"kafka_topic":T,"kafka_partition":P} and
-/// {"kafka_offset":O} or null (reset that partition). Names what is wrong.
-runtime::kafka::TopicPartitionOffset parse_sink_offset(const rest::ConnectorOffset& entry) {
-  simdjson::dom::parser parser;
-  auto partition = parser.parse(entry.partition);
-  std::string_view topic;
-  int64_t number = -1;
-  if (partition.error() || partition["kafka_topic"].get(topic) || partition["kafka_partition"].get(number)
-      || number < 0 || number > INT32_MAX)
-    throw rest::bad_request("Invalid partition " + entry.partition + ": a sink connector's partition "
-                            "is {\"kafka_topic\": string, \"kafka_partition\": non-negative integer}");
-  runtime::kafka::TopicPartitionOffset out{std::string{topic}, static_cast<int32_t>(number), -1};
-  if (entry.offset == "null")
-    return out;
-  simdjson::dom::parser offset_parser;
-  auto offset = offset_parser.parse(entry.offset);
-  if (offset.error() || offset["kafka_offset"].get(out.offset) || out.offset < 0)
-    throw rest::bad_request("Invalid offset " + entry.offset + " for partition " + entry.partition
-                            + ": a sink connector's offset is {\"kafka_offset\": non-negative "
-                              "integer} or null");
-  return out;
-}
-
-} // namespace
-
 std::vector<rest::ConnectorOffset> Worker::connector_offsets(const std::string& name, Deadline deadline) {
   runtime::worker::ConnectorPlan plan;
   {
@@ -1330,8 +1296,7 @@ std::vector<rest::ConnectorOffset> Worker::connector_offsets(const std::string& 
   auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   std::vector<rest::ConnectorOffset> out;
   for (const auto& o : runtime::kafka::group_offsets(props, "connect-" + name, std::min(timeout, 30000ms)))
-    out.push_back({sink_partition_json(o.topic, o.partition),
-                   "{\"kafka_offset\":" + std::to_string(o.offset) + "}"});
+    out.push_back(rest::sink_offset_entry(o));
   return out;
 }
 
@@ -1394,7 +1359,7 @@ std::string Worker::alter_connector_offsets(const std::string& name,
     std::vector<runtime::kafka::TopicPartitionOffset> commit;
     std::vector<runtime::kafka::TopicPartition> forget;
     for (const auto& entry : offsets) {
-      auto o = parse_sink_offset(entry);
+      auto o = rest::parse_sink_offset(entry);
       if (o.offset < 0)
         forget.push_back({o.topic, o.partition});
       else

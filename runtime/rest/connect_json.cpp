@@ -266,6 +266,33 @@ std::vector<ConnectorOffset> parse_offsets(std::string_view body) {
   return offsets;
 }
 
+kafka::TopicPartitionOffset parse_sink_offset(const ConnectorOffset& entry) {
+  simdjson::dom::parser parser;
+  auto partition = parser.parse(entry.partition);
+  std::string_view topic;
+  int64_t number = -1;
+  if (partition.error() || partition["kafka_topic"].get(topic) || partition["kafka_partition"].get(number)
+      || number < 0 || number > INT32_MAX)
+    throw bad_request("Invalid partition " + entry.partition + ": a sink connector's partition "
+                      "is {\"kafka_topic\": string, \"kafka_partition\": non-negative integer}");
+  kafka::TopicPartitionOffset out{std::string{topic}, static_cast<int32_t>(number), -1};
+  if (entry.offset == "null")
+    return out;
+  simdjson::dom::parser offset_parser;
+  auto offset = offset_parser.parse(entry.offset);
+  if (offset.error() || offset["kafka_offset"].get(out.offset) || out.offset < 0)
+    throw bad_request("Invalid offset " + entry.offset + " for partition " + entry.partition
+                      + ": a sink connector's offset is {\"kafka_offset\": non-negative integer} or null");
+  return out;
+}
+
+ConnectorOffset sink_offset_entry(const kafka::TopicPartitionOffset& offset) {
+  std::string partition = "{\"kafka_topic\":";
+  append_json_string(offset.topic, partition);
+  partition += ",\"kafka_partition\":" + std::to_string(offset.partition) + "}";
+  return {std::move(partition), "{\"kafka_offset\":" + std::to_string(offset.offset) + "}"};
+}
+
 void append_string_array(const std::vector<std::string>& values, std::string& out) {
   out += '[';
   for (size_t i = 0; i < values.size(); ++i) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "runtime/kafka/topic_partition.hpp"
 #include "runtime/rest/connect_herder.hpp"
 
 namespace weir::runtime::rest {
@@ -42,6 +43,12 @@ ConfigPatch parse_config_patch(std::string_view body);
 /// {"offsets":[{"partition":{...},"offset":{...}|null},...]}; none given → 400
 /// with Kafka Connect's message.
 std::vector<ConnectorOffset> parse_offsets(std::string_view body);
+/// A sink connector's offset entry (its consumer group's): {"kafka_topic":T,
+/// "kafka_partition":P} and {"kafka_offset":O}, or null (offset -1: reset that
+/// partition). 400 naming what is wrong.
+kafka::TopicPartitionOffset parse_sink_offset(const ConnectorOffset& entry);
+/// The inverse, for GET .../offsets.
+ConnectorOffset sink_offset_entry(const kafka::TopicPartitionOffset& offset);
 
 // --- response bodies, appended to `out`.
 
