@@ -6,7 +6,6 @@
 
 #include <spdlog/spdlog.h>
 
-
 namespace weir::actors {
 
 using StringMap = std::map<std::string, std::string>;

@@ -9,7 +9,6 @@
 #include <set>
 #include <thread>
 
-
 #include <caf/actor_system.hpp>
 #include <caf/after.hpp>
 #include <caf/event_based_actor.hpp>
@@ -1278,7 +1277,6 @@ void Worker::stop_connector(const std::string& name, Deadline deadline) {
 
 // --- offsets
 
-
 std::vector<rest::ConnectorOffset> Worker::connector_offsets(const std::string& name, Deadline deadline) {
   runtime::worker::ConnectorPlan plan;
   {
@@ -1684,7 +1682,7 @@ void Worker::reconcile() {
   for (auto& [name, cp] : connectors_) {
     auto& c = *cp;
     std::set<size_t> want;
-    if (c.target == "RUNNING" && c.failure.empty() && !c.awaiting)
+    if (c.target == "RUNNING" && c.failure.empty())
       for (const auto& w : assigned_)
         if (w.connector == name && !w.is_connector() && static_cast<size_t>(w.task) < c.task_configs.size())
           want.insert(static_cast<size_t>(w.task));
@@ -1694,9 +1692,11 @@ void Worker::reconcile() {
         stop.insert(t);
     if (!stop.empty())
       drain_tasks(c, stop);
+    // Awaiting the leader's task configs for a new config, nothing new starts (what
+    // runs goes on: it restarts if its config changes).
     std::vector<size_t> start;
     for (auto t : want)
-      if (!c.tasks.count(t))
+      if (!c.tasks.count(t) && !c.awaiting)
         start.push_back(t);
     if (!start.empty())
       start_tasks(c, start);

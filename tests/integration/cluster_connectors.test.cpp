@@ -177,6 +177,27 @@ BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again
   BOOST_TEST(records_of(stored, "commit-" + jdbc).size() == 2u);
   BOOST_TEST(records_of(stored, "commit-" + file).size() == 1u); // the other connector's stay
 
+  // The same config written again: its task configs are made and stored again, the
+  // same, so its tasks go on.
+  for (size_t i = 0; i < cluster.nodes.size(); ++i)
+    since[i] = cluster.nodes[i].log_size();
+  r = cluster[2].call("PUT", "/connectors/" + jdbc + "/config",
+                      R"({"connector.class":"JdbcSourceConnector","tasks.max":"3","connection.url":"jdbc:sqlite:)" + db
+                        + R"(","mode":"incrementing","incrementing.column.name":"id","topic.prefix":")" + prefix
+                        + R"(","poll.interval.ms":"200"})");
+  BOOST_REQUIRE_MESSAGE(r.status == 200, r.status << " " << r.body);
+  bool recommitted = wait_until(30s, 200ms, [&] {
+    return records_of(read_topic(config_topic, 1, 10s, 0s), "commit-" + jdbc).size() == 3u;
+  });
+  BOOST_TEST(recommitted, "the leader did not store the task configs again");
+  Sqlite(db).exec("INSERT INTO t2 VALUES (3, 'g');");
+  BOOST_TEST(ids_in(prefix + "t2", 3) == (std::set<int64_t>{1, 2, 3}));
+  events.clear();
+  for (size_t i = 0; i < cluster.nodes.size(); ++i)
+    for (auto& e : task_events(cluster.nodes[i].output_since(since[i]), jdbc))
+      events.push_back(e);
+  BOOST_TEST(count_events(events, -1, "stopped") == 0u);
+
   // Stopped, a connector's task configs are none (Kafka Connect's KIP-875).
   r = cluster[1].call("PUT", "/connectors/" + file + "/stop");
   BOOST_REQUIRE_MESSAGE(r.status == 202 || r.status == 204, r.status << " " << r.body);
