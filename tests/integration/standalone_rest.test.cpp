@@ -401,4 +401,47 @@ BOOST_AUTO_TEST_CASE(a_jdbc_source_picks_up_a_new_table_by_itself) {
   stop_cleanly(*w.process);
 }
 
+// Issue 21, item 3: a stage that throws fails its task, whose status shows FAILED
+// with the trace; the automatic restart brings it back; another connector never
+// stops. Here the JDBC sink's table is dropped under it: its next write throws, and
+// the restarted writer creates the table again (auto.create).
+BOOST_AUTO_TEST_CASE(a_failed_stage_fails_its_task_alone_and_the_automatic_restart_brings_it_back) {
+  TempDir dir{"weir-rest"};
+  auto rows_topic = unique_name("rest-fails"), lines_topic = unique_name("rest-steady");
+  create_topic(rows_topic, 1);
+  create_topic(lines_topic, 1);
+  const std::string db = dir.path() + "/sink.db", lines = dir.path() + "/lines.txt";
+  auto w = start_worker(dir, {{"task.restart.backoff.ms", "500"}});
+  BOOST_REQUIRE_EQUAL(w.call("POST", "/connectors",
+                             R"({"name":"rows","config":{"connector.class":"JdbcSinkConnector","topics":")" + rows_topic
+                               + R"(","connection.url":"jdbc:sqlite:)" + db + R"(","auto.create":"true",)"
+                               R"("table.name.format":"users","value.converter.schemas.enable":"false"}})").status, 201);
+  BOOST_REQUIRE_EQUAL(w.call("POST", "/connectors",
+                             R"({"name":"steady","config":{"connector.class":"FileStreamSink","topics":")" + lines_topic
+                               + R"(","file":")" + lines + R"("}})").status, 201);
+  produce(rows_topic, 10, json_record);
+  produce(lines_topic, 10, json_record);
+  auto rows = [&] { return std::filesystem::exists(db) ? Sqlite(db).scalar("SELECT count(*) FROM users", -1) : -1; };
+  BOOST_REQUIRE_MESSAGE(eventually([&] { return rows() == 10 && lines_in(lines) == 10; }, 60s),
+                        rows() << " rows, " << lines_in(lines) << " lines");
+  auto since = w.process->output().size();
+
+  Sqlite(db).exec("DROP TABLE users");
+  produce(rows_topic, 10, [](size_t i) { return json_record(10 + i); });
+  bool failed = eventually([&] {
+    auto s = w.call("GET", "/connectors/rows/tasks/0/status");
+    return has(s, R"("state":"FAILED")") && has(s, "users");
+  }, 30s);
+  BOOST_TEST(failed, "task rows-0 was not FAILED with a trace naming the table");
+  produce(lines_topic, 10, [](size_t i) { return json_record(10 + i); });
+  BOOST_REQUIRE_MESSAGE(eventually([&] { return rows() == 10; }, 60s), "after the restart: " << rows() << " rows");
+  BOOST_TEST(has(w.call("GET", "/connectors/rows/tasks/0/status"), R"("state":"RUNNING")"));
+  BOOST_REQUIRE_MESSAGE(eventually([&] { return lines_in(lines) == 20; }, 60s), lines_in(lines) << " lines");
+  auto log = w.process->output().substr(since);
+  BOOST_TEST(log.find("automatic restart 1 of") != std::string::npos, log);
+  BOOST_TEST(log.find("task steady-0 stopped") == std::string::npos, log); // the other connector went on
+  BOOST_TEST(has(w.call("GET", "/connectors/steady/status"), R"("tasks":[{"id":0,"state":"RUNNING")"));
+  stop_cleanly(*w.process);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
