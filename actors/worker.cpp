@@ -203,8 +203,8 @@ struct Worker::Connector {
   /// What its tasks run with (its tasks shown PAUSED while paused): made here in
   /// standalone, the leader's from the config topic in a cluster.
   std::vector<StringMap> task_configs;
-  /// Cluster mode: its config changed after its task configs were stored; its tasks
-  /// wait for the leader's next ones.
+  /// Cluster mode: its config changed after its task configs were stored; no task
+  /// of it starts until the leader stores the next ones.
   bool awaiting = false;
   /// Cluster mode, on the leader: the task configs its connector made for its
   /// current config (until a restart makes them again).

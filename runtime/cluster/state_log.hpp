@@ -45,7 +45,8 @@ struct ClusterConfig {
   /// references of its config written back, as Kafka Connect stores them).
   std::map<std::string, std::vector<StringMap>> task_configs;
   /// Connectors whose config was written after their task configs were last
-  /// committed (or that have none yet): their tasks wait for the leader's next ones.
+  /// committed (or that have none yet): no task of theirs starts until the leader
+  /// commits the next ones.
   std::set<std::string> awaiting_task_configs;
   /// The offset of the last record applied (+1): grows with every change, so two
   /// nodes that read to the same version know the same connectors.
