@@ -1733,6 +1733,24 @@ std::pair<std::set<runtime::cluster::Work>, uint64_t> Worker::assigned() const {
   return {assigned_, generation_};
 }
 
+void Worker::end_instances() {
+  std::lock_guard changes{changes_};
+  std::lock_guard lock{mutex_};
+  for (auto& [name, c] : connectors_) {
+    c->instance = {};
+    c->made.reset();
+  }
+}
+
+std::set<std::string> Worker::instances() const {
+  std::lock_guard lock{mutex_};
+  std::set<std::string> out;
+  for (const auto& [name, c] : connectors_)
+    if (c->instance)
+      out.insert(name);
+  return out;
+}
+
 std::vector<rest::ConnectorStatus> Worker::local_statuses() const {
   std::lock_guard lock{mutex_};
   std::vector<rest::ConnectorStatus> out;

@@ -117,6 +117,11 @@ public:
   std::pair<std::set<runtime::cluster::Work>, uint64_t> assigned() const;
   /// Every connector's status as this node sees it: its own tasks only.
   std::vector<runtime::rest::ConnectorStatus> local_statuses() const;
+  /// The connectors whose connector actor runs here (on the leader): this node
+  /// reports their status.
+  std::set<std::string> instances() const;
+  /// Ends every connector actor here: this node no longer leads.
+  void end_instances();
 
   // --- ConnectHerder
   runtime::rest::ServerInfo server_info(Deadline deadline) override;

@@ -188,8 +188,12 @@ rest::ConnectorStatus ClusterHerder::connector_status(const std::string& name, D
   if (status.connector.state == "STOPPED")
     return status;
   auto shared = links_.statuses->snapshot();
-  if (auto it = shared.connectors.find(name); it != shared.connectors.end())
+  if (auto it = shared.connectors.find(name); it != shared.connectors.end()) {
     status.connector.worker_id = it->second.worker_id;
+    // The node of its connector actor knows whether it could make its task configs.
+    if (it->second.state == "FAILED" && status.connector.state == "RUNNING")
+      status.connector = {it->second.state, it->second.worker_id, it->second.trace};
+  }
   auto count = worker().task_configs(name, d).size();
   auto assignment = links_.configs->snapshot().assignment;
   std::vector<rest::TaskState> tasks;
@@ -422,12 +426,13 @@ void ClusterHerder::publish_statuses() {
   // this never hides its new node's), and forgotten: should it come back, its
   // status is written again.
   auto local = worker().local_statuses();
+  auto instances = worker().instances();
   for (auto it = published_.begin(); it != published_.end();) {
     bool here = false;
     for (const auto& status : local) {
       for (const auto& t : status.tasks)
         here = here || it->first == "task " + status.name + "-" + std::to_string(t.id);
-      here = here || it->first == "connector " + status.name;
+      here = here || (it->first == "connector " + status.name && instances.count(status.name));
     }
     if (here) {
       ++it;
@@ -450,9 +455,9 @@ void ClusterHerder::publish_statuses() {
       if (changed("task " + status.name + "-" + std::to_string(t.id), record))
         links_.statuses->put_task(status.name, t.id, record);
     }
+    // The connector's own status comes from where its connector actor runs.
     runtime::cluster::StatusRecord record{status.connector.state, status.connector.trace, self, generation};
-    if (mine.count({status.name, runtime::cluster::Work::connector_instance})
-        && changed("connector " + status.name, record))
+    if (instances.count(status.name) && changed("connector " + status.name, record))
       links_.statuses->put_connector(status.name, record);
   }
 }

@@ -110,6 +110,7 @@ void step_down(node_actor* self, const std::string& why) {
     spdlog::warn("cluster: this node no longer leads: {}", why);
   st.leading = false;
   st.rebalancer.reset();
+  st.settings.worker->end_instances(); // the next leader runs the connector actors
   st.settings.leadership->release();
   st.retry_at = Clock::now() + retry_delay;
 }

@@ -96,8 +96,9 @@ BOOST_AUTO_TEST_SUITE(cluster_connectors)
 BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again) {
   Cluster cluster(3);
   const auto db = cluster.dir / "source.db";
-  Sqlite(db, true).exec("CREATE TABLE t1 (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE t2 (id INTEGER PRIMARY KEY, name TEXT);"
-          "INSERT INTO t1 VALUES (1, 'a'), (2, 'b'); INSERT INTO t2 VALUES (1, 'c');");
+  Sqlite(db, true).exec("CREATE TABLE t1 (id INTEGER PRIMARY KEY, name TEXT);"
+                        "CREATE TABLE t2 (id INTEGER PRIMARY KEY, name TEXT);"
+                        "INSERT INTO t1 VALUES (1, 'a'), (2, 'b'); INSERT INTO t2 VALUES (1, 'c');");
   const auto lines = cluster.dir / "lines.txt";
   std::ofstream(lines) << "one\ntwo\nthree\n";
   const auto prefix = unique_name("weir-itest-conn") + "-";
@@ -122,6 +123,16 @@ BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again
   BOOST_TEST(configs.at(2).at("tables") == "");
   BOOST_TEST(ids_in(prefix + "t1", 2) == (std::set<int64_t>{1, 2}));
   BOOST_TEST(read_topic(prefix + "lines", 3, 60s, 0s).size() == 3u);
+  // The connector's own status comes from its actor's node, the leader (node a, the
+  // oldest), on every node.
+  const std::string reported = R"("connector":{"state":"RUNNING","worker_id":")" + cluster[0].worker_id + "\"";
+  bool leader_reports = wait_until(30s, 200ms, [&] {
+    return std::all_of(cluster.nodes.begin(), cluster.nodes.end(), [&](const Node& n) {
+      return n.call("GET", "/connectors/" + jdbc + "/status").body.find(reported) != std::string::npos;
+    });
+  });
+  BOOST_TEST(leader_reports, "not every node shows " << reported << ": "
+                                                     << cluster[2].call("GET", "/connectors/" + jdbc + "/status").body);
 
   // ...stored once, in Kafka Connect's records, whichever node took the POST.
   const auto config_topic = cluster.group + "-configs";
@@ -153,7 +164,7 @@ BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again
     return std::distance(std::sregex_iterator(tree.begin(), tree.end(), instance), std::sregex_iterator());
   };
   BOOST_TEST(instances(0) == 1);
-  r = cluster[0].call("POST", "/connectors/" + jdbc + "/restart");
+  r = cluster[1].call("POST", "/connectors/" + jdbc + "/restart"); // not the leader: it forwards
   BOOST_REQUIRE_MESSAGE(r.status == 204, r.status << " " << r.body);
   configs = wait_task_configs(cluster, jdbc, 3, [](const auto& c) { return c.at(2).at("tables") == "t3"; });
   BOOST_TEST(configs.at(0).at("tables") == "t1");
