@@ -499,6 +499,18 @@ bool starts_with(std::string_view s, std::string_view prefix, std::string_view& 
   return true;
 }
 
+/// "NAME-N" (after a task key's prefix): the connector and the task number, which
+/// follows the last '-' (names may contain '-'); nullopt when it is not one.
+std::optional<std::pair<std::string_view, int>> split_task_key(std::string_view rest) {
+  auto dash = rest.rfind('-');
+  int task = -1;
+  if (dash == std::string_view::npos || dash == 0 || dash + 1 == rest.size()
+      || std::from_chars(rest.data() + dash + 1, rest.data() + rest.size(), task).ptr != rest.data() + rest.size()
+      || task < 0)
+    return std::nullopt;
+  return std::pair{rest.substr(0, dash), task};
+}
+
 // ---------------------------------------------------------------------------------
 // config.storage.topic
 
@@ -579,16 +591,11 @@ struct ConfigLog::Impl : TailedState<ClusterConfig> {
       state.target_states.try_emplace(std::string{name}, "RUNNING");
       state.awaiting_task_configs.insert(std::string{name});
     } else if (starts_with(key, task_prefix, name)) {
-      // task-NAME-N: the connector's name may hold '-' itself, the task id not.
-      auto dash = name.rfind('-');
-      int task = -1;
-      if (dash == std::string_view::npos || dash == 0
-          || std::from_chars(name.data() + dash + 1, name.data() + name.size(), task).ptr
-               != name.data() + name.size()
-          || task < 0)
+      auto task = split_task_key(name);
+      if (!task)
         throw Malformed("not a task key (task-NAME-N)");
       if (value) // Kafka Connect writes no tombstones for task configs
-        pending[std::string{name.substr(0, dash)}][task] = parse_connector(*value);
+        pending[std::string{task->first}][task->second] = parse_connector(*value);
     } else if (starts_with(key, commit_prefix, name) && !name.empty()) {
       if (value)
         commit(std::string{name}, *value);
@@ -761,15 +768,10 @@ struct StatusLog::Impl : TailedState<ClusterStatus> {
       else
         state.connectors.erase(std::string{rest});
     } else if (starts_with(key, task_status_prefix, rest)) {
-      // "NAME-N": the task number follows the last '-' (names may contain '-').
-      auto dash = rest.rfind('-');
-      int task = -1;
-      if (dash == std::string_view::npos || dash == 0
-          || std::from_chars(rest.data() + dash + 1, rest.data() + rest.size(), task).ptr
-               != rest.data() + rest.size()
-          || dash + 1 == rest.size() || task < 0)
+      auto task = split_task_key(rest);
+      if (!task)
         throw Malformed("not a task key (status-task-NAME-N)");
-      std::pair<std::string, int> id{std::string{rest.substr(0, dash)}, task};
+      std::pair<std::string, int> id{std::string{task->first}, task->second};
       auto status = value ? std::optional{parse(*value)} : std::nullopt;
       std::lock_guard lock(mutex);
       if (status) {
