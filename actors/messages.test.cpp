@@ -155,8 +155,8 @@ BOOST_AUTO_TEST_CASE(decoded_batch_round_trips_with_values_and_states) {
              std::string_view{R"({"name":"ada","age":36})"});
   raw.add_header("trace", std::string_view{"t-1"});
   raw.append("users", 1, 6, 1700000000001, std::nullopt, std::nullopt);
-  DecodedBatchMsg msg{std::make_shared<data::DecodedBatch>(codec.decode(std::move(raw)))};
-  (*msg.batch)[1].state = data::RecordState::Dropped;
+  DecodedBatchMsg msg{std::make_shared<runtime::data::DecodedBatch>(codec.decode(std::move(raw)))};
+  (*msg.batch)[1].state = runtime::data::RecordState::Dropped;
   auto out = round_trip(caf::make_message(batch_atom::value, msg, uint64_t{123}));
   BOOST_REQUIRE((out.match_elements<batch_atom, DecodedBatchMsg, uint64_t>()));
   const auto& got = *out.get_as<DecodedBatchMsg>(1).batch;
@@ -169,7 +169,7 @@ BOOST_AUTO_TEST_CASE(decoded_batch_round_trips_with_values_and_states) {
   BOOST_TEST(name->as_string() == "ada");
   BOOST_REQUIRE(got[0].headers.size() == 1u);
   BOOST_TEST(got[0].headers[0].key == "trace");
-  BOOST_TEST((got[1].state == data::RecordState::Dropped));
+  BOOST_TEST((got[1].state == runtime::data::RecordState::Dropped));
   BOOST_TEST(out.get_as<uint64_t>(2) == 123u); // the charged credit travels unchanged
 }
 

@@ -1,6 +1,9 @@
 // The registration list: add one line here for a new SMT or predicate.
 #include "transforms/transform_registry.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "runtime/convert/text.hpp"
 #include "transforms/cast.hpp"
 #include "transforms/drop_headers.hpp"
@@ -24,8 +27,10 @@
 
 namespace weir::transforms {
 
-const std::vector<TransformationInfo>& transformations() {
-  static const std::vector<TransformationInfo> all{
+namespace {
+
+std::deque<TransformationInfo>& transformation_table() {
+  static std::deque<TransformationInfo> all{
       transformation_info<InsertField>(),
       transformation_info<ReplaceField>(),
       transformation_info<MaskField>(),
@@ -46,8 +51,8 @@ const std::vector<TransformationInfo>& transformations() {
   return all;
 }
 
-const std::vector<PredicateInfo>& predicates() {
-  static const std::vector<PredicateInfo> all{
+std::deque<PredicateInfo>& predicate_table() {
+  static std::deque<PredicateInfo> all{
       predicate_info<TopicNameMatches>(),
       predicate_info<HasHeaderKey>(),
       predicate_info<RecordIsTombstone>(),
@@ -55,8 +60,46 @@ const std::vector<PredicateInfo>& predicates() {
   return all;
 }
 
+/// A plugin class under `name`: its full name or one of its aliases, exactly.
+template <class Info>
+const Info* find_plugin(const std::deque<Info>& table, std::string_view name) {
+  for (const auto& info : table)
+    if (info.plugin() && (info.name == name || std::ranges::find(info.aliases, name) != info.aliases.end()))
+      return &info;
+  return nullptr;
+}
+
+} // namespace
+
+const std::deque<TransformationInfo>& transformations() { return transformation_table(); }
+const std::deque<PredicateInfo>& predicates() { return predicate_table(); }
+
+void add_transformation(TransformationInfo info) {
+  if (info.name.empty())
+    throw std::invalid_argument("a transformation needs a class name");
+  for (std::string_view name : info.aliases)
+    if (find_transformation(name))
+      throw std::invalid_argument("transformation class or alias " + std::string(name) + " is already taken");
+  if (find_transformation(info.name))
+    throw std::invalid_argument("transformation class " + info.name + " is already taken");
+  transformation_table().push_back(std::move(info));
+}
+
+void add_predicate(PredicateInfo info) {
+  if (info.name.empty())
+    throw std::invalid_argument("a predicate needs a class name");
+  for (std::string_view name : info.aliases)
+    if (find_predicate(name))
+      throw std::invalid_argument("predicate class or alias " + std::string(name) + " is already taken");
+  if (find_predicate(info.name))
+    throw std::invalid_argument("predicate class " + info.name + " is already taken");
+  predicate_table().push_back(std::move(info));
+}
+
 std::optional<ResolvedTransformation> find_transformation(std::string_view name) {
   name = runtime::convert::trim(name);
+  if (const auto* plugin = find_plugin(transformations(), name))
+    return ResolvedTransformation{plugin, Side::Value, plugin->name};
   if (name.starts_with(transforms_package))
     name.remove_prefix(transforms_package.size());
   std::string_view base = name, variant;
@@ -65,7 +108,7 @@ std::optional<ResolvedTransformation> find_transformation(std::string_view name)
     variant = name.substr(dollar + 1);
   }
   for (const auto& info : transformations()) {
-    if (info.name != base)
+    if (info.plugin() || info.name != base)
       continue;
     std::string full = std::string(transforms_package) + std::string(base);
     if (info.variants == Variants::None) {
@@ -84,10 +127,12 @@ std::optional<ResolvedTransformation> find_transformation(std::string_view name)
 
 std::optional<ResolvedPredicate> find_predicate(std::string_view name) {
   name = runtime::convert::trim(name);
+  if (const auto* plugin = find_plugin(predicates(), name))
+    return ResolvedPredicate{plugin, plugin->name};
   if (name.starts_with(predicates_package))
     name.remove_prefix(predicates_package.size());
   for (const auto& info : predicates())
-    if (info.name == name)
+    if (!info.plugin() && info.name == name)
       return ResolvedPredicate{&info, std::string(predicates_package) + std::string(name)};
   return std::nullopt;
 }

@@ -8,6 +8,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include "transforms/plugin_components.hpp"
+#include "transforms/transform_registry.hpp"
+
 namespace weir::plugins {
 
 namespace {
@@ -17,6 +20,17 @@ namespace fs = std::filesystem;
 std::deque<LoadedSink>& sinks() {
   static std::deque<LoadedSink> all;
   return all;
+}
+
+/// The registry entry `make()` builds for a plugin's component, or a PluginError.
+template <class Descriptor, class Make>
+auto component(const std::string& path, const Descriptor& d, std::string_view kind, Make make) {
+  try {
+    return make();
+  } catch (const std::exception& e) {
+    throw PluginError("plugin " + path + ": the " + std::string(kind) + " " + d.class_name
+                      + " cannot be registered: " + e.what());
+  }
 }
 
 /// Collects what one plugin registers; checks names as they come.
@@ -44,9 +58,61 @@ public:
     added_.push_back(std::move(loaded));
   }
 
-  std::vector<LoadedSink> take() { return std::move(added_); }
+  void add_transformation(TransformationDescriptor t) override {
+    check_component(t.class_name, t.aliases, "transformation", [](std::string_view n) {
+      return transforms::find_transformation(n).has_value();
+    });
+    transformations_.push_back(component(path_, t, "transformation", [&] {
+      return transforms::plugin_transformation(t, path_);
+    }));
+  }
+
+  void add_predicate(PredicateDescriptor p) override {
+    check_component(p.class_name, p.aliases, "predicate", [](std::string_view n) {
+      return transforms::find_predicate(n).has_value();
+    });
+    predicates_.push_back(component(path_, p, "predicate", [&] { return transforms::plugin_predicate(p, path_); }));
+  }
+
+  size_t count() const { return added_.size() + transformations_.size() + predicates_.size(); }
+
+  /// Keeps what the plugin registered; nothing is kept before every name was checked.
+  void commit() {
+    for (auto& s : added_) {
+      spdlog::info("loaded sink connector plugin {} version {} from {}", s.descriptor.class_name,
+                   s.descriptor.version, path_);
+      sinks().push_back(std::move(s));
+    }
+    for (auto& t : transformations_) {
+      spdlog::info("loaded transformation plugin {} version {} from {}", t.name, t.version, path_);
+      transforms::add_transformation(std::move(t));
+    }
+    for (auto& p : predicates_) {
+      spdlog::info("loaded predicate plugin {} version {} from {}", p.name, p.version, path_);
+      transforms::add_predicate(std::move(p));
+    }
+  }
 
 private:
+  /// A transformation's or predicate's names must be new to the worker and to this plugin.
+  template <class Taken>
+  void check_component(const std::string& class_name, const std::vector<std::string>& aliases,
+                       std::string_view kind, Taken taken) {
+    if (class_name.empty())
+      throw PluginError("plugin " + path_ + " registers a " + std::string(kind) + " with an empty class name");
+    std::vector<std::string> names{class_name};
+    names.insert(names.end(), aliases.begin(), aliases.end());
+    for (const auto& name : names) {
+      if (taken(name))
+        throw PluginError("plugin " + path_ + " registers " + std::string(kind) + " class " + name
+                          + ", which is already taken (a built-in's or another plugin's name)");
+      if (std::find(names_.begin(), names_.end(), std::string(kind) + ":" + name) != names_.end())
+        throw PluginError("plugin " + path_ + " registers " + std::string(kind) + " class " + name + " twice");
+      names_.push_back(std::string(kind) + ":" + name);
+    }
+  }
+
+
   /// Plugins first: `taken` may also see sinks loaded before, and naming their file
   /// helps more than "a built-in".
   void check_free(const std::string& name) {
@@ -71,6 +137,9 @@ private:
   std::string path_;
   bool (*taken_)(std::string_view);
   std::vector<LoadedSink> added_;
+  std::vector<transforms::TransformationInfo> transformations_;
+  std::vector<transforms::PredicateInfo> predicates_;
+  std::vector<std::string> names_; ///< "kind:name" of this plugin's transformations and predicates
 };
 
 std::string dl_error() {
@@ -115,14 +184,9 @@ void load_plugin(const std::string& path, bool (*taken)(std::string_view)) {
   } catch (...) {
     throw PluginError("plugin " + path + ": registration threw a non-standard exception");
   }
-  auto added = registrar.take();
-  if (added.empty())
-    spdlog::warn("plugin {} registers no connector", path);
-  for (auto& s : added) {
-    spdlog::info("loaded sink connector plugin {} version {} from {}", s.descriptor.class_name,
-                 s.descriptor.version, path);
-    sinks().push_back(std::move(s));
-  }
+  if (registrar.count() == 0)
+    spdlog::warn("plugin {} registers nothing", path);
+  registrar.commit();
 }
 
 size_t load_plugins(const std::vector<std::string>& dirs, bool (*taken)(std::string_view)) {

@@ -285,6 +285,10 @@ std::vector<rest::PluginInfo> plugin_infos() {
   for (const auto& p : connectors::source_plugins())
     out.push_back({std::string{p.class_name}, "source", std::string{p.version}});
   for (const auto& t : transforms::transformations()) {
+    if (t.plugin()) {
+      out.push_back({t.name, "transformation", t.version});
+      continue;
+    }
     auto name = std::string{transforms::transforms_package} + std::string{t.name};
     if (t.variants == transforms::Variants::KeyValue) {
       out.push_back({name + "$Key", "transformation", WEIR_VERSION});
@@ -294,8 +298,9 @@ std::vector<rest::PluginInfo> plugin_infos() {
     }
   }
   for (const auto& p : transforms::predicates())
-    out.push_back({std::string{transforms::predicates_package} + std::string{p.name}, "predicate",
-                   WEIR_VERSION});
+    out.push_back(p.plugin() ? rest::PluginInfo{p.name, "predicate", p.version}
+                             : rest::PluginInfo{std::string{transforms::predicates_package} + p.name,
+                                                "predicate", WEIR_VERSION});
   for (const auto& c : convert::converters())
     out.push_back({std::string{c.class_name}, "converter", WEIR_VERSION});
   return out;

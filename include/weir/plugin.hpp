@@ -6,7 +6,7 @@
 // WEIR_PLUGIN defines:
 //
 //   int  weir_plugin_sdk_version(void);                 // WEIR_SDK_VERSION it was built with
-//   void weir_plugin_register(weir::PluginRegistrar*);  // adds its connectors
+//   void weir_plugin_register(weir::PluginRegistrar*);  // adds its classes
 //
 // The version is checked first: a plugin built against another SDK version is
 // refused before any of its C++ code runs, with both versions named. A file without
@@ -40,6 +40,7 @@
 
 #include "weir/config.hpp"
 #include "weir/sink.hpp"
+#include "weir/transform.hpp"
 #include "weir/version.hpp"
 
 namespace weir {
@@ -81,6 +82,27 @@ public:
     add_sink(SinkDescriptor{std::move(class_name), std::move(aliases), std::move(version),
                             [](ConfigDef& def) { T::define(def); },
                             [] { return std::unique_ptr<Sink>(new T()); }});
+  }
+
+  /// Adds a single message transform (weir/transform.hpp). Names are checked as for
+  /// sinks, against built-in and plugin transformations.
+  virtual void add_transformation(TransformationDescriptor transformation) = 0;
+
+  template <TransformationClass T>
+  void add_transformation(std::string class_name, std::vector<std::string> aliases, std::string version) {
+    add_transformation(TransformationDescriptor{
+        std::move(class_name), std::move(aliases), std::move(version), [](ConfigDef& def) { T::define(def); },
+        [](const Config& config) { return std::unique_ptr<Transformation>(new T(config)); }});
+  }
+
+  /// Adds a predicate, checked against built-in and plugin predicates.
+  virtual void add_predicate(PredicateDescriptor predicate) = 0;
+
+  template <PredicateClass T>
+  void add_predicate(std::string class_name, std::vector<std::string> aliases, std::string version) {
+    add_predicate(PredicateDescriptor{
+        std::move(class_name), std::move(aliases), std::move(version), [](ConfigDef& def) { T::define(def); },
+        [](const Config& config) { return std::unique_ptr<Predicate>(new T(config)); }});
   }
 };
 

@@ -1,8 +1,8 @@
-#include "runtime/data/arena.hpp"
+#include "weir/data/arena.hpp"
 
 #include <algorithm>
 
-namespace weir::runtime::data {
+namespace weir::data {
 
 void* Arena::allocate_slow(size_t bytes, size_t align) {
   // Try the blocks kept from before the last reset first, then grow geometrically so
@@ -43,4 +43,4 @@ size_t Arena::capacity() const noexcept {
   return n;
 }
 
-} // namespace weir::runtime::data
+} // namespace weir::data

@@ -5,38 +5,6 @@
 
 namespace weir::runtime::data {
 
-std::optional<int32_t> RecordView::partition() const noexcept {
-  if (rec_->partition < 0)
-    return std::nullopt;
-  return rec_->partition;
-}
-
-std::optional<int64_t> RecordView::timestamp() const noexcept {
-  if (rec_->timestamp < 0)
-    return std::nullopt;
-  return rec_->timestamp;
-}
-
-void RecordView::set(Side s, Value v, const SchemaPtr& schema) const {
-  set(s, v, batch_->retain(schema));
-}
-
-void RecordView::set(Side s, Value v, const Schema* owned_schema) const noexcept {
-  if (s == Side::Key) {
-    rec_->key = v;
-    rec_->key_schema = owned_schema;
-  } else {
-    rec_->value = v;
-    rec_->value_schema = owned_schema;
-  }
-}
-
-void RecordView::set_topic(std::string_view topic) const { rec_->topic = batch_->arena().copy(topic); }
-
-std::string_view RecordView::copy(std::string_view s) const { return batch_->arena().copy(s); }
-
-const Schema* RecordView::retain(const SchemaPtr& schema) const { return batch_->retain(schema); }
-
 void DecodedBatch::reset(Batch raw) {
   raw_ = std::move(raw);
   arena_.reset();

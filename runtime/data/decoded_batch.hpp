@@ -35,86 +35,34 @@
 #include "runtime/data/schema.hpp"
 #include "runtime/data/value.hpp"
 #include "runtime/batch.hpp"
+#include "weir/record.hpp"
 
 namespace weir::runtime::data {
 
-/// Which part of a record a Key/Value SMT variant operates on.
-enum class Side : uint8_t { Key, Value };
-
-enum class RecordState : uint8_t {
-  Live,    ///< goes on downstream
-  Dropped, ///< filtered out: absent downstream, but its offset counts as processed
-  Failed,  ///< a record error was recorded (see errors()); the error policy decides
-};
-
-/// One decoded header (Kafka Connect's Header: key, schema, value). Raw headers are
-/// decoded as schemaless strings (or null); a header an SMT adds may carry a schema.
-struct Header {
-  std::string_view key;
-  Value value;
-  const Schema* schema = nullptr;
-};
-
-using HeaderList = ArenaVector<Header>;
-
-struct DecodedRecord {
-  std::string_view topic;
-  int32_t partition = -1;  ///< -1: none (Kafka's null)
-  int64_t offset = -1;
-  int64_t timestamp = -1;  ///< milliseconds since the epoch; -1: none
-  Value key;
-  const Schema* key_schema = nullptr; ///< nullptr: schemaless
-  Value value;
-  const Schema* value_schema = nullptr;
-  HeaderList headers;
-  RecordState state = RecordState::Live;
-  uint32_t raw_index = 0; ///< the record's index in raw()
-
-  bool live() const noexcept { return state == RecordState::Live; }
-  Value& get(Side s) noexcept { return s == Side::Key ? key : value; }
-  const Value& get(Side s) const noexcept { return s == Side::Key ? key : value; }
-  const Schema* schema(Side s) const noexcept { return s == Side::Key ? key_schema : value_schema; }
-};
+// A record, its headers and the Key/Value side are the plugin SDK's (weir/record.hpp).
+using weir::Header;
+using weir::HeaderList;
+using weir::RecordState;
+using weir::Side;
+using DecodedRecord = weir::RecordData;
 
 class DecodedBatch;
 
-/// What an SMT or predicate sees of one record: the record plus its batch's arena.
+/// What an SMT or predicate sees of one record: the SDK's Record plus its batch.
 /// A handle (like a pointer): a const RecordView still lets the record be changed.
-class RecordView {
+class RecordView : public weir::Record {
 public:
   inline RecordView(DecodedBatch& batch, uint32_t index) noexcept;
 
   DecodedRecord& record() const noexcept { return *rec_; }
   uint32_t index() const noexcept { return index_; }
-  DecodedBatch& batch() const noexcept { return *batch_; }
-  inline Arena& arena() const noexcept;
-
-  std::string_view topic() const noexcept { return rec_->topic; }
-  std::optional<int32_t> partition() const noexcept;
-  int64_t offset() const noexcept { return rec_->offset; }
-  std::optional<int64_t> timestamp() const noexcept;
-  HeaderList& headers() const noexcept { return rec_->headers; }
-
-  Value& get(Side s) const noexcept { return rec_->get(s); }
-  const Schema* schema(Side s) const noexcept { return rec_->schema(s); }
-  /// Replaces key or value and its schema; `schema` is retained by the batch.
-  void set(Side s, Value v, const SchemaPtr& schema) const;
-  /// Replaces key or value, keeping a schema the batch already owns (or nullptr).
-  void set(Side s, Value v, const Schema* owned_schema) const noexcept;
-  void set_topic(std::string_view topic) const;
-  void set_timestamp(int64_t ts) const noexcept { rec_->timestamp = ts; }
-  /// A copy of `s` in the batch arena.
-  std::string_view copy(std::string_view s) const;
-  /// Keeps `schema` alive for the batch's lifetime; returns the raw pointer to store.
-  const Schema* retain(const SchemaPtr& schema) const;
+  inline DecodedBatch& batch() const noexcept;
 
 private:
-  DecodedBatch* batch_;
-  DecodedRecord* rec_;
   uint32_t index_;
 };
 
-class DecodedBatch {
+class DecodedBatch final : public weir::RecordBatch {
 public:
   DecodedBatch() = default;
   /// Takes `raw` and fills record metadata and headers; keys and values are null
@@ -146,7 +94,7 @@ public:
   RecordView view(uint32_t i) noexcept { return {*this, i}; }
   size_t live_count() const noexcept;
 
-  Arena& arena() noexcept { return arena_; }
+  Arena& arena() noexcept override { return arena_; }
   RecordErrors& errors() noexcept { return errors_; }
   const RecordErrors& errors() const noexcept { return errors_; }
 
@@ -154,7 +102,7 @@ public:
   void fail(uint32_t i, ErrorStage stage, std::string_view class_name, const std::exception& e);
 
   /// Keeps `schema` alive while this batch lives; returns the pointer records store.
-  const Schema* retain(const SchemaPtr& schema) {
+  const Schema* retain(const SchemaPtr& schema) override {
     // Inline for the common case, a converter retaining the same schema per record.
     if (!retained_.empty() && retained_.back() == schema)
       return schema.get();
@@ -194,8 +142,8 @@ private:
 };
 
 inline RecordView::RecordView(DecodedBatch& batch, uint32_t index) noexcept
-    : batch_(&batch), rec_(&batch[index]), index_(index) {}
-inline Arena& RecordView::arena() const noexcept { return batch_->arena(); }
+    : weir::Record(batch[index], batch), index_(index) {}
+inline DecodedBatch& RecordView::batch() const noexcept { return static_cast<DecodedBatch&>(*batch_); }
 
 /// The node-independent form of a DecodedBatch (see the file comment).
 struct DecodedBatchWire {

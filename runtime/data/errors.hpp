@@ -19,29 +19,12 @@
 #include <string_view>
 #include <vector>
 
+#include "weir/data/error.hpp"
+
 namespace weir::runtime::data {
 
-/// Kafka's org.apache.kafka.connect.errors.DataException: bad data in one record.
-class DataError : public std::runtime_error {
-public:
-  static constexpr std::string_view data_exception = "org.apache.kafka.connect.errors.DataException";
-
-  explicit DataError(const std::string& message, std::string exception_class = std::string(data_exception))
-      : std::runtime_error(message), exception_class_(std::move(exception_class)) {}
-
-  /// The Java exception class Kafka Connect would report.
-  const std::string& exception_class() const noexcept { return exception_class_; }
-
-private:
-  std::string exception_class_;
-};
-
-/// Kafka's RetriableException (here: a Schema Registry that cannot be reached or
-/// answers 5xx): the same record may well succeed later.
-class RetriableError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
+using weir::data::DataError;
+using weir::data::RetriableError;
 
 /// Kafka Connect's error-reporting stages (ErrorContext Stage), as DLQ headers name them.
 enum class ErrorStage : uint8_t {

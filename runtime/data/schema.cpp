@@ -1,10 +1,10 @@
-#include "runtime/data/schema.hpp"
+#include "weir/data/schema.hpp"
 
 #include <array>
 
-#include "runtime/data/errors.hpp"
+#include "weir/data/error.hpp"
 
-namespace weir::runtime::data {
+namespace weir::data {
 
 std::string_view to_string(Type type) noexcept {
   switch (type) {
@@ -338,4 +338,11 @@ void validate_value(const Schema& schema, const Value& v, std::string_view what)
   }
 }
 
-} // namespace weir::runtime::data
+} // namespace weir::data
+
+namespace weir::data {
+
+DataError::~DataError() = default;
+RetriableError::~RetriableError() = default;
+
+} // namespace weir::data

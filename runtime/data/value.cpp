@@ -1,4 +1,4 @@
-#include "runtime/data/value.hpp"
+#include "weir/data/value.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -6,9 +6,9 @@
 #include <cstring>
 
 #include "runtime/data/base64.hpp"
-#include "runtime/data/schema.hpp"
+#include "weir/data/schema.hpp"
 
-namespace weir::runtime::data {
+namespace weir::data {
 
 std::string_view to_string(Kind kind) noexcept {
   switch (kind) {
@@ -228,7 +228,7 @@ void debug(const Value& v, std::string& out) {
       break;
     case Kind::Bytes:
       out += "b64:";
-      out += base64_encode(v.as_string());
+      out += runtime::data::base64_encode(v.as_string());
       break;
     case Kind::Array: {
       out += '[';
@@ -282,4 +282,4 @@ std::string to_debug_string(const Value& v) {
   return out;
 }
 
-} // namespace weir::runtime::data
+} // namespace weir::data
