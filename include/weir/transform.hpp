@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "weir/config.hpp"
+#include "weir/data/error.hpp"
 #include "weir/record.hpp"
 
 namespace weir {

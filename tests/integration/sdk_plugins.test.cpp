@@ -14,10 +14,7 @@
 //     status is read from the state file and from the REST API.
 // And the SDK's record-error reporting: records a plugin rejects reach the
 // dead-letter topic with Kafka Connect's context headers.
-#include "tests/support/http_client.hpp"
-#include "tests/support/kafka_tools.hpp"
-#include "tests/support/process.hpp"
-#include "weir/version.hpp"
+#include "tests/support/sdk_install.hpp"
 
 #include <boost/test/unit_test.hpp>
 
@@ -36,42 +33,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string env_path(const char* name) {
-  const char* p = std::getenv(name);
-  BOOST_REQUIRE_MESSAGE(p && *p, name << " is not set (tests/integration/meson.build sets it)");
-  return p;
-}
 
-/// Runs a command to its end within `timeout` (killed otherwise); requires exit 0.
-/// `env` entries (NAME=value) are added to the test's environment.
-void run(const std::vector<std::string>& command, const std::vector<std::string>& env,
-         const std::string& log, std::chrono::seconds timeout) {
-  std::vector<std::string> argv{"/usr/bin/env"};
-  argv.insert(argv.end(), env.begin(), env.end());
-  argv.insert(argv.end(), command.begin(), command.end());
-  std::string line;
-  for (const auto& a : command)
-    line += a + " ";
-  auto t0 = Clock::now();
-  ChildProcess child(argv, log);
-  auto status = child.wait(timeout);
-  BOOST_REQUIRE_MESSAGE(status.has_value(), line << "did not end within " << timeout.count()
-                                                 << " s:\n" << tail_lines(child.output()));
-  BOOST_REQUIRE_MESSAGE(status->clean(), line << ": " << status->describe() << "\n"
-                                              << tail_lines(child.output()));
-  BOOST_TEST_MESSAGE(line << "took " << seconds_since(t0) << " s");
-}
 
-/// The one file named `name` below `root`; fails the test unless there is exactly one.
-fs::path find_one(const fs::path& root, const std::string& name) {
-  std::vector<fs::path> found;
-  for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.path().filename() == name && e.is_regular_file())
-      found.push_back(e.path());
-  BOOST_REQUIRE_MESSAGE(found.size() == 1, found.size() << " files named " << name << " under "
-                                                         << root);
-  return found.front();
-}
 
 std::string user_key(size_t i) { return "user-" + std::to_string(i); }
 std::string user_json(size_t i) {
@@ -86,62 +49,11 @@ std::string plugin_dir(const TempDir& dir, const char* env, const std::string& f
   return plugins;
 }
 
-size_t count_lines(const std::string& path) {
-  auto text = read_file(path);
-  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
-}
 
-/// A worker properties file with `plugin.path`, state in `dir`.
-std::string write_worker(const TempDir& dir, const std::string& plugin_path) {
-  auto config = worker_config(dir / "state.db");
-  config["plugin.path"] = plugin_path;
-  auto path = dir / "worker.properties";
-  write_properties(path, config);
-  return path;
-}
 
-std::string write_connector(const TempDir& dir, const std::string& name,
-                            std::map<std::string, std::string> config) {
-  config["name"] = name;
-  auto path = dir / (name + ".properties");
-  write_properties(path, config);
-  return path;
-}
 
-/// `weir standalone` with an explicit binary (the installed one, or the build's).
-/// LD_LIBRARY_PATH is removed (meson test points it at the build tree's libweir_sdk),
-/// so an installed weir runs on the library it finds itself. env execs weir in its
-/// own process: the pid is weir's.
-std::unique_ptr<ChildProcess> start_weir(const std::string& bin, const std::string& worker,
-                                         const std::vector<std::string>& connectors,
-                                         const std::string& log) {
-  std::vector<std::string> argv{"/usr/bin/env", "-u", "LD_LIBRARY_PATH", bin, "standalone", worker};
-  argv.insert(argv.end(), connectors.begin(), connectors.end());
-  argv.push_back("--progress-interval");
-  argv.push_back("1");
-  return std::make_unique<ChildProcess>(argv, log);
-}
 
-/// The port of weir's REST API (`listeners=http://127.0.0.1:0`), from its log line.
-uint16_t rest_port(ChildProcess& weir) {
-  static const std::regex listening(R"(REST API on http://127\.0\.0\.1:([0-9]+))");
-  std::smatch m;
-  std::string out;
-  wait_until(30s, 50ms, [&] {
-    out = weir.output();
-    return std::regex_search(out, m, listening) || !weir.running();
-  });
-  BOOST_REQUIRE_MESSAGE(!m.empty(), "weir did not say where its REST API listens:\n" << tail_lines(out));
-  return static_cast<uint16_t>(std::stoi(m[1]));
-}
 
-std::string http_get(uint16_t port, const std::string& target) {
-  weir::runtime::rest::test::TestClient client{port};
-  auto response = client.request("GET", target, {});
-  BOOST_TEST_MESSAGE("GET " << target << " -> " << response.status << " " << response.body);
-  BOOST_TEST(response.status == 200);
-  return response.body;
-}
 
 /// What the JSON-lines files of the example hold.
 struct JsonLines {
@@ -189,18 +101,6 @@ JsonLines scan_jsonl(const fs::path& dir, const std::string& topic, size_t n) {
   return s;
 }
 
-/// The path of the mapped file whose name contains `name`, from /proc/PID/maps.
-std::string mapped(pid_t pid, const std::string& name) {
-  auto maps = read_file("/proc/" + std::to_string(pid) + "/maps");
-  std::istringstream in(maps);
-  std::string line;
-  while (std::getline(in, line)) {
-    auto slash = line.find('/');
-    if (slash != std::string::npos && line.find(name, slash) != std::string::npos)
-      return line.substr(slash);
-  }
-  return {};
-}
 
 } // namespace
 
@@ -222,19 +122,13 @@ BOOST_AUTO_TEST_CASE(the_example_built_against_an_installed_weir_receives_every_
     // logs say what happened).
     TempDir root{"weir-itest-sdk-install"};
     installed = root.path();
-    run({"meson", "install", "-C", env_path("WEIR_BUILD_DIR"), "--no-rebuild", "--quiet",
-         "--skip-subprojects", "--destdir", root.path()},
-        {}, log, 120s);
-    auto pc = find_one(root.path(), "weir.pc");
-    auto bin = find_one(root.path(), "weir");
-    auto sdk_lib = pc.parent_path().parent_path() / ("libweir_sdk.so." + std::to_string(WEIR_SDK_VERSION));
-    BOOST_TEST_MESSAGE("installed: " << bin << ", " << pc);
-    BOOST_TEST(fs::exists(find_one(root.path(), "plugin.hpp")));
-    BOOST_TEST(fs::exists(sdk_lib), sdk_lib << " was not installed");
+    auto weir_install = install_weir(root.path(), log);
+    const auto& bin = weir_install.bin;
+    BOOST_TEST_MESSAGE("installed: " << bin << ", " << weir_install.pkgconfig_dir);
 
     // pkg-config resolves into the temporary installation (weir.pc is relocatable).
     auto pkg_log = dir / "pkg-config.out";
-    run({"pkg-config", "--cflags", "--libs", "weir"}, {"PKG_CONFIG_PATH=" + pc.parent_path().string()},
+    run({"pkg-config", "--cflags", "--libs", "weir"}, {"PKG_CONFIG_PATH=" + weir_install.pkgconfig_dir},
         pkg_log, 30s);
     auto flags = read_file(pkg_log);
     BOOST_TEST_MESSAGE("pkg-config weir: " << flags);
@@ -242,15 +136,10 @@ BOOST_AUTO_TEST_CASE(the_example_built_against_an_installed_weir_receives_every_
     BOOST_TEST(flags.find("-lweir_sdk") != std::string::npos, flags);
 
     // The example, out of tree: it sees weir only through pkg-config.
-    auto example_build = dir / "example-build";
-    auto pkg_env = std::vector<std::string>{"PKG_CONFIG_PATH=" + pc.parent_path().string()};
-    run({"meson", "setup", example_build, env_path("WEIR_SOURCE_DIR") + "/examples/jsonl-sink",
-         "-Dwerror=true"},
-        pkg_env, log, 120s);
-    run({"meson", "compile", "-C", example_build, "-j", "2"}, pkg_env, log, 180s);
+    auto library = build_example(weir_install, "jsonl-sink", dir / "example-build", "libweir-jsonl-sink.so", log);
     auto plugins = dir / "plugins";
     fs::create_directories(plugins + "/jsonl-sink");
-    fs::copy_file(example_build + "/libweir-jsonl-sink.so",
+    fs::copy_file(library,
                   plugins + "/jsonl-sink/libweir-jsonl-sink.so");
 
     auto topic = unique_name("weir-itest-sdk");

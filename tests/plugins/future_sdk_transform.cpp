@@ -1,0 +1,27 @@
+// A test plugin (issue 25, must-show 5) as a transformation plugin built against the
+// next SDK version would look: its weir_plugin_sdk_version() answers
+// WEIR_SDK_VERSION + 1. weir must refuse it before registering anything; the
+// registration throws, so a loader that went on would report that instead.
+#include <stdexcept>
+
+#include <weir/plugin.hpp>
+
+namespace {
+
+class Identity final : public weir::Transformation {
+public:
+  static void define(weir::ConfigDef&) {}
+  explicit Identity(const weir::Config&) {}
+  bool apply(const weir::Record&) override { return true; }
+};
+
+} // namespace
+
+extern "C" __attribute__((visibility("default"))) int weir_plugin_sdk_version() {
+  return WEIR_SDK_VERSION + 1;
+}
+
+extern "C" __attribute__((visibility("default"))) void weir_plugin_register(weir::PluginRegistrar* registrar) {
+  registrar->add_transformation<Identity>("com.example.FutureIdentity", {}, "9.9.9");
+  throw std::logic_error("weir_plugin_register of a plugin with another SDK version was called");
+}
