@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "runtime/convert/plugin_converter.hpp"
 #include "transforms/plugin_components.hpp"
 #include "transforms/transform_registry.hpp"
 
@@ -74,7 +75,16 @@ public:
     predicates_.push_back(component(path_, p, "predicate", [&] { return transforms::plugin_predicate(p, path_); }));
   }
 
-  size_t count() const { return added_.size() + transformations_.size() + predicates_.size(); }
+  void add_converter(ConverterDescriptor c) override {
+    check_component(c.class_name, c.aliases, "converter", [](std::string_view n) {
+      return runtime::convert::find_converter(n) != nullptr;
+    });
+    converters_.push_back(component(path_, c, "converter", [&] { return runtime::convert::plugin_converter(c, path_); }));
+  }
+
+  size_t count() const {
+    return added_.size() + transformations_.size() + predicates_.size() + converters_.size();
+  }
 
   /// Keeps what the plugin registered; nothing is kept before every name was checked.
   void commit() {
@@ -90,6 +100,10 @@ public:
     for (auto& p : predicates_) {
       spdlog::info("loaded predicate plugin {} version {} from {}", p.name, p.version, path_);
       transforms::add_predicate(std::move(p));
+    }
+    for (auto& c : converters_) {
+      spdlog::info("loaded converter plugin {} version {} from {}", c.class_name, c.version, path_);
+      runtime::convert::add_converter(std::move(c));
     }
   }
 
@@ -139,6 +153,7 @@ private:
   std::vector<LoadedSink> added_;
   std::vector<transforms::TransformationInfo> transformations_;
   std::vector<transforms::PredicateInfo> predicates_;
+  std::vector<runtime::convert::ConverterInfo> converters_;
   std::vector<std::string> names_; ///< "kind:name" of this plugin's transformations and predicates
 };
 

@@ -302,7 +302,7 @@ std::vector<rest::PluginInfo> plugin_infos() {
                              : rest::PluginInfo{std::string{transforms::predicates_package} + p.name,
                                                 "predicate", WEIR_VERSION});
   for (const auto& c : convert::converters())
-    out.push_back({std::string{c.class_name}, "converter", WEIR_VERSION});
+    out.push_back({c.class_name, "converter", c.plugin() ? c.version : std::string{WEIR_VERSION}});
   return out;
 }
 

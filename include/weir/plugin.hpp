@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "weir/config.hpp"
+#include "weir/converter.hpp"
 #include "weir/sink.hpp"
 #include "weir/transform.hpp"
 #include "weir/version.hpp"
@@ -93,6 +94,17 @@ public:
     add_transformation(TransformationDescriptor{
         std::move(class_name), std::move(aliases), std::move(version), [](ConfigDef& def) { T::define(def); },
         [](const Config& config) { return std::unique_ptr<Transformation>(new T(config)); }});
+  }
+
+  /// Adds a converter (weir/converter.hpp), usable as `key.converter` /
+  /// `value.converter`; names are checked against built-in and plugin converters.
+  virtual void add_converter(ConverterDescriptor converter) = 0;
+
+  template <ConverterClass T>
+  void add_converter(std::string class_name, std::vector<std::string> aliases, std::string version) {
+    add_converter(ConverterDescriptor{
+        std::move(class_name), std::move(aliases), std::move(version), [](ConfigDef& def) { T::define(def); },
+        [](const Config& config, bool is_key) { return std::unique_ptr<Converter>(new T(config, is_key)); }});
   }
 
   /// Adds a predicate, checked against built-in and plugin predicates.

@@ -8,6 +8,7 @@
 #include "runtime/convert/text.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
@@ -18,19 +19,17 @@ using namespace runtime::data;
 namespace {
 
 template <class T>
-ConverterInfo info(std::vector<std::string_view> aliases) {
-  return {T::class_name_v, std::move(aliases), &T::config_def,
+ConverterInfo info(std::vector<std::string> aliases) {
+  return {std::string(T::class_name_v), std::move(aliases), &T::config_def,
           [](const Config& c, bool is_key) -> std::unique_ptr<Converter> {
             return std::make_unique<T>(c, is_key);
           }};
 }
 
-} // namespace
-
-const std::vector<ConverterInfo>& converters() {
+std::deque<ConverterInfo>& table() {
   // Aliases as Kafka Connect's plugin loader derives them: the simple class name and
   // the name without its "Converter" suffix.
-  static const std::vector<ConverterInfo> all{
+  static std::deque<ConverterInfo> all{
       info<JsonConverter>({"JsonConverter", "Json"}),
       info<StringConverter>({"StringConverter", "String"}),
       info<ByteArrayConverter>({"ByteArrayConverter", "ByteArray"}),
@@ -39,16 +38,27 @@ const std::vector<ConverterInfo>& converters() {
   return all;
 }
 
+} // namespace
+
+const std::deque<ConverterInfo>& converters() { return table(); }
+
 const ConverterInfo* find_converter(std::string_view name) noexcept {
   name = trim(name);
-  for (const auto& c : converters()) {
-    if (c.class_name == name)
+  for (const auto& c : converters())
+    if (c.class_name == name || std::find(c.aliases.begin(), c.aliases.end(), name) != c.aliases.end())
       return &c;
-    for (auto a : c.aliases)
-      if (a == name)
-        return &c;
-  }
   return nullptr;
+}
+
+void add_converter(ConverterInfo info) {
+  if (info.class_name.empty())
+    throw std::invalid_argument("a converter needs a class name");
+  for (std::string_view name : info.aliases)
+    if (find_converter(name))
+      throw std::invalid_argument("converter class or alias " + std::string(name) + " is already taken");
+  if (find_converter(info.class_name))
+    throw std::invalid_argument("converter class " + info.class_name + " is already taken");
+  table().push_back(std::move(info));
 }
 
 Validator converter_class() {

@@ -6,11 +6,14 @@
 //   org.apache.kafka.connect.storage.StringConverter   (StringConverter, String)
 //   org.apache.kafka.connect.converters.ByteArrayConverter (ByteArrayConverter, ByteArray)
 //   io.confluent.connect.avro.AvroConverter             (AvroConverter, Avro)
+// and plugins add theirs (weir/converter.hpp, adapted by plugin_converter.hpp).
 //
 // Threading: a converter keeps per-instance scratch state (parser, buffers, schema
 // caches): one instance serves one actor at a time. Make one per stage.
 #pragma once
 
+#include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -67,15 +70,25 @@ private:
 
 /// A converter's registry entry.
 struct ConverterInfo {
-  std::string_view class_name;
-  std::vector<std::string_view> aliases;
-  const ConfigDef& (*config_def)();
-  std::unique_ptr<Converter> (*make)(const Config& config, bool is_key);
+  std::string class_name;
+  std::vector<std::string> aliases;
+  std::function<const ConfigDef&()> config_def;
+  std::function<std::unique_ptr<Converter>(const Config& config, bool is_key)> make;
+  /// A plugin's version and file; empty for built-ins (their version is weir's).
+  std::string version = {};
+  std::string path = {};
+
+  bool plugin() const noexcept { return !path.empty(); }
 };
 
-/// Every built-in converter.
-const std::vector<ConverterInfo>& converters();
+/// Every converter: the built-ins, then the plugins' in load order. Entries never
+/// move (a deque): pointers from find_converter stay valid.
+const std::deque<ConverterInfo>& converters();
 const ConverterInfo* find_converter(std::string_view class_name_or_alias) noexcept;
+
+/// Adds a plugin's converter at start-up (before any connector starts). Throws
+/// std::invalid_argument naming a class name or alias that is already taken.
+void add_converter(ConverterInfo info);
 
 /// Checks a `key.converter` / `value.converter` value as Kafka Connect loads the
 /// class: a name no converter has fails with "Class X could not be found.", so a

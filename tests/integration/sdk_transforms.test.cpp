@@ -1,5 +1,5 @@
-// Transformation and predicate plugins end to end (issue 25, "What it must show" 1, 2
-// and 5 for these kinds), against the real broker:
+// Transformation, predicate and converter plugins end to end (issue 25, "What it must
+// show" 1, 2 and 5 for these kinds), against the real broker:
 //
 //  1. weir is installed into a temporary directory, examples/transform-plugin is built
 //     out of tree against it with pkg-config only, and the installed weir runs its
@@ -8,8 +8,11 @@
 //     reported by line), and in a FileStreamSink connector over records from Kafka;
 //  2. the plugin's classes are listed by `GET /connector-plugins?connectorsOnly=false`
 //     with their version and config keys, and `/config/validate` names their bad keys;
-//  5. a transformation plugin built against another SDK version is refused at start,
-//     by `weir transform` and by `weir standalone`, with both versions named.
+//  5. a plugin with a transformation, a predicate and a converter built against another
+//     SDK version is refused at start, by `weir transform` and by `weir standalone`,
+//     with both versions named;
+// and a converter plugin (tests/plugins/kv_line_converter.cpp) decodes and encodes
+// records in a connector and offline, its bad records reaching the dead-letter topic.
 #include "tests/support/sdk_install.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -208,7 +211,77 @@ BOOST_AUTO_TEST_CASE(the_example_plugin_transforms_offline_and_in_a_connector_an
     dir.keep();
 }
 
-BOOST_AUTO_TEST_CASE(a_transformation_plugin_for_another_sdk_version_is_refused_naming_both) {
+BOOST_AUTO_TEST_CASE(a_converter_plugin_decodes_and_encodes_and_its_bad_records_reach_the_dlq) {
+  const size_t n = 1000;
+  auto malformed = [](size_t i) { return i % 100 == 3; }; // 10 records
+  TempDir dir{"weir-itest-sdk-converter"};
+  auto plugins = dir / "plugins";
+  fs::create_directories(plugins);
+  fs::copy_file(env_path("WEIR_KV_LINE_CONVERTER"), plugins + "/libkv.so");
+
+  // Offline: decode, an SMT, encode, with the plugin as the value converter.
+  auto config = write_file(dir, "kv.properties", R"(
+key.converter=org.apache.kafka.connect.storage.StringConverter
+value.converter=KvLine
+value.converter.separator=;
+transforms=insert
+transforms.insert.type=InsertField$Value
+transforms.insert.static.field=pipeline
+transforms.insert.static.value=weir
+)");
+  auto input = write_file(dir, "kv.jsonl", R"({"topic":"t","offset":0,"value":"a=1;b=2"})" "\n");
+  auto offline = weir_transform(weir_binary(), plugins, config, input, dir, "offline");
+  BOOST_TEST(offline.status.clean(), offline.status.describe() << ": " << offline.err);
+  BOOST_TEST(offline.out.find(R"("value":"a=1;b=2;pipeline=weir")") != std::string::npos, offline.out);
+
+  // In a connector: FileStreamSink prints the decoded maps; malformed values go to
+  // the dead-letter topic, named by the converter's stage and class.
+  auto topic = unique_name("weir-itest-sdk-kv");
+  auto dlq = unique_name("weir-itest-sdk-kv-dlq");
+  create_topic(topic, 2);
+  produce(topic, n, [&](size_t i) {
+    auto id = std::to_string(i);
+    return OutRecord{static_cast<int32_t>(i % 2), "k" + id, malformed(i) ? "garbage " + id : "id=" + id + ";name=n" + id};
+  });
+  auto name = unique_name("kv");
+  auto out_file = dir / "out.txt";
+  auto connector = write_connector(dir, name, {{"connector.class", "FileStreamSink"},
+                                               {"topics", topic},
+                                               {"file", out_file},
+                                               {"value.converter", "com.example.weir.KvLineConverter"},
+                                               {"errors.tolerance", "all"},
+                                               {"errors.deadletterqueue.topic.name", dlq},
+                                               {"errors.deadletterqueue.topic.replication.factor", "1"},
+                                               {"errors.deadletterqueue.context.headers.enable", "true"}});
+  auto weir = start_weir(weir_binary(), write_worker(dir, plugins), {connector}, dir / "weir.log");
+  const size_t good = n - n / 100;
+  bool written = wait_until(90s, 200ms, [&] { return fs::exists(out_file) && count_lines(out_file) >= good; });
+  BOOST_TEST(written, (fs::exists(out_file) ? count_lines(out_file) : 0) << " of " << good << " lines:\n"
+                                                                          << tail_lines(weir->output()));
+  std::regex line(R"(^\{id=(\d+), name=n\1\}$)");
+  size_t matching = 0;
+  std::istringstream lines(read_file(out_file));
+  for (std::string l; std::getline(lines, l);)
+    matching += std::regex_match(l, line) ? 1 : 0;
+  BOOST_TEST(matching == good);
+  auto dead = read_topic(dlq, n / 100, 60s);
+  BOOST_REQUIRE_EQUAL(dead.size(), n / 100);
+  for (const auto& r : dead) {
+    BOOST_TEST(r.value.value_or("").starts_with("garbage "));
+    BOOST_TEST(r.header("__connect.errors.stage") == "VALUE_CONVERTER");
+    BOOST_TEST(r.header("__connect.errors.class.name") == "com.example.weir.KvLineConverter");
+    BOOST_TEST(r.header("__connect.errors.exception.message").find("is not key=value") != std::string::npos);
+  }
+  auto list = http_get(rest_port(*weir), "/connector-plugins?connectorsOnly=false");
+  BOOST_TEST(list.find(R"({"class":"com.example.weir.KvLineConverter","type":"converter","version":"2.1.0"})")
+               != std::string::npos,
+             list);
+  stop_cleanly(*weir);
+  if (current_test_failing())
+    dir.keep();
+}
+
+BOOST_AUTO_TEST_CASE(a_plugin_of_these_kinds_for_another_sdk_version_is_refused_naming_both) {
   TempDir dir{"weir-itest-sdk-smt-version"};
   auto plugins = dir / "plugins";
   fs::create_directories(plugins);
