@@ -61,7 +61,8 @@ SinkTaskActors spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec)
                                                         client_props(spec, "producer"));
   auto chain = transforms::Chain::from_config(spec.config);
   auto writer = spec.plugin->make_writer(spec.config, spec.connector, spec.task);
-  convert::RecordCodec codec{make_converter(spec, true), make_converter(spec, false)};
+  convert::RecordCodec codec{make_converter(spec, true), make_converter(spec, false),
+                             pipeline::task_header_converter(spec.config, spec.worker_config)};
 
   pipeline::TopicReader::Options consumer;
   consumer.consumer = client_props(spec, "consumer");

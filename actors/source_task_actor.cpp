@@ -26,7 +26,8 @@ SourceTaskActors spawn_source_task(caf::actor_system& sys, const SourceTaskSpec&
       std::move(*creation), pipeline::task_client_props(spec.config, spec.worker_config, "admin"));
   auto encoder = std::make_shared<pipeline::SourceEncoder>(
     convert::RecordCodec{pipeline::task_converter(spec.config, spec.worker_config, true),
-                         pipeline::task_converter(spec.config, spec.worker_config, false)},
+                         pipeline::task_converter(spec.config, spec.worker_config, false),
+                         pipeline::task_header_converter(spec.config, spec.worker_config)},
     policy, std::move(topics));
   auto task = spec.plugin->make_task(spec.config, spec.connector, spec.task);
   task->start(spec.stored_offsets);

@@ -242,11 +242,18 @@ namespace {
 /// The worker's resolved properties checked and turned into what it runs with.
 WorkerSetup setup_worker(std::map<std::string, std::string> worker, bool node) {
   ParseOptions passthrough;
-  passthrough.passthrough_prefixes = {"key.converter.", "value.converter.", "consumer.",
+  passthrough.passthrough_prefixes = {"key.converter.", "value.converter.", "header.converter.", "consumer.",
                                       "producer.", "admin.", "config.providers"};
+  // Plugins first: the worker's key.converter, value.converter and header.converter
+  // may name a plugin's class.
+  ConfigDef plugin_path;
+  plugin_path.define(*worker_def(node).find("plugin.path"));
+  std::map<std::string, std::string> given_path;
+  if (auto it = worker.find("plugin.path"); it != worker.end())
+    given_path.insert(*it);
+  connectors::load_plugins(plugin_path.parse(given_path).get_list("plugin.path"));
   WorkerSetup setup;
   setup.parsed = worker_def(node).parse(worker, passthrough);
-  connectors::load_plugins(setup.parsed.get_list("plugin.path")); // issue 9: sinks from plugin.path
   const auto& parsed = setup.parsed;
   for (const auto& key : worker_def(node).keys())
     worker.try_emplace(key.name, to_string(parsed.get(key.name)));

@@ -137,6 +137,18 @@ std::unique_ptr<convert::Converter> task_converter(const StringMap& connector,
   return convert::make_converter(cls, options, is_key, prefix + ".");
 }
 
+std::unique_ptr<convert::HeaderConverter> task_header_converter(const StringMap& connector, const StringMap& worker) {
+  const std::string prefix = "header.converter";
+  auto named = connector.find(prefix);
+  const auto& source = named != connector.end() && !named->second.empty() ? connector : worker;
+  auto cls = source.count(prefix) ? source.at(prefix) : std::string{};
+  StringMap options;
+  for (const auto& [k, v] : source)
+    if (k.rfind(prefix + ".", 0) == 0)
+      options[k.substr(prefix.size() + 1)] = v;
+  return convert::make_header_converter(cls, options, prefix + ".");
+}
+
 namespace {
 
 /// A worker's Boolean key that defaults to true (its value was validated already).

@@ -54,6 +54,10 @@ SourceConnectorSettings parse_source_settings(const StringMap& raw, const Config
 std::unique_ptr<convert::Converter> task_converter(const StringMap& connector,
                                                    const StringMap& worker, bool is_key);
 
+/// The header converter of a task: the connector's `header.converter` when it names
+/// one, else the worker's; nullptr for SimpleHeaderConverter (the codec's own).
+std::unique_ptr<convert::HeaderConverter> task_header_converter(const StringMap& connector, const StringMap& worker);
+
 /// The worker's topic.creation.enable (default true).
 bool topic_creation_enabled(const StringMap& worker);
 

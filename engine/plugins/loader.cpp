@@ -82,8 +82,17 @@ public:
     converters_.push_back(component(path_, c, "converter", [&] { return runtime::convert::plugin_converter(c, path_); }));
   }
 
+  void add_header_converter(HeaderConverterDescriptor c) override {
+    check_component(c.class_name, c.aliases, "header converter", [](std::string_view n) {
+      return runtime::convert::find_header_converter(n) != nullptr;
+    });
+    header_converters_.push_back(
+      component(path_, c, "header converter", [&] { return runtime::convert::plugin_header_converter(c, path_); }));
+  }
+
   size_t count() const {
-    return added_.size() + transformations_.size() + predicates_.size() + converters_.size();
+    return added_.size() + transformations_.size() + predicates_.size() + converters_.size()
+           + header_converters_.size();
   }
 
   /// Keeps what the plugin registered; nothing is kept before every name was checked.
@@ -104,6 +113,10 @@ public:
     for (auto& c : converters_) {
       spdlog::info("loaded converter plugin {} version {} from {}", c.class_name, c.version, path_);
       runtime::convert::add_converter(std::move(c));
+    }
+    for (auto& c : header_converters_) {
+      spdlog::info("loaded header converter plugin {} version {} from {}", c.class_name, c.version, path_);
+      runtime::convert::add_header_converter(std::move(c));
     }
   }
 
@@ -154,6 +167,7 @@ private:
   std::vector<transforms::TransformationInfo> transformations_;
   std::vector<transforms::PredicateInfo> predicates_;
   std::vector<runtime::convert::ConverterInfo> converters_;
+  std::vector<runtime::convert::HeaderConverterInfo> header_converters_;
   std::vector<std::string> names_; ///< "kind:name" of this plugin's transformations and predicates
 };
 

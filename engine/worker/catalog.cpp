@@ -303,6 +303,8 @@ std::vector<rest::PluginInfo> plugin_infos() {
                                                 "predicate", WEIR_VERSION});
   for (const auto& c : convert::converters())
     out.push_back({c.class_name, "converter", c.plugin() ? c.version : std::string{WEIR_VERSION}});
+  for (const auto& c : convert::header_converters())
+    out.push_back({c.class_name, "header_converter", c.version});
   return out;
 }
 
@@ -316,6 +318,8 @@ std::vector<rest::ConfigKeyInfo> plugin_config(std::string_view plugin) {
   if (auto p = transforms::find_predicate(plugin))
     return rest::config_key_infos(p->info->config_def());
   if (const auto* c = convert::find_converter(plugin))
+    return rest::config_key_infos(c->config_def());
+  if (const auto* c = convert::find_header_converter(plugin))
     return rest::config_key_infos(c->config_def());
   throw rest::not_found("Unknown plugin " + std::string{plugin} + ".");
 }

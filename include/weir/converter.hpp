@@ -1,10 +1,14 @@
 // Converters a plugin provides: Kafka Connect's Converter (bytes <-> a value with its
-// schema), over weir's data model (weir/data/value.hpp).
+// schema) and HeaderConverter (the same for one header), over weir's data model
+// (weir/data/value.hpp).
 //
 // A connector or the worker names one in `key.converter` / `value.converter` by its
 // class name or an alias; the keys under `key.converter.` / `value.converter.` (prefix
 // taken off) are parsed by the converter's `define` and given to its constructor, with
-// whether it converts keys or values — as Kafka's `configure(configs, isKey)`.
+// whether it converts keys or values — as Kafka's `configure(configs, isKey)`. A
+// header converter is named in `header.converter` and configured from
+// `header.converter.*`; it replaces SimpleHeaderConverter, Kafka Connect's default,
+// for every header of the connector's records.
 //
 // Memory: to_connect() builds the value in the batch's arena (`batch.arena()`) and
 // keeps its schema alive with `batch.retain(schema)`, which returns the pointer to
@@ -64,8 +68,36 @@ struct ConverterDescriptor {
   std::function<std::unique_ptr<Converter>(const Config&, bool is_key)> make;
 };
 
+class HeaderConverter {
+public:
+  virtual ~HeaderConverter() = default;
+
+  /// Kafka's toConnectHeader: decodes header `key`'s bytes (std::nullopt: null) of a
+  /// record of `topic` into `value` and `schema` (nullptr: schemaless).
+  virtual void to_connect(std::string_view topic, std::string_view key, const std::optional<std::string_view>& bytes,
+                          RecordBatch& batch, data::Value& value, const data::Schema*& schema) = 0;
+
+  /// Kafka's fromConnectHeader: appends the header's bytes to `out`; returns false
+  /// for a null header value (nothing appended).
+  virtual bool from_connect(std::string_view topic, std::string_view key, const data::Value& value,
+                            const data::Schema* schema, std::string& out) = 0;
+};
+
+struct HeaderConverterDescriptor {
+  std::string class_name;
+  std::vector<std::string> aliases;
+  std::string version;
+  /// Declares the converter's keys (without the `header.converter.` prefix).
+  std::function<void(ConfigDef&)> define;
+  std::function<std::unique_ptr<HeaderConverter>(const Config&)> make;
+};
+
 template <class T>
 concept ConverterClass = std::derived_from<T, Converter> && std::constructible_from<T, const Config&, bool>
                          && requires(ConfigDef& def) { T::define(def); };
+
+template <class T>
+concept HeaderConverterClass = std::derived_from<T, HeaderConverter> && std::constructible_from<T, const Config&>
+                               && requires(ConfigDef& def) { T::define(def); };
 
 } // namespace weir

@@ -107,6 +107,16 @@ public:
         [](const Config& config, bool is_key) { return std::unique_ptr<Converter>(new T(config, is_key)); }});
   }
 
+  /// Adds a header converter, usable as `header.converter`.
+  virtual void add_header_converter(HeaderConverterDescriptor converter) = 0;
+
+  template <HeaderConverterClass T>
+  void add_header_converter(std::string class_name, std::vector<std::string> aliases, std::string version) {
+    add_header_converter(HeaderConverterDescriptor{
+        std::move(class_name), std::move(aliases), std::move(version), [](ConfigDef& def) { T::define(def); },
+        [](const Config& config) { return std::unique_ptr<HeaderConverter>(new T(config)); }});
+  }
+
   /// Adds a predicate, checked against built-in and plugin predicates.
   virtual void add_predicate(PredicateDescriptor predicate) = 0;
 

@@ -8,6 +8,60 @@ using namespace weir::runtime::data;
 
 BOOST_AUTO_TEST_SUITE(codec)
 
+namespace {
+
+/// A header converter that reads `<n>` as an int64 header and writes it back so;
+/// anything else is bad data.
+class AngleHeaders final : public HeaderConverter {
+public:
+  std::string_view class_name() const noexcept override { return "test.AngleHeaders"; }
+  void to_connect(std::string_view, std::string_view key, const std::optional<std::string_view>& bytes,
+                  DecodedBatch&, Value& out, const Schema*& schema) override {
+    if (!bytes || bytes->size() < 2 || bytes->front() != '<' || bytes->back() != '>')
+      throw DataError("header " + std::string(key) + " is not <n>");
+    out = Value::int64(std::stoll(std::string(bytes->substr(1, bytes->size() - 2))));
+    schema = schemas::int64().get();
+  }
+  bool from_connect(std::string_view, std::string_view, const Value& v, const Schema*, std::string& out) override {
+    if (v.is_null())
+      return false;
+    out += "<" + std::to_string(v.as_int() + 1) + ">";
+    return true;
+  }
+};
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_header_converter_decodes_and_encodes_every_header_and_bad_ones_fail_their_record) {
+  RecordCodec codec(make_converter("StringConverter", {}, true), make_converter("StringConverter", {}, false),
+                    std::make_unique<AngleHeaders>());
+  Batch raw;
+  raw.append("t", 0, 1, 1, std::string_view("k1"), std::string_view("v1"));
+  raw.add_header("a", std::string_view("<41>"));
+  raw.add_header("b", std::string_view("<7>"));
+  raw.append("t", 0, 2, 1, std::string_view("k2"), std::string_view("v2"));
+  raw.add_header("a", std::string_view("seven"));
+  DecodedBatch b = codec.decode(std::move(raw));
+  BOOST_TEST(b[0].live());
+  BOOST_REQUIRE(b[0].headers.size() == 2u);
+  BOOST_TEST(b[0].headers[0].value.as_int() == 41);
+  BOOST_TEST(b[0].headers[0].schema == schemas::int64().get());
+  BOOST_TEST((b[1].state == RecordState::Failed));
+  BOOST_REQUIRE(b.errors().size() == 1u);
+  BOOST_TEST(to_string(b.errors().all()[0].stage) == "HEADER_CONVERTER");
+  BOOST_TEST(b.errors().all()[0].class_name == "test.AngleHeaders");
+  BOOST_TEST(b.errors().all()[0].message == "header a is not <n>");
+
+  Batch out;
+  codec.encode(b, out);
+  BOOST_REQUIRE(out.size() == 1u);
+  auto headers = out.headers(out[0]);
+  BOOST_REQUIRE(headers.size() == 2u);
+  BOOST_TEST(out.bytes(headers[0].key) == "a");
+  BOOST_TEST(out.bytes(headers[0].value) == "<42>");
+  BOOST_TEST(out.bytes(headers[1].value) == "<8>");
+}
+
 BOOST_AUTO_TEST_CASE(bad_records_become_record_errors) {
   RecordCodec codec(make_converter("StringConverter", {}, true),
                     make_converter("JsonConverter", {{"schemas.enable", "false"}}, false));

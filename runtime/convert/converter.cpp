@@ -70,12 +70,66 @@ Validator converter_class() {
   };
 }
 
+namespace {
+
+std::deque<HeaderConverterInfo>& header_table() {
+  static std::deque<HeaderConverterInfo> all;
+  return all;
+}
+
+bool is_simple_header_converter(std::string_view name) {
+  return name.empty() || name == simple_header_converter || name == "SimpleHeaderConverter";
+}
+
+} // namespace
+
+const std::deque<HeaderConverterInfo>& header_converters() { return header_table(); }
+
+const HeaderConverterInfo* find_header_converter(std::string_view name) noexcept {
+  name = trim(name);
+  for (const auto& c : header_converters())
+    if (c.class_name == name || std::find(c.aliases.begin(), c.aliases.end(), name) != c.aliases.end())
+      return &c;
+  return nullptr;
+}
+
+void add_header_converter(HeaderConverterInfo info) {
+  std::vector<std::string> names{info.class_name};
+  names.insert(names.end(), info.aliases.begin(), info.aliases.end());
+  for (const auto& name : names)
+    if (name.empty() || is_simple_header_converter(name) || find_header_converter(name))
+      throw std::invalid_argument("header converter class or alias '" + name + "' is already taken");
+  header_table().push_back(std::move(info));
+}
+
+std::unique_ptr<HeaderConverter> make_header_converter(std::string_view class_name,
+                                                       const std::map<std::string, std::string>& config,
+                                                       std::string_view key_prefix) {
+  if (is_simple_header_converter(trim(class_name)))
+    return nullptr;
+  const auto* info = find_header_converter(class_name);
+  std::string key{key_prefix.substr(0, key_prefix.size() - 1)};
+  if (!info)
+    throw ConfigError(key, invalid_value_message(key, class_name, "Class " + std::string(class_name) +
+                                                                   " could not be found."));
+  ConfigDef prefixed;
+  for (auto k : info->config_def().keys()) {
+    k.name = std::string(key_prefix) + k.name;
+    prefixed.define(std::move(k));
+  }
+  std::map<std::string, std::string> as_given;
+  for (const auto& [k, v] : config)
+    as_given.emplace(std::string(key_prefix) + k, v);
+  prefixed.parse(as_given); // errors name the keys as the user wrote them
+  return info->make(info->config_def().parse(config));
+}
+
 Validator header_converter_class() {
   return [](const ConfigValue& value) -> std::optional<std::string> {
     const auto* name = std::get_if<std::string>(&value);
     if (!name) return std::nullopt;
     const std::string given{trim(*name)};
-    if (given.empty() || given == simple_header_converter || given == "SimpleHeaderConverter") return std::nullopt;
+    if (is_simple_header_converter(given) || find_header_converter(given)) return std::nullopt;
     if (find_converter(given))
       return "weir writes and reads headers as " + std::string(simple_header_converter) +
              " does (Kafka Connect's default); " + given + " is not supported as a header converter yet.";
@@ -121,8 +175,9 @@ std::unique_ptr<Converter> make_converter(std::string_view class_name,
   return info->make(info->config_def().parse(own), is_key);
 }
 
-RecordCodec::RecordCodec(std::unique_ptr<Converter> key, std::unique_ptr<Converter> value)
-    : key_(std::move(key)), value_(std::move(value)),
+RecordCodec::RecordCodec(std::unique_ptr<Converter> key, std::unique_ptr<Converter> value,
+                         std::unique_ptr<HeaderConverter> header)
+    : key_(std::move(key)), value_(std::move(value)), header_(std::move(header)),
       key_topic_(key_->uses_topic()), value_topic_(value_->uses_topic()) {}
 
 void RecordCodec::decode(Batch raw, DecodedBatch& out) {
@@ -166,8 +221,49 @@ void RecordCodec::decode(Batch raw, DecodedBatch& out) {
       throw; // not the record's fault: the batch stops here
     } catch (const std::exception& e) {
       out.fail(i, ErrorStage::ValueConverter, value_->class_name(), e);
+      continue;
     }
+    if (header_)
+      decode_headers(out, i);
   }
+}
+
+void RecordCodec::decode_headers(DecodedBatch& batch, uint32_t i) {
+  auto& rec = batch[i];
+  try {
+    // DecodedBatch::reset left each raw header as a string viewing its bytes.
+    for (auto& h : rec.headers) {
+      std::optional<std::string_view> bytes;
+      if (!h.value.is_null())
+        bytes = h.value.as_string();
+      header_->to_connect(rec.topic, h.key, bytes, batch, h.value, h.schema);
+    }
+  } catch (const RetriableError&) {
+    throw;
+  } catch (const std::exception& e) {
+    batch.fail(i, ErrorStage::HeaderConverter, header_->class_name(), e);
+  }
+}
+
+bool RecordCodec::encode_headers(DecodedBatch& batch, uint32_t i) {
+  auto& rec = batch[i];
+  header_buf_.clear();
+  header_spans_.clear();
+  try {
+    for (const auto& h : rec.headers) {
+      size_t start = header_buf_.size();
+      if (header_->from_connect(rec.topic, h.key, h.value, h.schema, header_buf_))
+        header_spans_.emplace_back(std::pair{start, header_buf_.size() - start});
+      else
+        header_spans_.emplace_back(std::nullopt);
+    }
+  } catch (const RetriableError&) {
+    throw;
+  } catch (const std::exception& e) {
+    batch.fail(i, ErrorStage::HeaderConverter, header_->class_name(), e);
+    return false;
+  }
+  return true;
 }
 
 DecodedBatch RecordCodec::decode(Batch raw) {
@@ -215,6 +311,18 @@ void RecordCodec::encode(DecodedBatch& in, Batch& out) {
       throw;
     } catch (const std::exception& e) {
       in.fail(i, ErrorStage::ValueConverter, value_->class_name(), e);
+      continue;
+    }
+    if (header_) {
+      if (!encode_headers(in, i))
+        continue;
+      out.append(rec.topic, rec.partition, rec.offset, rec.timestamp, key, value);
+      std::string_view buf = header_buf_;
+      for (size_t h = 0; h < header_spans_.size(); ++h) {
+        const auto& span = header_spans_[h];
+        out.add_header(rec.headers[h].key,
+                       span ? std::optional(buf.substr(span->first, span->second)) : std::nullopt);
+      }
       continue;
     }
     out.append(rec.topic, rec.partition, rec.offset, rec.timestamp, key, value);

@@ -96,14 +96,52 @@ void add_converter(ConverterInfo info);
 /// passes (a connector then uses the worker's converter).
 Validator converter_class();
 
-/// Kafka Connect's default header converter, the only one weir has: headers are
-/// written and read as its text (see header_text.hpp).
+/// Kafka Connect's default header converter, weir's built-in one: headers are
+/// written and read as its text (see header_text.hpp). A codec without a header
+/// converter object uses it.
 inline constexpr std::string_view simple_header_converter = "org.apache.kafka.connect.storage.SimpleHeaderConverter";
 
-/// Checks a `header.converter` value: empty or SimpleHeaderConverter (by class or
-/// simple name). Any other converter class is refused as not supported rather than
-/// ignored, and a name no class has as "Class X could not be found.".
+/// A header converter other than SimpleHeaderConverter (only plugins provide them).
+class HeaderConverter {
+public:
+  virtual ~HeaderConverter() = default;
+  virtual std::string_view class_name() const noexcept = 0;
+  /// Decodes one header's bytes into `out` and `schema`; throws data::DataError.
+  virtual void to_connect(std::string_view topic, std::string_view key, const std::optional<std::string_view>& bytes,
+                          data::DecodedBatch& batch, data::Value& out, const data::Schema*& schema) = 0;
+  /// Appends a header's bytes to `out`; false for a null (nothing appended).
+  virtual bool from_connect(std::string_view topic, std::string_view key, const data::Value& v,
+                            const data::Schema* schema, std::string& out) = 0;
+};
+
+struct HeaderConverterInfo {
+  std::string class_name;
+  std::vector<std::string> aliases;
+  std::function<const ConfigDef&()> config_def;
+  std::function<std::unique_ptr<HeaderConverter>(const Config& config)> make;
+  std::string version;
+  std::string path;
+};
+
+/// Plugin header converters, in load order.
+const std::deque<HeaderConverterInfo>& header_converters();
+const HeaderConverterInfo* find_header_converter(std::string_view class_name_or_alias) noexcept;
+/// Adds a plugin's header converter at start-up; throws std::invalid_argument for a
+/// name already taken (SimpleHeaderConverter's too).
+void add_header_converter(HeaderConverterInfo info);
+
+/// Checks a `header.converter` value: empty, SimpleHeaderConverter (by class or
+/// simple name) or a plugin's header converter. A key/value converter class is
+/// refused as not supported as a header converter rather than ignored, and a name no
+/// class has as "Class X could not be found.".
 Validator header_converter_class();
+
+/// The header converter `class_name` names with its own keys (`header.converter.*`
+/// stripped; `key_prefix` names them in errors), or nullptr for SimpleHeaderConverter
+/// (empty included). Throws weir::ConfigError.
+std::unique_ptr<HeaderConverter> make_header_converter(std::string_view class_name,
+                                                       const std::map<std::string, std::string>& config,
+                                                       std::string_view key_prefix = "header.converter.");
 
 /// Creates a converter from its class name and its own keys (`schemas.enable`, ...,
 /// already stripped of `key.converter.` / `value.converter.`). `key_prefix` is
@@ -122,7 +160,9 @@ std::unique_ptr<Converter> make_converter(std::string_view class_name,
 /// record's: it propagates, and the task fails rather than tolerate an outage.
 class RecordCodec {
 public:
-  RecordCodec(std::unique_ptr<Converter> key, std::unique_ptr<Converter> value);
+  /// Without `header`, headers are read and written as SimpleHeaderConverter does.
+  RecordCodec(std::unique_ptr<Converter> key, std::unique_ptr<Converter> value,
+              std::unique_ptr<HeaderConverter> header = nullptr);
 
   /// Takes `raw` into `out` (reusing `out`'s memory) and decodes every record.
   void decode(Batch raw, data::DecodedBatch& out);
@@ -138,11 +178,19 @@ public:
   Converter& value_converter() noexcept { return *value_; }
 
 private:
+  /// With a header converter: record `i`'s headers decoded (or the record Failed).
+  void decode_headers(data::DecodedBatch& batch, uint32_t i);
+  /// Record `i`'s headers into header_buf_ / header_spans_; false (record Failed)
+  /// when one cannot be written.
+  bool encode_headers(data::DecodedBatch& batch, uint32_t i);
+
   std::unique_ptr<Converter> key_;
   std::unique_ptr<Converter> value_;
+  std::unique_ptr<HeaderConverter> header_;
   bool key_topic_ = false;   ///< key_->uses_topic(), asked once
   bool value_topic_ = false;
   std::string header_buf_;
+  std::vector<std::optional<std::pair<size_t, size_t>>> header_spans_; ///< into header_buf_, per header
 };
 
 } // namespace weir::runtime::convert

@@ -35,14 +35,49 @@ private:
   std::string_view topic_; ///< the record's, valid for the call that follows set_topic
 };
 
-} // namespace
+class PluginHeaderConverter final : public HeaderConverter {
+public:
+  PluginHeaderConverter(std::string class_name, std::unique_ptr<weir::HeaderConverter> impl)
+      : class_name_(std::move(class_name)), impl_(std::move(impl)) {}
 
-ConverterInfo plugin_converter(const ConverterDescriptor& d, std::string path) {
+  std::string_view class_name() const noexcept override { return class_name_; }
+  void to_connect(std::string_view topic, std::string_view key, const std::optional<std::string_view>& bytes,
+                  data::DecodedBatch& batch, data::Value& out, const data::Schema*& schema) override {
+    out = data::Value();
+    schema = nullptr;
+    impl_->to_connect(topic, key, bytes, batch, out, schema);
+  }
+  bool from_connect(std::string_view topic, std::string_view key, const data::Value& v, const data::Schema* schema,
+                    std::string& out) override {
+    return impl_->from_connect(topic, key, v, schema, out);
+  }
+
+private:
+  std::string class_name_;
+  std::unique_ptr<weir::HeaderConverter> impl_;
+};
+
+template <class Descriptor>
+std::shared_ptr<ConfigDef> definition_of(const Descriptor& d) {
   if (!d.make)
     throw std::invalid_argument("converter " + d.class_name + " has no make function");
   auto def = std::make_shared<ConfigDef>();
   if (d.define)
     d.define(*def);
+  return def;
+}
+
+template <class Made>
+Made checked(Made made, const std::string& class_name) {
+  if (!made)
+    throw std::runtime_error("plugin class " + class_name + " made no instance");
+  return made;
+}
+
+} // namespace
+
+ConverterInfo plugin_converter(const ConverterDescriptor& d, std::string path) {
+  auto def = definition_of(d);
   if (!def->find("converter.type"))
     def->define("converter.type", ConfigType::String, "value", Importance::Low,
                 "Whether this converter is used for keys or values (set by weir).");
@@ -51,10 +86,20 @@ ConverterInfo plugin_converter(const ConverterDescriptor& d, std::string path) {
       .aliases = d.aliases,
       .config_def = [def]() -> const ConfigDef& { return *def; },
       .make = [make = d.make, name = d.class_name](const Config& c, bool is_key) -> std::unique_ptr<Converter> {
-        auto made = make(c, is_key);
-        if (!made)
-          throw std::runtime_error("plugin class " + name + " made no instance");
-        return std::make_unique<PluginConverter>(name, std::move(made));
+        return std::make_unique<PluginConverter>(name, checked(make(c, is_key), name));
+      },
+      .version = d.version,
+      .path = std::move(path)};
+}
+
+HeaderConverterInfo plugin_header_converter(const HeaderConverterDescriptor& d, std::string path) {
+  auto def = definition_of(d);
+  return HeaderConverterInfo{
+      .class_name = d.class_name,
+      .aliases = d.aliases,
+      .config_def = [def]() -> const ConfigDef& { return *def; },
+      .make = [make = d.make, name = d.class_name](const Config& c) -> std::unique_ptr<HeaderConverter> {
+        return std::make_unique<PluginHeaderConverter>(name, checked(make(c), name));
       },
       .version = d.version,
       .path = std::move(path)};

@@ -12,7 +12,9 @@
 //     SDK version is refused at start, by `weir transform` and by `weir standalone`,
 //     with both versions named;
 // and a converter plugin (tests/plugins/kv_line_converter.cpp) decodes and encodes
-// records in a connector and offline, its bad records reaching the dead-letter topic.
+// records in a connector and offline, its bad records reaching the dead-letter topic;
+// a header converter plugin writes a source's headers (its decoding and bad headers:
+// runtime/convert/codec.test.cpp).
 #include "tests/support/sdk_install.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -274,6 +276,37 @@ transforms.insert.static.value=weir
   }
   auto list = http_get(rest_port(*weir), "/connector-plugins?connectorsOnly=false");
   BOOST_TEST(list.find(R"({"class":"com.example.weir.KvLineConverter","type":"converter","version":"2.1.0"})")
+               != std::string::npos,
+             list);
+  stop_cleanly(*weir);
+  if (current_test_failing())
+    dir.keep();
+}
+
+BOOST_AUTO_TEST_CASE(a_header_converter_plugin_writes_a_source_s_headers) {
+  TempDir dir{"weir-itest-sdk-headers"};
+  auto plugins = dir / "plugins";
+  fs::create_directories(plugins);
+  fs::copy_file(env_path("WEIR_KV_LINE_CONVERTER"), plugins + "/libkv.so");
+  auto input = write_file(dir, "lines.txt", "one\ntwo\nthree\n");
+  auto topic = unique_name("weir-itest-sdk-headers");
+  auto connector = write_connector(dir, unique_name("lines"),
+                                   {{"connector.class", "FileStreamSource"},
+                                    {"file", input},
+                                    {"topic", topic},
+                                    {"header.converter", "com.example.weir.Base64HeaderConverter"},
+                                    {"transforms", "greet"},
+                                    {"transforms.greet.type", "org.apache.kafka.connect.transforms.InsertHeader"},
+                                    {"transforms.greet.header", "greeting"},
+                                    {"transforms.greet.value.literal", "hello"}});
+  auto weir = start_weir(weir_binary(), write_worker(dir, plugins), {connector}, dir / "weir.log");
+  auto records = read_topic(topic, 3, 60s);
+  BOOST_REQUIRE_MESSAGE(records.size() == 3u, records.size() << " records:\n" << tail_lines(weir->output()));
+  for (const auto& r : records)
+    BOOST_TEST(r.header("greeting") == "aGVsbG8="); // base64 of "hello"
+  auto list = http_get(rest_port(*weir), "/connector-plugins?connectorsOnly=false");
+  BOOST_TEST(list.find(R"({"class":"com.example.weir.Base64HeaderConverter","type":"header_converter",)"
+                       R"("version":"2.1.0"})")
                != std::string::npos,
              list);
   stop_cleanly(*weir);

@@ -1,7 +1,9 @@
-// A converter plugin for the SDK tests (issue 25): values written as `k=v;k=v` text
-// become schemaless maps of strings, and back. Malformed text (a pair without `=`)
-// and a value that is not a map of strings are bad data (DataError), which the
-// connector's errors.tolerance handles.
+// Converter plugins for the SDK tests (issue 25):
+// - KvLineConverter: values written as `k=v;k=v` text become schemaless maps of
+//   strings, and back. Malformed text (a pair without `=`) and a value that is not a
+//   map of strings are bad data (DataError), which errors.tolerance handles.
+// - Base64HeaderConverter: header values are base64 text in Kafka and strings in
+//   Connect; a header that is not base64 is bad data.
 #include <string>
 
 #include <weir/plugin.hpp>
@@ -62,8 +64,64 @@ private:
   std::string separator_;
 };
 
+class Base64HeaderConverter final : public weir::HeaderConverter {
+public:
+  static void define(weir::ConfigDef&) {}
+  explicit Base64HeaderConverter(const weir::Config&) {}
+
+  void to_connect(std::string_view, std::string_view key, const std::optional<std::string_view>& bytes,
+                  weir::RecordBatch& batch, Value& value, const weir::data::Schema*& schema) override {
+    schema = nullptr;
+    if (!bytes) {
+      value = Value();
+      return;
+    }
+    std::string text;
+    uint32_t bits = 0;
+    int count = 0;
+    for (char c : *bytes) {
+      if (c == '=')
+        break;
+      auto pos = alphabet.find(c);
+      if (pos == std::string_view::npos)
+        throw DataError("Base64HeaderConverter: header " + std::string(key) + " is not base64");
+      bits = (bits << 6) | static_cast<uint32_t>(pos);
+      if ((count += 6) >= 8) {
+        count -= 8;
+        text.push_back(static_cast<char>((bits >> count) & 0xFF));
+      }
+    }
+    value = Value::string(batch.arena().copy(text));
+  }
+
+  bool from_connect(std::string_view, std::string_view key, const Value& value, const weir::data::Schema*,
+                    std::string& out) override {
+    if (value.is_null())
+      return false;
+    if (value.kind() != Kind::String)
+      throw DataError("Base64HeaderConverter: header " + std::string(key) + " is not a string");
+    const size_t start = out.size(); // `out` may hold other headers already
+    uint32_t bits = 0;
+    int count = 0;
+    for (unsigned char c : value.as_string()) {
+      bits = (bits << 8) | c;
+      for (count += 8; count >= 6; count -= 6)
+        out.push_back(alphabet[(bits >> (count - 6)) & 0x3F]);
+    }
+    if (count > 0)
+      out.push_back(alphabet[(bits << (6 - count)) & 0x3F]);
+    while ((out.size() - start) % 4 != 0)
+      out.push_back('=');
+    return true;
+  }
+
+private:
+  static constexpr std::string_view alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+};
+
 void register_plugin(weir::PluginRegistrar& r) {
   r.add_converter<KvLineConverter>("com.example.weir.KvLineConverter", {"KvLine"}, "2.1.0");
+  r.add_header_converter<Base64HeaderConverter>("com.example.weir.Base64HeaderConverter", {}, "2.1.0");
 }
 
 } // namespace
