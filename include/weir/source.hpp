@@ -184,8 +184,8 @@ public:
   enum class Poll : uint8_t {
     Ready, ///< appended what there was and more may be ready: poll again soon
     Idle,  ///< nothing more for now: weir polls again after a short pause
-    End,   ///< the source is exhausted for good: the task finishes (status stays RUNNING
-           ///< until it is stopped, as a Kafka Connect task whose poll returns nothing)
+    End,   ///< the source is exhausted for good: weir polls this task no more; what it
+           ///< polled is still delivered, and its offsets committed
   };
 
   virtual ~SourceTask() = default;
