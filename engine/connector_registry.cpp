@@ -17,6 +17,7 @@
 #include "engine/pipeline/source_config.hpp"
 #include "engine/plugins/loader.hpp"
 #include "engine/plugins/sink_adapter.hpp"
+#include "engine/plugins/source_adapter.hpp"
 
 namespace weir::connectors {
 
@@ -240,16 +241,6 @@ auto find_plugin(const Plugins& plugins, std::string_view name) noexcept
 
 } // namespace
 
-const std::vector<SourcePlugin>& source_plugins() {
-  static const std::vector<SourcePlugin> all{file_stream_source(), datagen_source(),
-                                             jdbc_source(), postgres_cdc_source()};
-  return all;
-}
-
-const SourcePlugin* find_source(std::string_view name) noexcept {
-  return find_plugin(source_plugins(), name);
-}
-
 namespace {
 
 /// A loaded plugin's sink as a registry entry; `sink` lives in the loader's deque.
@@ -271,6 +262,46 @@ SinkPlugin plugin_sink(const plugins::LoadedSink& sink) {
   return p;
 }
 
+/// A loaded plugin's source as a registry entry; `source` lives in the loader's deque.
+SourcePlugin plugin_source(const plugins::LoadedSource& source) {
+  SourcePlugin p;
+  p.class_name = source.descriptor.class_name;
+  for (const auto& a : source.descriptor.aliases)
+    p.aliases.push_back(a);
+  p.version = source.descriptor.version;
+  p.definition = [&source]() -> const ConfigDef& { return source.definition; };
+  p.validate = [&source](const StringMap& config) {
+    return source.definition.validate(config, runtime::pipeline::source_plugin_passthrough());
+  };
+  p.task_configs = [&source](const StringMap& config, int max_tasks) {
+    auto parsed = source.definition.parse(config, runtime::pipeline::source_plugin_passthrough());
+    auto connector = source.descriptor.make_connector();
+    if (!connector)
+      throw std::runtime_error("source " + source.descriptor.class_name + " (" + source.path
+                               + "): its connector factory returned no SourceConnector");
+    auto own = connector->task_configs(parsed, max_tasks);
+    if (own.empty() || own.size() > static_cast<size_t>(std::max(1, max_tasks)))
+      throw std::runtime_error("source " + source.descriptor.class_name + " returned "
+                               + std::to_string(own.size()) + " task configs for tasks.max="
+                               + std::to_string(max_tasks) + " (it must return 1 to tasks.max)");
+    std::vector<StringMap> out;
+    out.reserve(own.size());
+    for (auto& task : own) {
+      StringMap merged = config;
+      for (auto& [key, value] : task)
+        merged[key] = std::move(value);
+      out.push_back(std::move(merged));
+    }
+    return out;
+  };
+  p.make_task = [&source](const StringMap& config, const std::string& connector, int task)
+    -> std::unique_ptr<runtime::pipeline::SourceTask> {
+    return std::make_unique<plugins::SourceAdapter>(source, config, connector, task);
+  };
+  p.exactly_once = source.descriptor.exactly_once == ExactlyOnce::Supported;
+  return p;
+}
+
 bool builtin_name(std::string_view name) {
   for (const auto& p : sink_plugins())
     if (p.class_name == name || std::find(p.aliases.begin(), p.aliases.end(), name) != p.aliases.end())
@@ -279,6 +310,23 @@ bool builtin_name(std::string_view name) {
 }
 
 } // namespace
+
+const std::deque<SourcePlugin>& source_plugins() {
+  static std::deque<SourcePlugin> all{file_stream_source(), datagen_source(), jdbc_source(),
+                                      postgres_cdc_source()};
+  // As sink_plugins(): plugin entries are appended as the loader adds them.
+  static size_t builtins = all.size();
+  static std::mutex sync;
+  std::lock_guard lock{sync};
+  const auto& loaded = plugins::loaded_sources();
+  while (all.size() - builtins < loaded.size())
+    all.push_back(plugin_source(loaded[all.size() - builtins]));
+  return all;
+}
+
+const SourcePlugin* find_source(std::string_view name) noexcept {
+  return find_plugin(source_plugins(), name);
+}
 
 const std::deque<SinkPlugin>& sink_plugins() {
   static std::deque<SinkPlugin> all{file_stream_sink(), jdbc_sink()};

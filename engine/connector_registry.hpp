@@ -1,5 +1,5 @@
 // Every connector weir knows, by Kafka Connect's class names and short aliases: the
-// built-ins, then the sinks that plugins from `plugin.path` registered.
+// built-ins, then the sinks and sources that plugins from `plugin.path` registered.
 #pragma once
 
 #include <deque>
@@ -40,7 +40,7 @@ const std::deque<SinkPlugin>& sink_plugins();
 const SinkPlugin* find_sink(std::string_view name) noexcept;
 
 /// Loads the plugins in the worker's `plugin.path` directories, so that their sinks
-/// are listed and found like built-ins. Call once at start-up, before connectors are
+/// and sources are listed and found like built-ins. Call once at start-up, before connectors are
 /// looked up. Throws plugins::PluginError naming the directory or file, and why (a
 /// missing entry point, another SDK version, a class name already taken, ...).
 /// Returns how many plugin files were loaded.
@@ -49,26 +49,28 @@ size_t load_plugins(const std::vector<std::string>& plugin_path);
 using StringMap = std::map<std::string, std::string>;
 
 /// A source connector: its own config keys, how it splits into tasks, and how to
-/// make one task.
+/// make one task. The views stay valid for the life of the process.
 struct SourcePlugin {
   std::string_view class_name;
   std::vector<std::string_view> aliases;
   std::string_view version;
-  const ConfigDef& (*definition)();
+  std::function<const ConfigDef&()> definition;
   /// Checks the connector's own keys (the common ones pass through).
-  std::vector<ConfigIssue> (*validate)(const StringMap& config);
+  std::function<std::vector<ConfigIssue>(const StringMap& config)> validate;
   /// Kafka Connect's taskConfigs: at most `max_tasks` configs, each the connector's
   /// config plus what that task reads (e.g. its tables).
-  std::vector<StringMap> (*task_configs)(const StringMap& config, int max_tasks);
-  std::unique_ptr<runtime::pipeline::SourceTask> (*make_task)(const StringMap& task_config,
-                                                              const std::string& connector,
-                                                              int task);
+  std::function<std::vector<StringMap>(const StringMap& config, int max_tasks)> task_configs;
+  std::function<std::unique_ptr<runtime::pipeline::SourceTask>(
+    const StringMap& task_config, const std::string& connector, int task)>
+    make_task;
   /// Kafka Connect's exactlyOnceSupport(): whether its offsets identify every record
   /// exactly, so a transactional restart neither skips nor repeats one.
   bool exactly_once = false;
 };
 
-const std::vector<SourcePlugin>& source_plugins();
+/// The built-in sources, then every source a loaded plugin registered; entries
+/// never move, as with sink_plugins().
+const std::deque<SourcePlugin>& source_plugins();
 
 /// By full class name or alias; nullptr when unknown.
 const SourcePlugin* find_source(std::string_view name) noexcept;

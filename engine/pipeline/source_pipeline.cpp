@@ -22,6 +22,7 @@ SourcePoller::~SourcePoller() = default;
 DecodedFeed::Status SourcePoller::fill(data::DecodedBatch& out, uint64_t max_bytes) {
   if (auto n = offsets_->committed_batches(); n != committed_seen_) {
     committed_seen_ = n;
+    task_->committed_batches(n);
     task_->commit(offsets_->committed());
   }
   Batch raw;

@@ -23,6 +23,29 @@ std::deque<LoadedSink>& sinks() {
   return all;
 }
 
+std::deque<LoadedSource>& sources() {
+  static std::deque<LoadedSource> all;
+  return all;
+}
+
+/// Whether a sink's or source's class name or alias is `name`.
+template <class Descriptor>
+bool names(const Descriptor& d, const std::string& name) {
+  return d.class_name == name || std::find(d.aliases.begin(), d.aliases.end(), name) != d.aliases.end();
+}
+
+/// The plugin's own ConfigDef, or a PluginError naming the class.
+ConfigDef definition_of(const std::string& path, const std::string& class_name,
+                        const std::function<void(ConfigDef&)>& define) {
+  ConfigDef def;
+  try {
+    define(def);
+  } catch (const std::exception& e) {
+    throw PluginError("plugin " + path + ": the config definition of " + class_name + " failed: " + e.what());
+  }
+  return def;
+}
+
 /// The registry entry `make()` builds for a plugin's component, or a PluginError.
 template <class Descriptor, class Make>
 auto component(const std::string& path, const Descriptor& d, std::string_view kind, Make make) {
@@ -45,18 +68,20 @@ public:
     if (!sink.make || !sink.define)
       throw PluginError("plugin " + path_ + " registers sink " + sink.class_name
                         + " without a factory or config definition");
-    std::vector<std::string> names{sink.class_name};
-    names.insert(names.end(), sink.aliases.begin(), sink.aliases.end());
-    for (const auto& name : names)
-      check_free(name);
-    LoadedSink loaded{std::move(sink), ConfigDef{}, path_};
-    try {
-      loaded.descriptor.define(loaded.definition);
-    } catch (const std::exception& e) {
-      throw PluginError("plugin " + path_ + ": the config definition of "
-                        + loaded.descriptor.class_name + " failed: " + e.what());
-    }
-    added_.push_back(std::move(loaded));
+    check_connector_names(sink);
+    auto def = definition_of(path_, sink.class_name, sink.define);
+    added_.push_back(LoadedSink{std::move(sink), std::move(def), path_});
+  }
+
+  void add_source(SourceDescriptor source) override {
+    if (source.class_name.empty())
+      throw PluginError("plugin " + path_ + " registers a source with an empty class name");
+    if (!source.make_connector || !source.make_task || !source.define)
+      throw PluginError("plugin " + path_ + " registers source " + source.class_name
+                        + " without its connector or task factory or its config definition");
+    check_connector_names(source);
+    auto def = definition_of(path_, source.class_name, source.define);
+    added_sources_.push_back(LoadedSource{std::move(source), std::move(def), path_});
   }
 
   void add_transformation(TransformationDescriptor t) override {
@@ -91,7 +116,7 @@ public:
   }
 
   size_t count() const {
-    return added_.size() + transformations_.size() + predicates_.size() + converters_.size()
+    return added_.size() + added_sources_.size() + transformations_.size() + predicates_.size() + converters_.size()
            + header_converters_.size();
   }
 
@@ -101,6 +126,11 @@ public:
       spdlog::info("loaded sink connector plugin {} version {} from {}", s.descriptor.class_name,
                    s.descriptor.version, path_);
       sinks().push_back(std::move(s));
+    }
+    for (auto& s : added_sources_) {
+      spdlog::info("loaded source connector plugin {} version {} from {}", s.descriptor.class_name,
+                   s.descriptor.version, path_);
+      sources().push_back(std::move(s));
     }
     for (auto& t : transformations_) {
       spdlog::info("loaded transformation plugin {} version {} from {}", t.name, t.version, path_);
@@ -140,22 +170,33 @@ private:
   }
 
 
-  /// Plugins first: `taken` may also see sinks loaded before, and naming their file
-  /// helps more than "a built-in".
+  /// A sink's or source's names must be new among every connector (built-in or
+  /// plugin, sink or source) and in this plugin.
+  template <class Descriptor>
+  void check_connector_names(const Descriptor& d) {
+    std::vector<std::string> all{d.class_name};
+    all.insert(all.end(), d.aliases.begin(), d.aliases.end());
+    for (const auto& name : all)
+      check_free(name);
+  }
+
+  /// Plugins first: `taken` may also see connectors loaded before, and naming their
+  /// file helps more than "a built-in".
   void check_free(const std::string& name) {
-    for (const auto& s : sinks()) {
-      bool clash = s.descriptor.class_name == name
-                   || std::find(s.descriptor.aliases.begin(), s.descriptor.aliases.end(), name)
-                        != s.descriptor.aliases.end();
-      if (clash)
-        throw PluginError("plugin " + path_ + " registers connector class " + name
-                          + ", which plugin " + s.path + " registered already");
-    }
-    for (const auto& a : added_)
-      if (a.descriptor.class_name == name
-          || std::find(a.descriptor.aliases.begin(), a.descriptor.aliases.end(), name)
-               != a.descriptor.aliases.end())
-        throw PluginError("plugin " + path_ + " registers connector class " + name + " twice");
+    auto registered_by = [&](const auto& loaded) -> const std::string* {
+      for (const auto& l : loaded)
+        if (names(l.descriptor, name))
+          return &l.path;
+      return nullptr;
+    };
+    const std::string* other = registered_by(sinks());
+    if (!other)
+      other = registered_by(sources());
+    if (other)
+      throw PluginError("plugin " + path_ + " registers connector class " + name
+                        + ", which plugin " + *other + " registered already");
+    if (registered_by(added_) || registered_by(added_sources_))
+      throw PluginError("plugin " + path_ + " registers connector class " + name + " twice");
     if (taken_ && taken_(name))
       throw PluginError("plugin " + path_ + " registers connector class " + name
                         + ", which is a built-in connector's name");
@@ -164,6 +205,7 @@ private:
   std::string path_;
   bool (*taken_)(std::string_view);
   std::vector<LoadedSink> added_;
+  std::vector<LoadedSource> added_sources_;
   std::vector<transforms::TransformationInfo> transformations_;
   std::vector<transforms::PredicateInfo> predicates_;
   std::vector<runtime::convert::ConverterInfo> converters_;
@@ -255,5 +297,7 @@ size_t load_plugins(const std::vector<std::string>& dirs, bool (*taken)(std::str
 }
 
 const std::deque<LoadedSink>& loaded_sinks() { return sinks(); }
+
+const std::deque<LoadedSource>& loaded_sources() { return sources(); }
 
 } // namespace weir::plugins

@@ -3,7 +3,7 @@
 // Every `.so` directly in a plugin.path directory, or in a folder one level below
 // it, is dlopen()ed at start-up; its entry points (weir/plugin.hpp) are checked —
 // SDK version first, before any of its C++ code runs — and the connectors it
-// registers are kept here, for engine/connector_registry.cpp to list next to the
+// registers (sinks and sources) are kept here, for engine/connector_registry.cpp to list next to the
 // built-ins. A plugin is never unloaded.
 #pragma once
 
@@ -30,6 +30,13 @@ struct LoadedSink {
   std::string path;     ///< the shared library it came from
 };
 
+/// A source connector class a plugin registered.
+struct LoadedSource {
+  SourceDescriptor descriptor;
+  ConfigDef definition; ///< built once from descriptor.define
+  std::string path;
+};
+
 /// Loads one plugin file and keeps what it registers. Throws PluginError naming the
 /// file: not loadable (dlerror's reason), a missing entry point (naming the symbol),
 /// another SDK version (naming both), a failing registration, or a class name or
@@ -47,5 +54,7 @@ size_t load_plugins(const std::vector<std::string>& dirs,
 /// Every sink registered so far, in load order. Start-up only: loading is not
 /// synchronised with readers; entries never move once added.
 const std::deque<LoadedSink>& loaded_sinks();
+/// Every source registered so far, in load order; same rules.
+const std::deque<LoadedSource>& loaded_sources();
 
 } // namespace weir::plugins

@@ -70,6 +70,17 @@ BOOST_AUTO_TEST_CASE(another_sdk_version_is_refused_naming_both_versions) {
   BOOST_TEST(!contains(message, "registration"), "its register function ran: " << message);
 }
 
+BOOST_AUTO_TEST_CASE(a_source_plugin_of_another_sdk_version_is_refused_before_it_registers) {
+  // Its registration would clash with the built-in FileStreamSource.
+  auto path = env_path("WEIR_FUTURE_SDK_SOURCE");
+  auto message = error_of([&] { weir::plugins::load_plugin(path); });
+  BOOST_TEST_MESSAGE(message);
+  BOOST_TEST(contains(message, path), message);
+  BOOST_TEST(contains(message, "built against weir SDK version " + std::to_string(WEIR_SDK_VERSION + 1)), message);
+  BOOST_TEST(contains(message, "this weir provides SDK version " + std::to_string(WEIR_SDK_VERSION)), message);
+  BOOST_TEST(!contains(message, "FileStreamSource"), "its register function ran: " << message);
+}
+
 BOOST_AUTO_TEST_CASE(a_library_without_entry_points_is_refused_naming_the_symbol_and_file) {
   auto path = env_path("WEIR_NO_ENTRY_POINT");
   auto message = error_of([&] { weir::plugins::load_plugin(path); });

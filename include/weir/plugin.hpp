@@ -26,6 +26,10 @@
 //   }
 //   WEIR_PLUGIN(register_plugin)
 //
+// A source registers its connector and task classes together (weir/source.hpp):
+//
+//   r.add_source<MyConnector, MyTask>("com.example.MySourceConnector", {"MySource"}, "1.0.0");
+//
 // Threading: registration runs once, on weir's main thread, before any connector
 // starts. A plugin is never unloaded: objects and functions it hands to weir live as
 // long as the process.
@@ -41,6 +45,7 @@
 #include "weir/config.hpp"
 #include "weir/converter.hpp"
 #include "weir/sink.hpp"
+#include "weir/source.hpp"
 #include "weir/transform.hpp"
 #include "weir/version.hpp"
 
@@ -68,6 +73,34 @@ template <class T>
 concept SinkClass = std::derived_from<T, Sink> && std::default_initializable<T>
                     && requires(ConfigDef& def) { T::define(def); };
 
+/// One source connector class a plugin provides (weir/source.hpp).
+struct SourceDescriptor {
+  /// Full class name connector configs use (`connector.class`), unique in the worker
+  /// among sinks and sources.
+  std::string class_name;
+  std::vector<std::string> aliases;
+  std::string version;
+  /// Declares the connector's own keys, task-only keys included (the common ones,
+  /// `topic.creation.*`, converters, `transforms.*`, ..., are weir's). Called once.
+  std::function<void(ConfigDef&)> define;
+  /// A SourceConnector, each time weir computes task configs.
+  std::function<std::unique_ptr<SourceConnector>()> make_connector;
+  /// A new, unstarted SourceTask. Called once per task, possibly from several threads
+  /// at once.
+  std::function<std::unique_ptr<SourceTask>()> make_task;
+  /// Whether the connector supports exactly-once delivery (see weir/source.hpp).
+  ExactlyOnce exactly_once = ExactlyOnce::Unsupported;
+};
+
+/// A source connector class the registrar can describe by itself: a SourceConnector
+/// with a default constructor and a static `define(ConfigDef&)` ...
+template <class T>
+concept SourceConnectorClass = std::derived_from<T, SourceConnector> && std::default_initializable<T>
+                               && requires(ConfigDef& def) { T::define(def); };
+/// ... and its task class, with a default constructor.
+template <class T>
+concept SourceTaskClass = std::derived_from<T, SourceTask> && std::default_initializable<T>;
+
 /// What weir_plugin_register() receives. Throwing from registration refuses the
 /// plugin with the exception's message.
 class PluginRegistrar {
@@ -83,6 +116,18 @@ public:
     add_sink(SinkDescriptor{std::move(class_name), std::move(aliases), std::move(version),
                             [](ConfigDef& def) { T::define(def); },
                             [] { return std::unique_ptr<Sink>(new T()); }});
+  }
+
+  /// Adds a source. Names are checked as for sinks, against every sink and source.
+  virtual void add_source(SourceDescriptor source) = 0;
+
+  template <SourceConnectorClass C, SourceTaskClass T>
+  void add_source(std::string class_name, std::vector<std::string> aliases, std::string version,
+                  ExactlyOnce exactly_once = ExactlyOnce::Unsupported) {
+    add_source(SourceDescriptor{std::move(class_name), std::move(aliases), std::move(version),
+                                [](ConfigDef& def) { C::define(def); },
+                                [] { return std::unique_ptr<SourceConnector>(new C()); },
+                                [] { return std::unique_ptr<SourceTask>(new T()); }, exactly_once});
   }
 
   /// Adds a single message transform (weir/transform.hpp). Names are checked as for

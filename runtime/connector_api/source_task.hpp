@@ -112,6 +112,11 @@ public:
   /// does it here, never earlier.
   virtual void commit(const OffsetMap& /*committed*/) {}
 
+  /// The first `count` batches poll() filled (in order, counting only polls that
+  /// appended records) are committed as commit() describes; called just before it.
+  /// For tasks that acknowledge record by record (a plugin's commit_records).
+  virtual void committed_batches(uint64_t /*count*/) {}
+
   /// Bytes the origin keeps for this task that Kafka does not hold yet (a
   /// replication slot's lag), for the actor tree and /metrics; -1: not known.
   virtual int64_t lag_bytes() const { return -1; }

@@ -13,7 +13,9 @@
 //     so is a throwing open() (that task fails to start). The
 //     status is read from the state file and from the REST API.
 // And the SDK's record-error reporting: records a plugin rejects reach the
-// dead-letter topic with Kafka Connect's context headers.
+// dead-letter topic with Kafka Connect's context headers. For sources (issue 25):
+// examples/source-plugin built the same way resumes from its committed offsets
+// after kill -9, and a source plugin of another SDK version is refused at start.
 #include "tests/support/sdk_install.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -101,6 +103,31 @@ JsonLines scan_jsonl(const fs::path& dir, const std::string& topic, size_t n) {
   return s;
 }
 
+
+/// The committed source offsets of `connector` in the standalone state file:
+/// partition JSON -> offset JSON.
+std::map<std::string, std::string> stored_offsets(const std::string& state_db, const std::string& connector) {
+  std::map<std::string, std::string> out;
+  if (!fs::exists(state_db))
+    return out;
+  Sqlite db{state_db};
+  std::vector<std::vector<std::string>> rows;
+  db.try_query("SELECT partition, offset FROM source_offsets WHERE connector = '" + connector + "'", rows);
+  for (const auto& row : rows)
+    out[row.at(0)] = row.at(1);
+  return out;
+}
+
+/// The `n` of a SequenceSource offset ({"n":N}); 0 when there is none.
+int64_t offset_n(const std::map<std::string, std::string>& offsets, const std::string& stream) {
+  auto it = offsets.find(R"({"stream":")" + stream + R"("})");
+  if (it == offsets.end())
+    return 0;
+  static const std::regex n_re(R"(^\{"n":([0-9]+)\}$)");
+  std::smatch m;
+  BOOST_REQUIRE_MESSAGE(std::regex_match(it->second, m, n_re), "stored offset " << it->second);
+  return std::stoll(m[1]);
+}
 
 } // namespace
 
@@ -381,6 +408,156 @@ BOOST_AUTO_TEST_CASE(records_a_plugin_rejects_go_to_the_dead_letter_topic) {
       BOOST_TEST(values.count(R"("reject )" + std::to_string(i) + R"(")") == 1u, "record " << i);
   BOOST_TEST(task_statuses(dir / "state.db", name).front().state == "RUNNING");
   stop_cleanly(*weir);
+  if (current_test_failing())
+    dir.keep();
+}
+
+// The source kind end to end: examples/source-plugin, built out of tree against an
+// installed weir, counts two streams into a real topic; weir is killed with SIGKILL
+// mid-stream and started again. Each stream then resumes after the offset weir had
+// committed (the standalone state file) when it died: the topic holds every number
+// 1..N of each stream with no gap, and a number appears twice only if it is after
+// that committed offset (at-least-once: what was polled after the last commit is
+// polled again).
+BOOST_AUTO_TEST_CASE(the_source_example_resumes_from_its_committed_offsets_after_kill_9) {
+  const int64_t n = 5000;
+  TempDir dir{"weir-itest-sdk-source"};
+  TempDir root{"weir-itest-sdk-source-install"};
+  auto installed = install_weir(root.path(), dir / "commands.log");
+  auto library = build_example(installed, "source-plugin", dir / "example-build", "libweir-sequence-source.so",
+                               dir / "commands.log");
+  auto plugins = dir / "plugins";
+  fs::create_directories(plugins + "/sequence");
+  fs::copy_file(library, plugins + "/sequence/libweir-sequence-source.so");
+
+  auto topic = unique_name("weir-itest-sdk-seq");
+  create_topic(topic, 1);
+  auto state = dir / "state.db";
+  auto worker_props = worker_config(state);
+  worker_props["plugin.path"] = plugins;
+  worker_props["offset.flush.interval.ms"] = "200";
+  auto worker = dir / "worker.properties";
+  write_properties(worker, worker_props);
+  auto name = unique_name("sequence");
+  // ~1000 records/s per stream: the first run is killed well before the end.
+  auto connector = write_connector(dir, name, {{"connector.class", "SequenceSource"},
+                                               {"tasks.max", "2"},
+                                               {"topic", topic},
+                                               {"streams", "a,b"},
+                                               {"max.n", std::to_string(n)},
+                                               {"batch.size", "20"},
+                                               {"poll.interval.ms", "20"},
+                                               {"value.converter", "org.apache.kafka.connect.json.JsonConverter"},
+                                               {"value.converter.schemas.enable", "true"}});
+  auto weir = start_weir(installed.bin, worker, {connector}, dir / "weir.log");
+  auto port = rest_port(*weir);
+  // Listed like a built-in source, with the plugin's version (Kafka Connect's shape).
+  auto listed = http_get(port, "/connector-plugins");
+  BOOST_TEST(listed.find(R"({"class":"org.weir.examples.SequenceSourceConnector","type":"source",)"
+                         R"("version":"1.0.0"})")
+               != std::string::npos,
+             listed);
+  // A bad value of one of its own keys is reported on that key.
+  weir::runtime::rest::test::TestClient client{port};
+  auto validated = client.request("PUT", "/connector-plugins/SequenceSource/config/validate",
+                                  R"({"connector.class":"SequenceSource","name":"v","topic":"t","max.n":"-3"})");
+  BOOST_TEST_MESSAGE("validate -> " << validated.status << " " << validated.body);
+  BOOST_TEST(validated.status == 200);
+  BOOST_TEST(validated.body.find(R"("error_count":1)") != std::string::npos, validated.body);
+  BOOST_TEST(validated.body.find("Invalid value -3 for configuration max.n") != std::string::npos, validated.body);
+
+  int64_t killed_a = 0, killed_b = 0;
+  kill_9_when(*weir, 60s, [&] {
+    auto stored = stored_offsets(state, name);
+    return offset_n(stored, "a") >= 1000 && offset_n(stored, "b") >= 1000;
+  }, "1000 committed records per stream");
+  {
+    auto stored = stored_offsets(state, name);
+    killed_a = offset_n(stored, "a");
+    killed_b = offset_n(stored, "b");
+  }
+  BOOST_TEST_MESSAGE("killed with committed offsets a=" << killed_a << " b=" << killed_b);
+  BOOST_TEST(killed_a < n);
+  BOOST_TEST(killed_b < n);
+
+  weir = start_weir(installed.bin, worker, {connector}, dir / "weir-2.log");
+  bool finished = wait_until(90s, 200ms, [&] {
+    auto stored = stored_offsets(state, name);
+    return !weir->running() || (offset_n(stored, "a") == n && offset_n(stored, "b") == n);
+  });
+  BOOST_REQUIRE_MESSAGE(weir->running(), "weir ended: " << tail_lines(weir->output()));
+  BOOST_TEST(finished, "the streams did not reach " << n << " after the restart");
+  BOOST_TEST(weir->output().find("loaded source connector plugin org.weir.examples.SequenceSourceConnector "
+                                 "version 1.0.0")
+               != std::string::npos);
+  stop_cleanly(*weir);
+
+  // An independent consumer reads what the broker holds.
+  auto records = read_topic(topic, static_cast<size_t>(2 * n), 60s);
+  static const std::regex value_re(
+    R"re(^\{"schema":\{.*"name":"org\.weir\.examples\.Sequence".*\},"payload":\{"stream":"([ab])","n":([0-9]+)\}\}$)re");
+  std::map<std::string, std::vector<int64_t>> seen; // per stream, in topic order
+  size_t malformed = 0;
+  for (const auto& r : records) {
+    std::smatch m;
+    if (!r.value || !std::regex_match(*r.value, m, value_re) || r.key != std::optional<std::string>{m[1].str()}) {
+      if (malformed++ == 0)
+        BOOST_TEST_MESSAGE("malformed: key " << r.key.value_or("<null>") << " value " << r.value.value_or("<null>"));
+      continue;
+    }
+    seen[m[1]].push_back(std::stoll(m[2]));
+  }
+  BOOST_TEST(malformed == 0u);
+  for (auto [stream, committed] : {std::pair{"a", killed_a}, std::pair{"b", killed_b}}) {
+    const auto& ns = seen[stream];
+    std::vector<int64_t> count(static_cast<size_t>(n) + 1, 0);
+    size_t gaps = 0, early_duplicates = 0;
+    int64_t restart_at = 0;
+    for (size_t i = 0; i < ns.size(); ++i) {
+      BOOST_REQUIRE(ns[i] >= 1 && ns[i] <= n);
+      ++count[static_cast<size_t>(ns[i])];
+      if (i > 0 && ns[i] != ns[i - 1] + 1)
+        restart_at = ns[i]; // the second run's first number
+    }
+    for (int64_t k = 1; k <= n; ++k) {
+      gaps += count[static_cast<size_t>(k)] == 0;
+      early_duplicates += count[static_cast<size_t>(k)] > 1 && k <= committed;
+    }
+    BOOST_TEST_MESSAGE("stream " << stream << ": " << ns.size() << " records, killed at committed " << committed
+                                 << ", second run started at " << restart_at);
+    BOOST_TEST(gaps == 0u, "stream " << stream << ": " << gaps << " numbers missing");
+    BOOST_TEST(early_duplicates == 0u, "stream " << stream << ": numbers up to the committed offset repeated");
+    // The restart continued right after the committed offset (not from 1, not later).
+    if (restart_at != 0)
+      BOOST_TEST(restart_at == committed + 1, "stream " << stream);
+    BOOST_TEST(ns.size() <= static_cast<size_t>(n) + 1000u, "more duplicates than one poll backlog");
+  }
+  if (current_test_failing())
+    dir.keep();
+}
+
+// The version check holds for a source plugin too: refused at start, both versions named.
+BOOST_AUTO_TEST_CASE(a_source_plugin_for_another_sdk_version_stops_weir_at_start_naming_both) {
+  TempDir dir{"weir-itest-sdk-source-version"};
+  auto plugins = plugin_dir(dir, "WEIR_FUTURE_SDK_SOURCE", "libfuture-source.so");
+  auto worker = write_worker(dir, plugins);
+  auto connector = write_connector(dir, "file", {{"connector.class", "FileStreamSink"},
+                                                 {"topics", "unused"},
+                                                 {"file", dir / "out.txt"}});
+  auto weir = start_weir(weir_binary(), worker, {connector}, dir / "weir.log");
+  auto status = weir->wait(30s);
+  BOOST_REQUIRE_MESSAGE(status.has_value(), "weir still runs with a refused plugin:\n" << tail_lines(weir->output()));
+  auto output = weir->output();
+  BOOST_TEST(status->exited);
+  BOOST_TEST(status->code == 1);
+  BOOST_TEST(output.find(plugins + "/libfuture-source.so") != std::string::npos, output);
+  BOOST_TEST(output.find("built against weir SDK version " + std::to_string(WEIR_SDK_VERSION + 1)) != std::string::npos,
+             output);
+  BOOST_TEST(output.find("this weir provides SDK version " + std::to_string(WEIR_SDK_VERSION)) != std::string::npos,
+             output);
+  // Its registration (a name clash with a built-in) never ran.
+  BOOST_TEST(output.find("already") == std::string::npos, output);
+  BOOST_TEST(!fs::exists(dir / "out.txt"), "a connector started");
   if (current_test_failing())
     dir.keep();
 }
