@@ -1,5 +1,7 @@
 #include "transforms/plugin_components.hpp"
 
+#include "runtime/plugin_descriptor.hpp"
+
 #include <memory>
 #include <stdexcept>
 #include <utility>
@@ -30,33 +32,16 @@ private:
   std::unique_ptr<weir::Predicate> impl_;
 };
 
-template <class Descriptor>
-std::shared_ptr<const ConfigDef> definition_of(const Descriptor& d) {
-  auto def = std::make_shared<ConfigDef>();
-  if (d.define)
-    d.define(*def);
-  return def;
-}
-
-template <class Made>
-Made checked(Made made, const std::string& class_name) {
-  if (!made)
-    throw std::runtime_error("plugin class " + class_name + " made no instance");
-  return made;
-}
-
 } // namespace
 
 TransformationInfo plugin_transformation(const TransformationDescriptor& d, std::string path) {
-  if (!d.make)
-    throw std::invalid_argument("transformation " + d.class_name + " has no make function");
-  auto def = definition_of(d);
+  auto def = runtime::plugin_definition(d, "transformation");
   return TransformationInfo{
       .name = d.class_name,
       .variants = Variants::None,
       .config_def = [def]() -> const ConfigDef& { return *def; },
       .make = [make = d.make, name = d.class_name](const Config& c, Side) -> std::unique_ptr<Transformation> {
-        return std::make_unique<PluginTransformation>(checked(make(c), name));
+        return std::make_unique<PluginTransformation>(runtime::plugin_made(make(c), name));
       },
       .aliases = d.aliases,
       .version = d.version,
@@ -64,14 +49,12 @@ TransformationInfo plugin_transformation(const TransformationDescriptor& d, std:
 }
 
 PredicateInfo plugin_predicate(const PredicateDescriptor& d, std::string path) {
-  if (!d.make)
-    throw std::invalid_argument("predicate " + d.class_name + " has no make function");
-  auto def = definition_of(d);
+  auto def = runtime::plugin_definition(d, "predicate");
   return PredicateInfo{
       .name = d.class_name,
       .config_def = [def]() -> const ConfigDef& { return *def; },
       .make = [make = d.make, name = d.class_name](const Config& c) -> std::unique_ptr<Predicate> {
-        return std::make_unique<PluginPredicate>(checked(make(c), name));
+        return std::make_unique<PluginPredicate>(runtime::plugin_made(make(c), name));
       },
       .aliases = d.aliases,
       .version = d.version,

@@ -1,5 +1,7 @@
 #include "runtime/convert/plugin_converter.hpp"
 
+#include "runtime/plugin_descriptor.hpp"
+
 #include <memory>
 #include <stdexcept>
 #include <utility>
@@ -57,27 +59,10 @@ private:
   std::unique_ptr<weir::HeaderConverter> impl_;
 };
 
-template <class Descriptor>
-std::shared_ptr<ConfigDef> definition_of(const Descriptor& d) {
-  if (!d.make)
-    throw std::invalid_argument("converter " + d.class_name + " has no make function");
-  auto def = std::make_shared<ConfigDef>();
-  if (d.define)
-    d.define(*def);
-  return def;
-}
-
-template <class Made>
-Made checked(Made made, const std::string& class_name) {
-  if (!made)
-    throw std::runtime_error("plugin class " + class_name + " made no instance");
-  return made;
-}
-
 } // namespace
 
 ConverterInfo plugin_converter(const ConverterDescriptor& d, std::string path) {
-  auto def = definition_of(d);
+  auto def = runtime::plugin_definition(d, "converter");
   if (!def->find("converter.type"))
     def->define("converter.type", ConfigType::String, "value", Importance::Low,
                 "Whether this converter is used for keys or values (set by weir).");
@@ -86,20 +71,20 @@ ConverterInfo plugin_converter(const ConverterDescriptor& d, std::string path) {
       .aliases = d.aliases,
       .config_def = [def]() -> const ConfigDef& { return *def; },
       .make = [make = d.make, name = d.class_name](const Config& c, bool is_key) -> std::unique_ptr<Converter> {
-        return std::make_unique<PluginConverter>(name, checked(make(c, is_key), name));
+        return std::make_unique<PluginConverter>(name, runtime::plugin_made(make(c, is_key), name));
       },
       .version = d.version,
       .path = std::move(path)};
 }
 
 HeaderConverterInfo plugin_header_converter(const HeaderConverterDescriptor& d, std::string path) {
-  auto def = definition_of(d);
+  auto def = runtime::plugin_definition(d, "header converter");
   return HeaderConverterInfo{
       .class_name = d.class_name,
       .aliases = d.aliases,
       .config_def = [def]() -> const ConfigDef& { return *def; },
       .make = [make = d.make, name = d.class_name](const Config& c) -> std::unique_ptr<HeaderConverter> {
-        return std::make_unique<PluginHeaderConverter>(name, checked(make(c), name));
+        return std::make_unique<PluginHeaderConverter>(name, runtime::plugin_made(make(c), name));
       },
       .version = d.version,
       .path = std::move(path)};
