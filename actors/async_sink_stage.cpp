@@ -1,6 +1,9 @@
 #include "actors/async_sink_stage.hpp"
 
 #include <exception>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
@@ -9,6 +12,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/messages.hpp"
+#include "engine/pipeline/tap.hpp"
 
 namespace weir::actors {
 
@@ -25,6 +29,9 @@ struct AsyncSinkState {
   bool upstream_done = false;
   bool failed = false;
   StageStats stats;
+  // Who taps the records reaching the sink, and how many each still wants.
+  std::vector<std::pair<caf::actor, int32_t>> taps;
+  std::unique_ptr<runtime::pipeline::TapRenderer> tap_renderer;
   static inline const char* name = "weir.async_sink";
 };
 
@@ -79,6 +86,20 @@ void ack(async_sink_actor* self) {
   finish_if_drained(self);
 }
 
+/// Sends copies of a batch's records to whoever taps this stage, as stage.cpp does.
+void feed_taps(async_sink_actor* self, const runtime::data::DecodedBatch& batch) {
+  auto& st = self->state;
+  if (!st.tap_renderer)
+    st.tap_renderer = std::make_unique<runtime::pipeline::TapRenderer>();
+  for (auto& [subscriber, wanted] : st.taps) {
+    auto lines = st.tap_renderer->render(batch, static_cast<size_t>(wanted));
+    wanted -= static_cast<int32_t>(lines.size());
+    if (!lines.empty())
+      self->send(subscriber, tap_atom::value, std::move(lines));
+  }
+  std::erase_if(st.taps, [](const auto& t) { return t.second <= 0; });
+}
+
 /// Runs a step of the logic; an exception fails the stage.
 template <class F>
 void guarded(async_sink_actor* self, F&& f) {
@@ -117,6 +138,8 @@ caf::behavior async_sink(async_sink_actor* self, AsyncSinkSpec spec) {
       ++st.stats.batches_in;
       st.stats.records_in += msg.batch->size();
       st.stats.bytes_in += charged;
+      if (!st.taps.empty() && !st.failed)
+        feed_taps(self, *msg.batch);
       guarded(self, [&] { st.spec.logic->submit(std::move(msg.batch), charged); });
       observe(self);
     },
@@ -133,6 +156,12 @@ caf::behavior async_sink(async_sink_actor* self, AsyncSinkSpec spec) {
       finish_if_drained(self);
     },
     [=](stats_atom) { return observe(self); },
+    [=](tap_atom, int32_t count, caf::actor& subscriber) {
+      auto& taps = self->state.taps;
+      std::erase_if(taps, [&](const auto& t) { return t.first == subscriber; });
+      if (count > 0)
+        taps.emplace_back(std::move(subscriber), count);
+    },
   };
 }
 
