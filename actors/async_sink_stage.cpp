@@ -1,5 +1,8 @@
 #include "actors/async_sink_stage.hpp"
 
+#include <time.h>
+
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <utility>
@@ -22,6 +25,18 @@ namespace {
 using written_atom = caf::atom_constant<caf::atom("written")>;
 using rewrite_atom = caf::atom_constant<caf::atom("rewrite")>;
 
+uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+uint64_t wall_ns() {
+  return static_cast<uint64_t>(
+    std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count());
+}
+
 struct AsyncSinkState {
   AsyncSinkSpec spec;
   runtime::CreditLedger ledger{Credit{}};
@@ -29,6 +44,11 @@ struct AsyncSinkState {
   bool upstream_done = false;
   bool failed = false;
   StageStats stats;
+  // Busy is the time with a batch held (being written, or waiting for an older
+  // one): the destination works for this task then, so a slow one shows as the
+  // task's bottleneck, as a blocking writer's time in write() does.
+  uint64_t busy_since = 0;
+  uint64_t busy_done_ns = 0;
   // Who taps the records reaching the sink, and how many each still wants.
   std::vector<std::pair<caf::actor, int32_t>> taps;
   std::unique_ptr<runtime::pipeline::TapRenderer> tap_renderer;
@@ -39,6 +59,14 @@ using async_sink_actor = caf::stateful_actor<AsyncSinkState>;
 
 StageStats& observe(async_sink_actor* self) {
   auto& st = self->state;
+  if (st.spec.timed) {
+    bool held = st.spec.logic->held() > 0;
+    if (held && !st.busy_since)
+      st.busy_since = wall_ns();
+    else if (!held && st.busy_since)
+      st.busy_done_ns += wall_ns() - std::exchange(st.busy_since, 0);
+    st.stats.busy_ns = st.busy_done_ns + (st.busy_since ? wall_ns() - st.busy_since : 0);
+  }
   st.stats.mailbox = self->mailbox().size();
   st.stats.held = {st.ledger.held_batches(), st.ledger.held_bytes()};
   st.stats.dead_lettered = st.spec.logic->dead_lettered();
@@ -100,16 +128,21 @@ void feed_taps(async_sink_actor* self, const runtime::data::DecodedBatch& batch)
   std::erase_if(st.taps, [](const auto& t) { return t.second <= 0; });
 }
 
-/// Runs a step of the logic; an exception fails the stage.
+/// Runs a step of the logic, its CPU time charged to the stage; an exception fails
+/// the stage.
 template <class F>
 void guarded(async_sink_actor* self, F&& f) {
-  if (self->state.failed)
+  auto& st = self->state;
+  if (st.failed)
     return;
+  auto cpu = st.spec.timed ? thread_cpu_ns() : 0;
   try {
     f();
   } catch (const std::exception& e) {
     fail(self, e.what());
   }
+  if (st.spec.timed)
+    st.stats.cpu_ns += thread_cpu_ns() - cpu;
 }
 
 caf::behavior async_sink(async_sink_actor* self, AsyncSinkSpec spec) {

@@ -24,6 +24,7 @@ struct AsyncSinkSpec {
   uint64_t capacity_bytes = 8u << 20;
   caf::actor observer; ///< receives (done, StageStats) at end of stream
   std::shared_ptr<runtime::metrics::StatsCell> cell = nullptr;
+  bool timed = true; ///< reads the clocks around each message (metrics.stage.timing.enabled)
 };
 
 /// Spawns the stage on its own thread (a plugin's put() or close() may block a little,

@@ -93,6 +93,7 @@ SinkTaskActors spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec)
     std::unique_ptr<pipeline::AsyncSinkWriter> async{static_cast<pipeline::AsyncSinkWriter*>(writer.release())};
     AsyncSinkSpec sink{prefix + "sink", std::make_shared<pipeline::AsyncSinkLogic>(std::move(async), policy),
                        spec.capacity.bytes, spec.observer, cell("sink", StageRole::sink_writer)};
+    sink.timed = timed;
     task.stages.push_back(spawn_async_sink(sys, std::move(sink)));
   } else {
     DecodedStageSpec sink{prefix + "sink",
