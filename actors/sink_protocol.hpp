@@ -35,6 +35,11 @@
 //     (REST, state file) becomes FAILED with that message. The actors of a task are
 //     linked to each other only: other tasks never see the failure.
 //
+// An asynchronous sink (weir::AsyncSink, actors/async_sink_stage.hpp) speaks the same
+// messages: its batch credit is max.in.flight.batches, it holds a batch from its
+// arrival until it and every earlier batch are written, then sends durable and
+// credit for it, so acks and credit still go up in arrival order.
+//
 // Flush and close: the sink flushes after every batch, before the ack (there is no
 // separate flush message: offsets are committed only after an ack, so a flush timer
 // would add nothing); close happens on eos or when the task is stopped.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "actors/async_sink_stage.hpp"
 #include "actors/stage.hpp"
 #include "engine/pipeline/connector_config.hpp"
 #include "engine/pipeline/sink_pipeline.hpp"
@@ -87,14 +88,23 @@ SinkTaskActors spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec)
   // Spawned back to front: each stage needs its downstream.
   SinkTaskActors task;
   std::string prefix = spec.connector + "-" + std::to_string(spec.task) + "/";
-  DecodedStageSpec sink{prefix + "sink",
-                        std::make_shared<pipeline::SinkWriterLogic>(std::move(writer), policy),
-                        {}, spec.capacity, spec.observer};
-  sink.detached = true; // database and file writes block
   const bool timed = pipeline::stage_timing_enabled(spec.worker_config);
-  sink.timed = timed;
-  sink.cell = cell("sink", StageRole::sink_writer);
-  task.stages.push_back(spawn_stage(sys, std::move(sink)));
+  if (dynamic_cast<pipeline::AsyncSinkWriter*>(writer.get())) {
+    // Its credit is its in-flight bound: max.in.flight.batches batches.
+    std::unique_ptr<pipeline::AsyncSinkWriter> async{static_cast<pipeline::AsyncSinkWriter*>(writer.release())};
+    AsyncSinkSpec sink{prefix + "sink", std::make_shared<pipeline::AsyncSinkLogic>(std::move(async), policy),
+                       spec.capacity.bytes, spec.observer, cell("sink", StageRole::sink_writer)};
+    sink.timed = timed;
+    task.stages.push_back(spawn_async_sink(sys, std::move(sink)));
+  } else {
+    DecodedStageSpec sink{prefix + "sink",
+                          std::make_shared<pipeline::SinkWriterLogic>(std::move(writer), policy),
+                          {}, spec.capacity, spec.observer};
+    sink.detached = true; // database and file writes block
+    sink.timed = timed;
+    sink.cell = cell("sink", StageRole::sink_writer);
+    task.stages.push_back(spawn_stage(sys, std::move(sink)));
+  }
   task.names.push_back("sink");
   for (size_t i = chain.size(); i-- > 0;) {
     DecodedStageSpec smt{prefix + chain.name(i),

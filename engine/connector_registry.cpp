@@ -257,7 +257,7 @@ SinkPlugin plugin_sink(const plugins::LoadedSink& sink) {
   p.make_writer = [&sink](const std::map<std::string, std::string>& config,
                           const std::string& connector, int task)
     -> std::unique_ptr<runtime::pipeline::SinkWriter> {
-    return std::make_unique<plugins::SinkAdapter>(sink, config, connector, task);
+    return plugins::make_sink_writer(sink, config, connector, task);
   };
   return p;
 }

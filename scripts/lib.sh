@@ -17,6 +17,7 @@ WEIR_BUILD_PACKAGES=(
   g++ meson ninja-build pkg-config ccache
   libcaf-dev librdkafka-dev libsimdjson-dev libsqlite3-dev libspdlog-dev
   libboost-test-dev libcli11-dev libcpp-httplib-dev libedit-dev libssl-dev libpcre2-dev libpq-dev libavro-dev
+  libcurl4-openssl-dev
   sqlite3 openssl curl
 )
 # clang and its runtime libraries (libFuzzer, ASan, UBSan), for the fuzz harnesses

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <thread>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -148,12 +149,15 @@ RetryBackoff::RetryBackoff(const ErrorPolicy& policy)
   : policy_(policy), deadline_(std::chrono::steady_clock::now() + policy.retry_timeout()) {}
 
 void RetryBackoff::wait_or_fail(std::string_view what, const std::exception& e) {
+  std::this_thread::sleep_for(next_or_fail(what, e));
+}
+
+std::chrono::milliseconds RetryBackoff::next_or_fail(std::string_view what, const std::exception& e) {
   bool forever = policy_.retry_timeout().count() < 0;
   if (!forever && std::chrono::steady_clock::now() + delay_ > deadline_)
     throw TaskFailure(std::string{what} + ": " + e.what());
   spdlog::warn("{} (retrying in {} ms): {}", what, delay_.count(), e.what());
-  std::this_thread::sleep_for(delay_);
-  delay_ = std::min(delay_ * 2, policy_.retry_delay_max());
+  return std::exchange(delay_, std::min(delay_ * 2, policy_.retry_delay_max()));
 }
 
 } // namespace weir::runtime::pipeline

@@ -40,6 +40,9 @@ public:
   /// Sleeps before the next attempt, or throws TaskFailure ("`what`: `e`") when the
   /// next attempt would start past errors.retry.timeout (-1: never).
   void wait_or_fail(std::string_view what, const std::exception& e);
+  /// The same without sleeping, for a caller that must not block (an actor): the
+  /// wait before the next attempt, or TaskFailure.
+  std::chrono::milliseconds next_or_fail(std::string_view what, const std::exception& e);
 
 private:
   const ErrorPolicy& policy_;

@@ -18,6 +18,17 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// The key that bounds an async sink's batches in flight (what its task grants as
+/// credit), unless the plugin declared it itself.
+void define_in_flight(ConfigDef& def, int default_batches) {
+  if (def.find(in_flight_key))
+    return;
+  def.define(std::string{in_flight_key}, ConfigType::Int, std::to_string(default_batches), Importance::Medium,
+             "Batches the sink may have written but not completed at once; the task's "
+             "memory grows with it.",
+             validators::range(1, 1024));
+}
+
 std::deque<LoadedSink>& sinks() {
   static std::deque<LoadedSink> all;
   return all;
@@ -65,11 +76,18 @@ public:
   void add_sink(SinkDescriptor sink) override {
     if (sink.class_name.empty())
       throw PluginError("plugin " + path_ + " registers a sink with an empty class name");
-    if (!sink.make || !sink.define)
+    if (!sink.make == !sink.make_async || !sink.define)
       throw PluginError("plugin " + path_ + " registers sink " + sink.class_name
-                        + " without a factory or config definition");
+                        + " without a config definition or without exactly one factory"
+                        + " (make or make_async)");
+    if (sink.make_async && sink.max_in_flight < 1)
+      throw PluginError("plugin " + path_ + " registers sink " + sink.class_name
+                        + " with max_in_flight " + std::to_string(sink.max_in_flight)
+                        + " (at least 1)");
     check_connector_names(sink);
     auto def = definition_of(path_, sink.class_name, sink.define);
+    if (sink.make_async)
+      define_in_flight(def, sink.max_in_flight);
     added_.push_back(LoadedSink{std::move(sink), std::move(def), path_});
   }
 

@@ -23,6 +23,10 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// The connector key weir adds to an asynchronous sink's definition: how many
+/// batches may be out (put() but not completed) at once.
+inline constexpr std::string_view in_flight_key = "max.in.flight.batches";
+
 /// A sink connector class a plugin registered.
 struct LoadedSink {
   SinkDescriptor descriptor;

@@ -65,6 +65,14 @@ struct SinkDescriptor {
   /// A new, unopened Sink for one task. Called once per task, possibly from several
   /// threads at once.
   std::function<std::unique_ptr<Sink>()> make;
+  /// Instead of `make`, for an asynchronous sink: a new, unopened AsyncSink. Exactly
+  /// one of the two is set.
+  std::function<std::unique_ptr<AsyncSink>()> make_async = nullptr;
+  /// What put() reads: JSON text as well as values (the default), or values only.
+  SinkInput input = SinkInput::JsonText;
+  /// An async sink's default for `max.in.flight.batches` (the batches put() but not
+  /// completed yet, at most), which weir adds to its config keys.
+  int max_in_flight = 4;
 };
 
 /// A sink class the registrar can describe by itself: a Sink with a default
@@ -101,6 +109,20 @@ concept SourceConnectorClass = std::derived_from<T, SourceConnector> && std::def
 template <class T>
 concept SourceTaskClass = std::derived_from<T, SourceTask> && std::default_initializable<T>;
 
+/// An asynchronous sink class the registrar can describe by itself, as SinkClass.
+template <class T>
+concept AsyncSinkClass = std::derived_from<T, AsyncSink> && std::default_initializable<T>
+                         && requires(ConfigDef& def) { T::define(def); };
+
+/// A sink class's input: its `static constexpr SinkInput input`, if it has one.
+template <class T>
+constexpr SinkInput sink_input_of() {
+  if constexpr (requires { { T::input } -> std::convertible_to<SinkInput>; })
+    return T::input;
+  else
+    return SinkInput::JsonText;
+}
+
 /// What weir_plugin_register() receives. Throwing from registration refuses the
 /// plugin with the exception's message.
 class PluginRegistrar {
@@ -113,9 +135,24 @@ public:
 
   template <SinkClass T>
   void add_sink(std::string class_name, std::vector<std::string> aliases, std::string version) {
-    add_sink(SinkDescriptor{std::move(class_name), std::move(aliases), std::move(version),
-                            [](ConfigDef& def) { T::define(def); },
-                            [] { return std::unique_ptr<Sink>(new T()); }});
+    SinkDescriptor d{std::move(class_name), std::move(aliases), std::move(version),
+                     [](ConfigDef& def) { T::define(def); },
+                     [] { return std::unique_ptr<Sink>(new T()); }};
+    d.input = sink_input_of<T>();
+    add_sink(std::move(d));
+  }
+
+  /// Adds an asynchronous sink. Its `static constexpr int max_in_flight`, if any, is
+  /// the default of `max.in.flight.batches`.
+  template <AsyncSinkClass T>
+  void add_sink(std::string class_name, std::vector<std::string> aliases, std::string version) {
+    SinkDescriptor d{std::move(class_name), std::move(aliases), std::move(version),
+                     [](ConfigDef& def) { T::define(def); }, nullptr};
+    d.make_async = [] { return std::unique_ptr<AsyncSink>(new T()); };
+    d.input = sink_input_of<T>();
+    if constexpr (requires { { T::max_in_flight } -> std::convertible_to<int>; })
+      d.max_in_flight = T::max_in_flight;
+    add_sink(std::move(d));
   }
 
   /// Adds a source. Names are checked as for sinks, against every sink and source.
