@@ -11,8 +11,7 @@
 //  (c) 400 for some records (a rejection list in the body): those land in the
 //      dead-letter topic with `__connect.errors.*` headers, read by an independent
 //      consumer; every other record arrives.
-#include "tests/support/kafka_tools.hpp"
-#include "tests/support/process.hpp"
+#include "tests/support/sdk_install.hpp"
 
 #include <httplib.h>
 
@@ -35,34 +34,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string env_path(const char* name) {
-  const char* p = std::getenv(name);
-  BOOST_REQUIRE_MESSAGE(p && *p, name << " is not set (tests/integration/meson.build sets it)");
-  return p;
-}
-
-/// Runs a command to its end within `timeout`; requires exit 0.
-void run(const std::vector<std::string>& command, const std::vector<std::string>& env,
-         const std::string& log, std::chrono::seconds timeout) {
-  std::vector<std::string> argv{"/usr/bin/env"};
-  argv.insert(argv.end(), env.begin(), env.end());
-  argv.insert(argv.end(), command.begin(), command.end());
-  ChildProcess child(argv, log);
-  auto status = child.wait(timeout);
-  BOOST_REQUIRE_MESSAGE(status.has_value(), command.front() << " did not end within " << timeout.count()
-                                                            << " s:\n" << tail_lines(child.output()));
-  BOOST_REQUIRE_MESSAGE(status->clean(), command.front() << ": " << status->describe() << "\n"
-                                                         << tail_lines(child.output()));
-}
-
-fs::path find_one(const fs::path& root, const std::string& name) {
-  for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.path().filename() == name && e.is_regular_file())
-      return e.path();
-  BOOST_FAIL("no " << name << " under " << root);
-  return {};
-}
-
 /// The example, built once per run against weir installed into a temporary
 /// directory: a plugin directory holding libweir-http-sink.so.
 const std::string& http_sink_plugins() {
@@ -71,18 +42,10 @@ const std::string& http_sink_plugins() {
   if (!plugins.empty())
     return plugins;
   auto log = dir / "commands.log";
-  auto root = dir / "install";
-  run({"meson", "install", "-C", env_path("WEIR_BUILD_DIR"), "--no-rebuild", "--quiet",
-       "--skip-subprojects", "--destdir", root},
-      {}, log, 120s);
-  auto pc = find_one(root, "weir.pc");
-  std::vector<std::string> pkg_env{"PKG_CONFIG_PATH=" + pc.parent_path().string()};
-  auto build = dir / "example-build";
-  run({"meson", "setup", build, env_path("WEIR_SOURCE_DIR") + "/examples/http-sink", "-Dwerror=true"},
-      pkg_env, log, 120s);
-  run({"meson", "compile", "-C", build, "-j", "2"}, pkg_env, log, 180s);
+  auto installed = install_weir(dir / "install", log);
+  auto library = build_example(installed, "http-sink", dir / "example-build", "libweir-http-sink.so", log);
   fs::create_directories(dir / "plugins");
-  fs::copy_file(find_one(build, "libweir-http-sink.so"), dir / "plugins/libweir-http-sink.so");
+  fs::copy_file(library, dir / "plugins/libweir-http-sink.so");
   plugins = dir / "plugins";
   return plugins;
 }

@@ -8,8 +8,8 @@
 //     reported by line), and in a FileStreamSink connector over records from Kafka;
 //  2. the plugin's classes are listed by `GET /connector-plugins?connectorsOnly=false`
 //     with their version and config keys, and `/config/validate` names their bad keys;
-//  5. a plugin with a transformation, a predicate and a converter built against another
-//     SDK version is refused at start, by `weir transform` and by `weir standalone`,
+//  5. a plugin with a transformation, a predicate, a converter and a header converter
+//     built against another SDK version is refused at start, by `weir transform` and by `weir standalone`,
 //     with both versions named;
 // and a converter plugin (tests/plugins/kv_line_converter.cpp) decodes and encodes
 // records in a connector and offline, its bad records reaching the dead-letter topic;
