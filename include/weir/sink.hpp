@@ -95,9 +95,10 @@ struct SinkRecord {
   int32_t partition = -1;
   int64_t offset = -1;
   int64_t timestamp = -1; ///< milliseconds since the epoch; -1 when unknown
-  /// Key and value as JSON text (SinkInput::JsonText only; std::nullopt otherwise) (what JsonConverter with schemas.enable=false writes
-  /// for the converted, transformed value: `"text"`, `42`, `{"id":1}`); std::nullopt
-  /// for a null key or value (e.g. a tombstone).
+  /// Key and value as JSON text, for a sink registered with SinkInput::JsonText
+  /// (what JsonConverter with schemas.enable=false writes for the converted,
+  /// transformed value: `"text"`, `42`, `{"id":1}`); std::nullopt for a null key or
+  /// value (e.g. a tombstone), and always with SinkInput::Values.
   std::optional<std::string_view> key;
   std::optional<std::string_view> value;
   std::span<const SinkHeader> headers; ///< as JSON text (SinkInput::JsonText only)
