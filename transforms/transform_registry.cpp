@@ -74,26 +74,32 @@ const Info* find_plugin(const std::deque<Info>& table, std::string_view name) {
 const std::deque<TransformationInfo>& transformations() { return transformation_table(); }
 const std::deque<PredicateInfo>& predicates() { return predicate_table(); }
 
+namespace {
+
+/// Appends a plugin's entry unless its class name or an alias already resolves.
+template <class Info, class Find>
+void add_plugin(std::deque<Info>& table, Info info, std::string_view kind, Find find) {
+  std::vector<std::string> names{info.name};
+  names.insert(names.end(), info.aliases.begin(), info.aliases.end());
+  for (const auto& name : names) {
+    if (name.empty())
+      throw std::invalid_argument("a " + std::string(kind) + " with an empty class name or alias");
+    if (find(name))
+      throw std::invalid_argument(std::string(kind) + " class or alias '" + name + "' is already taken");
+  }
+  table.push_back(std::move(info));
+}
+
+} // namespace
+
 void add_transformation(TransformationInfo info) {
-  if (info.name.empty())
-    throw std::invalid_argument("a transformation needs a class name");
-  for (std::string_view name : info.aliases)
-    if (find_transformation(name))
-      throw std::invalid_argument("transformation class or alias " + std::string(name) + " is already taken");
-  if (find_transformation(info.name))
-    throw std::invalid_argument("transformation class " + info.name + " is already taken");
-  transformation_table().push_back(std::move(info));
+  add_plugin(transformation_table(), std::move(info), "transformation",
+             [](std::string_view n) { return find_transformation(n).has_value(); });
 }
 
 void add_predicate(PredicateInfo info) {
-  if (info.name.empty())
-    throw std::invalid_argument("a predicate needs a class name");
-  for (std::string_view name : info.aliases)
-    if (find_predicate(name))
-      throw std::invalid_argument("predicate class or alias " + std::string(name) + " is already taken");
-  if (find_predicate(info.name))
-    throw std::invalid_argument("predicate class " + info.name + " is already taken");
-  predicate_table().push_back(std::move(info));
+  add_plugin(predicate_table(), std::move(info), "predicate",
+             [](std::string_view n) { return find_predicate(n).has_value(); });
 }
 
 std::optional<ResolvedTransformation> find_transformation(std::string_view name) {

@@ -25,7 +25,9 @@ int WalCheckpointer::on_commit(void* self, sqlite3* writer, const char* schema, 
   auto& c = *static_cast<WalCheckpointer*>(self);
   if (pages >= c.pages_ * 4) {
     // PASSIVE never waits: when the thread is copying at this moment, the next
-    // commit tries again.
+    // commit tries again, up to the hard bound.
+    if (pages >= c.pages_ * 8)
+      c.wait_for_copy();
     int log = -1;
     if (sqlite3_wal_checkpoint_v2(writer, schema, SQLITE_CHECKPOINT_PASSIVE, &log, nullptr) == SQLITE_OK && log >= 0)
       ++c.on_writer_;
@@ -37,6 +39,11 @@ int WalCheckpointer::on_commit(void* self, sqlite3* writer, const char* schema, 
     c.wake_.notify_one();
   }
   return SQLITE_OK; // a failed checkpoint is retried later; the commit stands
+}
+
+void WalCheckpointer::wait_for_copy() {
+  std::unique_lock lock(mutex_);
+  copied_.wait(lock, [&] { return !copying_; });
 }
 
 void WalCheckpointer::run() {
@@ -57,9 +64,15 @@ void WalCheckpointer::run() {
       wake_.wait(lock, [&] { return requested_ || stopping_; });
       if (stopping_) break;
       requested_ = false;
+      copying_ = true;
     }
     int log = -1;
     int rc = sqlite3_wal_checkpoint_v2(db, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, nullptr);
+    {
+      std::lock_guard lock(mutex_);
+      copying_ = false;
+    }
+    copied_.notify_all();
     if (rc == SQLITE_OK && log >= 0) ++background_;
     if (rc != SQLITE_OK && rc != SQLITE_BUSY && !warned) {
       warned = true; // once: the writer's own checkpoints keep the log bounded

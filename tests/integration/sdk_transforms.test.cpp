@@ -13,8 +13,8 @@
 //     with both versions named;
 // and a converter plugin (tests/plugins/kv_line_converter.cpp) decodes and encodes
 // records in a connector and offline, its bad records reaching the dead-letter topic;
-// a header converter plugin writes a source's headers (its decoding and bad headers:
-// runtime/convert/codec.test.cpp).
+// a header converter plugin named in the worker's config writes a source's headers
+// (its decoding and bad headers: runtime/convert/codec.test.cpp).
 #include "tests/support/sdk_install.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -283,7 +283,7 @@ transforms.insert.static.value=weir
     dir.keep();
 }
 
-BOOST_AUTO_TEST_CASE(a_header_converter_plugin_writes_a_source_s_headers) {
+BOOST_AUTO_TEST_CASE(a_worker_s_header_converter_plugin_writes_a_source_s_headers) {
   TempDir dir{"weir-itest-sdk-headers"};
   auto plugins = dir / "plugins";
   fs::create_directories(plugins);
@@ -294,12 +294,17 @@ BOOST_AUTO_TEST_CASE(a_header_converter_plugin_writes_a_source_s_headers) {
                                    {{"connector.class", "FileStreamSource"},
                                     {"file", input},
                                     {"topic", topic},
-                                    {"header.converter", "com.example.weir.Base64HeaderConverter"},
                                     {"transforms", "greet"},
                                     {"transforms.greet.type", "org.apache.kafka.connect.transforms.InsertHeader"},
                                     {"transforms.greet.header", "greeting"},
                                     {"transforms.greet.value.literal", "hello"}});
-  auto weir = start_weir(weir_binary(), write_worker(dir, plugins), {connector}, dir / "weir.log");
+  // The worker's header converter (the connector names none): a plugin class in the
+  // worker's config is known by the time the worker checks its keys.
+  auto worker = worker_config(dir / "state.db");
+  worker["plugin.path"] = plugins;
+  worker["header.converter"] = "com.example.weir.Base64HeaderConverter";
+  write_properties(dir / "worker.properties", worker);
+  auto weir = start_weir(weir_binary(), dir / "worker.properties", {connector}, dir / "weir.log");
   auto records = read_topic(topic, 3, 60s);
   BOOST_REQUIRE_MESSAGE(records.size() == 3u, records.size() << " records:\n" << tail_lines(weir->output()));
   for (const auto& r : records)
