@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/messages.hpp"
+#include "actors/taps.hpp"
 #include "engine/pipeline/tap.hpp"
 
 namespace weir::actors {
@@ -50,7 +51,7 @@ struct AsyncSinkState {
   uint64_t busy_since = 0;
   uint64_t busy_done_ns = 0;
   // Who taps the records reaching the sink, and how many each still wants.
-  std::vector<std::pair<caf::actor, int32_t>> taps;
+  TapList taps;
   std::unique_ptr<runtime::pipeline::TapRenderer> tap_renderer;
   static inline const char* name = "weir.async_sink";
 };
@@ -114,18 +115,9 @@ void ack(async_sink_actor* self) {
   finish_if_drained(self);
 }
 
-/// Sends copies of a batch's records to whoever taps this stage, as stage.cpp does.
+/// Sends copies of a batch's records to whoever taps this stage.
 void feed_taps(async_sink_actor* self, const runtime::data::DecodedBatch& batch) {
-  auto& st = self->state;
-  if (!st.tap_renderer)
-    st.tap_renderer = std::make_unique<runtime::pipeline::TapRenderer>();
-  for (auto& [subscriber, wanted] : st.taps) {
-    auto lines = st.tap_renderer->render(batch, static_cast<size_t>(wanted));
-    wanted -= static_cast<int32_t>(lines.size());
-    if (!lines.empty())
-      self->send(subscriber, tap_atom::value, std::move(lines));
-  }
-  std::erase_if(st.taps, [](const auto& t) { return t.second <= 0; });
+  send_to_taps(self, self->state.taps, self->state.tap_renderer, batch);
 }
 
 /// Runs a step of the logic, its CPU time charged to the stage; an exception fails

@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runtime/credit.hpp"
+#include "actors/taps.hpp"
 #include "engine/pipeline/tap.hpp"
 
 namespace weir::actors {
@@ -143,7 +144,7 @@ struct StageState {
   bool failed = false;
   StageStats stats;
   // Who taps the records passing this stage, and how many each still wants.
-  std::vector<std::pair<caf::actor, int32_t>> taps;
+  TapList taps;
   std::unique_ptr<runtime::pipeline::TapRenderer> tap_renderer;
   static inline const char* name = "weir.stage";
 };
@@ -214,16 +215,7 @@ void fail(stage_actor<Payload>* self, const std::string& what) {
 template <class Payload>
 void feed_taps(stage_actor<Payload>* self, const Payload& batch) {
   if constexpr (std::is_same_v<Payload, runtime::data::DecodedBatch>) {
-    auto& st = self->state;
-    if (!st.tap_renderer)
-      st.tap_renderer = std::make_unique<runtime::pipeline::TapRenderer>();
-    for (auto& [subscriber, wanted] : st.taps) {
-      auto lines = st.tap_renderer->render(batch, static_cast<size_t>(wanted));
-      wanted -= static_cast<int32_t>(lines.size());
-      if (!lines.empty())
-        self->send(subscriber, tap_atom::value, std::move(lines));
-    }
-    std::erase_if(st.taps, [](const auto& t) { return t.second <= 0; });
+    send_to_taps(self, self->state.taps, self->state.tap_renderer, batch);
   }
 }
 
