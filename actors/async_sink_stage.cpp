@@ -52,7 +52,7 @@ struct AsyncSinkState {
   uint64_t busy_done_ns = 0;
   // Who taps the records reaching the sink, and how many each still wants.
   TapList taps;
-  std::unique_ptr<runtime::pipeline::TapRenderer> tap_renderer;
+  std::unique_ptr<engine::pipeline::TapRenderer> tap_renderer;
   static inline const char* name = "weir.async_sink";
 };
 

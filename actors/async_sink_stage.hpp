@@ -2,7 +2,7 @@
 // weir::AsyncSink): it speaks the sink protocol (actors/sink_protocol.hpp) as the
 // blocking stage does, but grants max.in.flight.batches batches of credit and keeps
 // that many writes out at once; completions come back as messages to this actor
-// from the writer's threads. runtime::pipeline::AsyncSinkLogic holds the rules.
+// from the writer's threads. engine::pipeline::AsyncSinkLogic holds the rules.
 #pragma once
 
 #include <memory>
@@ -19,7 +19,7 @@ namespace weir::actors {
 
 struct AsyncSinkSpec {
   std::string name;
-  std::shared_ptr<runtime::pipeline::AsyncSinkLogic> logic;
+  std::shared_ptr<engine::pipeline::AsyncSinkLogic> logic;
   /// Bytes of credit granted; the batches granted are logic->max_in_flight().
   uint64_t capacity_bytes = 8u << 20;
   caf::actor observer; ///< receives (done, StageStats) at end of stream

@@ -10,13 +10,13 @@ namespace weir::actors {
 
 using StringMap = std::map<std::string, std::string>;
 
-std::vector<StringMap> make_task_configs(const runtime::worker::ConnectorPlan& plan) {
+std::vector<StringMap> make_task_configs(const engine::worker::ConnectorPlan& plan) {
   if (plan.sink)
     return std::vector<StringMap>(static_cast<size_t>(plan.tasks_max), plan.config);
   return plan.source->task_configs(plan.config, plan.tasks_max);
 }
 
-std::chrono::milliseconds watch_interval(const runtime::worker::ConnectorPlan& plan) {
+std::chrono::milliseconds watch_interval(const engine::worker::ConnectorPlan& plan) {
   constexpr std::string_view key = "table.poll.interval.ms";
   const ConfigKey* declared = plan.source ? plan.source->definition().find(key) : nullptr;
   if (!declared)
@@ -32,7 +32,7 @@ namespace {
 using watch_atom = caf::atom_constant<caf::atom("watch")>;
 
 struct ConnectorState {
-  std::shared_ptr<const runtime::worker::ConnectorPlan> plan;
+  std::shared_ptr<const engine::worker::ConnectorPlan> plan;
   TasksChanged changed;
   std::chrono::milliseconds interval{0};
   std::vector<StringMap> last; ///< what it made last (and the worker runs)
@@ -53,7 +53,7 @@ MadeTasks make(connector_actor* self) {
   return out;
 }
 
-caf::behavior connector(connector_actor* self, std::shared_ptr<const runtime::worker::ConnectorPlan> plan,
+caf::behavior connector(connector_actor* self, std::shared_ptr<const engine::worker::ConnectorPlan> plan,
                         TasksChanged changed) {
   auto& st = self->state;
   st.plan = std::move(plan);
@@ -80,7 +80,7 @@ caf::behavior connector(connector_actor* self, std::shared_ptr<const runtime::wo
 
 } // namespace
 
-caf::actor spawn_connector_actor(caf::actor_system& sys, std::shared_ptr<const runtime::worker::ConnectorPlan> plan,
+caf::actor spawn_connector_actor(caf::actor_system& sys, std::shared_ptr<const engine::worker::ConnectorPlan> plan,
                                  TasksChanged changed) {
   // A source may query its database to make its task configs: a thread of its own,
   // as Kafka Connect gives each connector. A sink's are copies of its config.

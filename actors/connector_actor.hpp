@@ -45,16 +45,16 @@ using TasksChanged = std::function<void(std::vector<std::map<std::string, std::s
 /// Kafka Connect's Connector.taskConfigs(maxTasks): a sink's tasks share its config;
 /// a source splits its work (files, tables, slots) between them. Throws what the
 /// connector throws.
-std::vector<std::map<std::string, std::string>> make_task_configs(const runtime::worker::ConnectorPlan& plan);
+std::vector<std::map<std::string, std::string>> make_task_configs(const engine::worker::ConnectorPlan& plan);
 
 /// How often a source connector looks for changed work (`table.poll.interval.ms` of
 /// a JDBC source); zero for a connector whose task configs change only with its
 /// config.
-std::chrono::milliseconds watch_interval(const runtime::worker::ConnectorPlan& plan);
+std::chrono::milliseconds watch_interval(const engine::worker::ConnectorPlan& plan);
 
 /// Spawns the connector actor for `plan` (a plan the worker keeps alive while the
 /// actor lives). `changed` is called from the actor's thread.
-caf::actor spawn_connector_actor(caf::actor_system& sys, std::shared_ptr<const runtime::worker::ConnectorPlan> plan,
+caf::actor spawn_connector_actor(caf::actor_system& sys, std::shared_ptr<const engine::worker::ConnectorPlan> plan,
                                  TasksChanged changed);
 
 } // namespace weir::actors

@@ -90,7 +90,7 @@ void commit_transaction(producer_actor* self) {
       // every offset of one source partition stays in order in one topic partition.
       for (const auto& [partition, offset] : st.spec.offsets->through(st.transaction_batches.back()))
         offsets.append(txn.offsets_topic, -1, -1, -1,
-                       runtime::pipeline::offset_record_key(txn.connector, partition), offset);
+                       engine::pipeline::offset_record_key(txn.connector, partition), offset);
       st.producer->produce(offsets, offsets_token | st.next_token++);
     }
     st.producer->commit_transaction(txn.timeout);

@@ -21,10 +21,12 @@
 #include "runtime/metrics/metrics_registry.hpp"
 #include "runtime/credit.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 class SourceEncoder;
+} // namespace weir::engine::pipeline
+namespace weir::runtime::connector_api {
 class SourceOffsets;
-} // namespace weir::runtime::pipeline
+} // namespace weir::runtime::connector_api
 
 namespace weir::actors {
 
@@ -44,8 +46,8 @@ struct ProducerSpec {
   Credit capacity{8, 8u << 20};
   caf::actor observer; ///< receives (done, StageStats) once everything is delivered
   /// Source pipelines: converters for decoded batches, and the offsets to advance.
-  std::shared_ptr<runtime::pipeline::SourceEncoder> encoder = nullptr;
-  std::shared_ptr<runtime::pipeline::SourceOffsets> offsets = nullptr;
+  std::shared_ptr<engine::pipeline::SourceEncoder> encoder = nullptr;
+  std::shared_ptr<runtime::connector_api::SourceOffsets> offsets = nullptr;
   ProducerTransactions transactions = {};
   std::shared_ptr<runtime::metrics::StatsCell> cell = nullptr; ///< where it publishes its stats
 };

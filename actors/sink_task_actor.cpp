@@ -15,6 +15,7 @@ namespace weir::actors {
 namespace {
 
 using namespace runtime;
+using namespace engine;
 
 std::unique_ptr<convert::Converter> make_converter(const SinkTaskSpec& spec, bool is_key) {
   return pipeline::task_converter(spec.config, spec.worker_config, is_key);
@@ -89,9 +90,9 @@ SinkTaskActors spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec)
   SinkTaskActors task;
   std::string prefix = spec.connector + "-" + std::to_string(spec.task) + "/";
   const bool timed = pipeline::stage_timing_enabled(spec.worker_config);
-  if (dynamic_cast<pipeline::AsyncSinkWriter*>(writer.get())) {
+  if (dynamic_cast<runtime::connector_api::AsyncSinkWriter*>(writer.get())) {
     // Its credit is its in-flight bound: max.in.flight.batches batches.
-    std::unique_ptr<pipeline::AsyncSinkWriter> async{static_cast<pipeline::AsyncSinkWriter*>(writer.release())};
+    std::unique_ptr<runtime::connector_api::AsyncSinkWriter> async{static_cast<runtime::connector_api::AsyncSinkWriter*>(writer.release())};
     AsyncSinkSpec sink{prefix + "sink", std::make_shared<pipeline::AsyncSinkLogic>(std::move(async), policy),
                        spec.capacity.bytes, spec.observer, cell("sink", StageRole::sink_writer)};
     sink.timed = timed;

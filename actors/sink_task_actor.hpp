@@ -21,7 +21,7 @@ namespace weir::actors {
 struct SinkTaskSpec {
   std::string connector;
   int task = 0;
-  const connectors::SinkPlugin* plugin = nullptr;
+  const engine::SinkPlugin* plugin = nullptr;
   std::map<std::string, std::string> config;        ///< the connector's config, resolved
   std::map<std::string, std::string> worker_config; ///< the worker's, for converters and clients
   /// Per hop: one batch being handled and one ready is enough to overlap the stages;
@@ -34,9 +34,9 @@ struct SinkTaskSpec {
   /// task restarted on another node after a crash takes its old member's place at
   /// once, instead of waiting for the dead one's session to time out.
   std::string group_instance_id = {};
-  /// Shared by the tasks started together (see runtime::pipeline::JoinGate); none:
+  /// Shared by the tasks started together (see engine::pipeline::JoinGate); none:
   /// the consumer subscribes at once.
-  std::shared_ptr<runtime::pipeline::JoinGate> join_gate = nullptr;
+  std::shared_ptr<engine::pipeline::JoinGate> join_gate = nullptr;
   /// Where the stages publish their statistics (none when null).
   runtime::metrics::MetricsRegistry* metrics = nullptr;
 };

@@ -10,6 +10,7 @@
 namespace weir::actors {
 
 using namespace runtime;
+using namespace engine;
 
 SourceTaskActors spawn_source_task(caf::actor_system& sys, const SourceTaskSpec& spec) {
   auto settings = pipeline::parse_source_settings(spec.config, spec.plugin->definition());
@@ -31,7 +32,7 @@ SourceTaskActors spawn_source_task(caf::actor_system& sys, const SourceTaskSpec&
     policy, std::move(topics));
   auto task = spec.plugin->make_task(spec.config, spec.connector, spec.task);
   task->start(spec.stored_offsets);
-  auto offsets = std::make_shared<pipeline::SourceOffsets>(spec.stored_offsets);
+  auto offsets = std::make_shared<runtime::connector_api::SourceOffsets>(spec.stored_offsets);
 
   ProducerSpec producer{spec.connector + "-" + std::to_string(spec.task) + "/producer",
                         producer_props, spec.capacity, spec.observer, encoder, offsets, {}};

@@ -23,10 +23,10 @@ namespace weir::actors {
 struct SourceTaskSpec {
   std::string connector;
   int task = 0;
-  const connectors::SourcePlugin* plugin = nullptr;
+  const engine::SourcePlugin* plugin = nullptr;
   std::map<std::string, std::string> config;        ///< this task's config, resolved
   std::map<std::string, std::string> worker_config; ///< the worker's, for converters and clients
-  runtime::pipeline::OffsetMap stored_offsets;       ///< the connector's, from the state store
+  runtime::connector_api::OffsetMap stored_offsets;       ///< the connector's, from the state store
   Credit capacity{4, 8u << 20};                      ///< per hop
   caf::actor observer; ///< gets (done, StageStats) from the producer after a clean stop
   /// Exactly-once: a transactional producer (this id), offsets written to this topic.
@@ -40,7 +40,7 @@ struct SourceTaskSpec {
 struct SourceTaskActors {
   std::vector<caf::actor> stages;
   std::vector<std::string> names;
-  std::shared_ptr<runtime::pipeline::SourceOffsets> offsets; ///< what may be stored
+  std::shared_ptr<runtime::connector_api::SourceOffsets> offsets; ///< what may be stored
   caf::actor first() const { return stages.front(); }
   caf::actor last() const { return stages.back(); }
 };

@@ -33,7 +33,7 @@ struct System {
 SourceTaskSpec datagen(const std::string& topic, uint64_t iterations) {
   SourceTaskSpec spec;
   spec.connector = "dg";
-  spec.plugin = connectors::find_source("DatagenConnector");
+  spec.plugin = engine::find_source("DatagenConnector");
   spec.config = {{"name", "dg"},
                  {"connector.class", "DatagenConnector"},
                  {"kafka.topic", topic},
@@ -54,7 +54,7 @@ SourceTaskSpec datagen(const std::string& topic, uint64_t iterations) {
 }
 
 /// Runs a task to its end; returns the producer's final stats and the offsets.
-StageStats run(caf::actor_system& sys, SourceTaskSpec spec, runtime::pipeline::OffsetMap& offsets) {
+StageStats run(caf::actor_system& sys, SourceTaskSpec spec, runtime::connector_api::OffsetMap& offsets) {
   caf::scoped_actor self{sys};
   spec.observer = self;
   auto task = spawn_source_task(sys, spec);
@@ -77,7 +77,7 @@ BOOST_AUTO_TEST_CASE(records_arrive_transformed_and_offsets_follow_delivery) {
   auto topic = unique_name("weir-source-task");
   runtime::kafka::EmbeddedCluster::instance().create_topic(topic, 1);
 
-  runtime::pipeline::OffsetMap offsets;
+  runtime::connector_api::OffsetMap offsets;
   runtime::metrics::MetricsRegistry metrics;
   auto spec1 = datagen(topic, 3000);
   spec1.metrics = &metrics;

@@ -145,7 +145,7 @@ struct StageState {
   StageStats stats;
   // Who taps the records passing this stage, and how many each still wants.
   TapList taps;
-  std::unique_ptr<runtime::pipeline::TapRenderer> tap_renderer;
+  std::unique_ptr<engine::pipeline::TapRenderer> tap_renderer;
   static inline const char* name = "weir.stage";
 };
 

@@ -21,10 +21,10 @@ using TapList = std::vector<std::pair<caf::actor, int32_t>>;
 /// Sends each subscriber up to what it still wants of `batch`, rendered by
 /// `renderer` (made on first use); subscribers that have all they wanted are dropped.
 template <class Self>
-void send_to_taps(Self* self, TapList& taps, std::unique_ptr<runtime::pipeline::TapRenderer>& renderer,
+void send_to_taps(Self* self, TapList& taps, std::unique_ptr<engine::pipeline::TapRenderer>& renderer,
                   const runtime::data::DecodedBatch& batch) {
   if (!renderer)
-    renderer = std::make_unique<runtime::pipeline::TapRenderer>();
+    renderer = std::make_unique<engine::pipeline::TapRenderer>();
   for (auto& [subscriber, wanted] : taps) {
     auto lines = renderer->render(batch, static_cast<size_t>(wanted));
     wanted -= static_cast<int32_t>(lines.size());

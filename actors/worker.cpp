@@ -34,7 +34,7 @@ namespace weir::actors {
 namespace rest = runtime::rest;
 using runtime::metrics::StageRole;
 using runtime::metrics::StageSnapshot;
-using runtime::worker::StringMap;
+using engine::worker::StringMap;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
@@ -44,7 +44,7 @@ namespace {
 struct Task {
   std::vector<caf::actor> stages; ///< reader first; empty when it could not start
   std::vector<std::string> names; ///< the stages' names, in the same order
-  std::shared_ptr<runtime::pipeline::SourceOffsets> offsets; ///< a source task's
+  std::shared_ptr<runtime::connector_api::SourceOffsets> offsets; ///< a source task's
   std::string failure;    ///< why it could not start
   std::string last_stage; ///< the StageStats name of the stage that reports done
   int restarts = 0;       ///< automatic restarts in a row
@@ -130,7 +130,7 @@ std::string short_class(const std::string& name) {
 
 /// What a verdict calls a stage: an SMT's class, the sink's connector class and
 /// its database, "Kafka" for the clients of the broker.
-std::string kind_in_words(const runtime::worker::ConnectorPlan& plan, StageRole role, const std::string& stage) {
+std::string kind_in_words(const engine::worker::ConnectorPlan& plan, StageRole role, const std::string& stage) {
   auto get = [&](const std::string& key) {
     auto it = plan.config.find(key);
     return it == plan.config.end() ? std::string{} : it->second;
@@ -193,7 +193,7 @@ struct Worker::Reconfigurations {
 };
 
 struct Worker::Connector {
-  runtime::worker::ConnectorPlan plan;
+  engine::worker::ConnectorPlan plan;
   /// Its connector actor (Kafka Connect's Connector instance), while it has one: in
   /// standalone from its start, in a cluster on the leader.
   OwnedActor instance;
@@ -300,13 +300,13 @@ namespace {
 /// transaction), then the offsets topic, read committed, is the truth: it holds
 /// exactly the offsets of the records that were committed. The state file only
 /// fills in partitions the topic has never seen.
-runtime::pipeline::OffsetMap resume_offsets(const runtime::worker::ConnectorPlan& plan,
+runtime::connector_api::OffsetMap resume_offsets(const engine::worker::ConnectorPlan& plan,
                                             const StringMap& worker,
-                                            runtime::pipeline::OffsetMap stored,
+                                            runtime::connector_api::OffsetMap stored,
                                             const std::vector<std::string>& transactional_ids) {
   if (!plan.exactly_once)
     return stored;
-  auto props = runtime::pipeline::task_client_props(plan.config, worker, "producer");
+  auto props = engine::pipeline::task_client_props(plan.config, worker, "producer");
   runtime::kafka::create_topics(props, {{plan.offsets_topic, std::stoi(worker.at("offset.storage.partitions")),
                                          static_cast<int16_t>(std::stoi(worker.at("offset.storage.replication.factor")))}});
   for (const auto& id : transactional_ids) {
@@ -315,7 +315,7 @@ runtime::pipeline::OffsetMap resume_offsets(const runtime::worker::ConnectorPlan
     runtime::kafka::Producer fence{p, {}};
     fence.init_transactions(60s);
   }
-  auto committed = runtime::pipeline::read_offsets_topic(props, plan.offsets_topic, plan.name);
+  auto committed = engine::pipeline::read_offsets_topic(props, plan.offsets_topic, plan.name);
   for (auto& [partition, offset] : committed)
     stored.insert_or_assign(partition, offset);
   return stored;
@@ -331,8 +331,8 @@ std::string task_client_id(const StringMap& worker, const std::string& connector
 /// The partition count of a sink's topics, warning when tasks.max is above it
 /// (the seed lesson's partition bottleneck); -1 when unknown (a regex, a topic not
 /// created yet).
-int32_t check_partitions(const runtime::worker::ConnectorPlan& plan, const StringMap& worker) {
-  auto topics = runtime::pipeline::parse_sink_settings(plan.config, plan.sink->definition()).topics;
+int32_t check_partitions(const engine::worker::ConnectorPlan& plan, const StringMap& worker) {
+  auto topics = engine::pipeline::parse_sink_settings(plan.config, plan.sink->definition()).topics;
   if (topics.size() == 1 && topics[0].starts_with("^"))
     return -1;
   int32_t partitions = 0;
@@ -358,11 +358,11 @@ namespace {
 
 /// Spawns one task; a task that cannot start (a missing table, an unreadable
 /// file) is returned with its failure instead, and fails alone.
-Task spawn_task(caf::actor_system& sys, const runtime::worker::ConnectorPlan& plan, size_t t,
+Task spawn_task(caf::actor_system& sys, const engine::worker::ConnectorPlan& plan, size_t t,
                 const StringMap& task_config, const StringMap& worker,
-                const runtime::pipeline::OffsetMap& stored, caf::actor observer,
+                const runtime::connector_api::OffsetMap& stored, caf::actor observer,
                 runtime::metrics::MetricsRegistry& metrics, bool cluster,
-                std::shared_ptr<runtime::pipeline::JoinGate> join_gate = nullptr) {
+                std::shared_ptr<engine::pipeline::JoinGate> join_gate = nullptr) {
   Task task;
   auto id = static_cast<int>(t);
   try {
@@ -434,7 +434,7 @@ void Worker::start_tasks(Connector& c, const std::vector<size_t>& ids) {
   const auto& worker = options_.config;
   std::map<size_t, Task> started;
   std::string failure; // of them all: their stored offsets could not be read
-  runtime::pipeline::OffsetMap stored;
+  runtime::connector_api::OffsetMap stored;
   if (plan.source) {
     try {
       std::vector<std::string> transactional_ids;
@@ -446,7 +446,7 @@ void Worker::start_tasks(Connector& c, const std::vector<size_t>& ids) {
       failure = plan.scrub(e.what());
     }
   }
-  auto join_gate = std::make_shared<runtime::pipeline::JoinGate>(c.partitions);
+  auto join_gate = std::make_shared<engine::pipeline::JoinGate>(c.partitions);
   for (auto t : ids) {
     done_->forget(task_name(plan.name, t) + (plan.sink ? "/sink" : "/producer"));
     if (failure.empty())
@@ -493,7 +493,7 @@ void Worker::spawn_instance(Connector& c) {
     instance = ++c.instances;
   }
   auto actor = spawn_connector_actor(
-    sys_, std::make_shared<const runtime::worker::ConnectorPlan>(c.plan),
+    sys_, std::make_shared<const engine::worker::ConnectorPlan>(c.plan),
     [board = reconfigurations_, name = c.plan.name, instance](std::vector<StringMap> configs) {
       std::lock_guard lock{board->mutex};
       board->pending.insert_or_assign(name, std::pair{instance, std::move(configs)});
@@ -651,7 +651,7 @@ void Worker::drain_tasks(Connector& c, const std::optional<std::set<size_t>>& on
 void Worker::restart_one(Connector& c, size_t i) {
   const auto& plan = c.plan;
   std::vector<caf::actor> old;
-  runtime::pipeline::OffsetMap stored;
+  runtime::connector_api::OffsetMap stored;
   {
     std::lock_guard lock{mutex_};
     auto& t = c.tasks.at(i);
@@ -701,7 +701,7 @@ void Worker::restart_one(Connector& c, size_t i) {
 
 runtime::kafka::Producer& Worker::offsets_producer() {
   if (!offsets_producer_) {
-    auto props = runtime::pipeline::task_client_props({}, options_.config, "producer");
+    auto props = engine::pipeline::task_client_props({}, options_.config, "producer");
     offsets_producer_ = std::make_unique<runtime::kafka::Producer>(
       props, [topic = options_.offsets_topic](uint64_t, size_t, size_t failed, const std::string& error) {
         if (failed > 0)
@@ -711,8 +711,8 @@ runtime::kafka::Producer& Worker::offsets_producer() {
   return *offsets_producer_;
 }
 
-void Worker::store_offsets(const runtime::worker::ConnectorPlan& plan,
-                           const runtime::pipeline::OffsetMap& put,
+void Worker::store_offsets(const engine::worker::ConnectorPlan& plan,
+                           const runtime::connector_api::OffsetMap& put,
                            const std::vector<std::string>& erase, bool by_request) {
   if (options_.offsets_topic.empty()) {
     state_.put_source_offsets(plan.name, put);
@@ -726,14 +726,14 @@ void Worker::store_offsets(const runtime::worker::ConnectorPlan& plan,
   weir::Batch batch;
   for (const auto& [partition, offset] : put)
     batch.append(options_.offsets_topic, -1, -1, -1,
-                 runtime::pipeline::offset_record_key(plan.name, partition), offset);
+                 engine::pipeline::offset_record_key(plan.name, partition), offset);
   for (const auto& partition : erase)
     batch.append(options_.offsets_topic, -1, -1, -1,
-                 runtime::pipeline::offset_record_key(plan.name, partition), std::nullopt);
+                 engine::pipeline::offset_record_key(plan.name, partition), std::nullopt);
   offsets_producer().produce(batch, 0);
 }
 
-runtime::pipeline::OffsetMap Worker::stored_offsets(const std::string& connector) {
+runtime::connector_api::OffsetMap Worker::stored_offsets(const std::string& connector) {
   if (options_.offsets_topic.empty()) {
     std::lock_guard lock{mutex_};
     return state_.source_offsets(connector);
@@ -744,8 +744,8 @@ runtime::pipeline::OffsetMap Worker::stored_offsets(const std::string& connector
       spdlog::warn("source offsets of {} not all written to {} within 10 s", connector,
                    options_.offsets_topic);
   }
-  auto props = runtime::pipeline::task_client_props({}, options_.config, "consumer");
-  return runtime::pipeline::read_offsets_topic(props, options_.offsets_topic, connector);
+  auto props = engine::pipeline::task_client_props({}, options_.config, "consumer");
+  return engine::pipeline::read_offsets_topic(props, options_.offsets_topic, connector);
 }
 
 // --- upkeep
@@ -984,7 +984,7 @@ rest::ConnectorStatus Worker::status_of(const Connector& c) const {
 }
 
 rest::ServerInfo Worker::server_info(Deadline deadline) {
-  return {WEIR_VERSION, std::string{runtime::worker::build_commit()}, kafka_cluster_id(deadline)};
+  return {WEIR_VERSION, std::string{engine::worker::build_commit()}, kafka_cluster_id(deadline)};
 }
 
 std::string Worker::kafka_cluster_id(Deadline deadline) {
@@ -994,7 +994,7 @@ std::string Worker::kafka_cluster_id(Deadline deadline) {
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   try {
     cluster_id_ = runtime::kafka::cluster_id(
-      runtime::pipeline::task_client_props({}, options_.config, "admin"), std::clamp(left, 0ms, 5000ms));
+      engine::pipeline::task_client_props({}, options_.config, "admin"), std::clamp(left, 0ms, 5000ms));
   } catch (const std::exception& e) {
     spdlog::warn("GET /: no kafka_cluster_id yet: {}", e.what());
   }
@@ -1062,8 +1062,8 @@ rest::Created Worker::put_connector_config(const std::string& name, const rest::
                                            std::optional<rest::InitialState> initial_state,
                                            bool allow_replace, Deadline deadline) {
   return serialized("writing the config of connector " + name, deadline, [&] {
-    rest::throw_if_invalid(runtime::worker::validate_connector(config, options_.config));
-    auto plan = runtime::worker::plan_connector(name, config, options_.config);
+    rest::throw_if_invalid(engine::worker::validate_connector(config, options_.config));
+    auto plan = engine::worker::plan_connector(name, config, options_.config);
     Connector* c = nullptr;
     bool created = false;
     {
@@ -1278,7 +1278,7 @@ void Worker::stop_connector(const std::string& name, Deadline deadline) {
 // --- offsets
 
 std::vector<rest::ConnectorOffset> Worker::connector_offsets(const std::string& name, Deadline deadline) {
-  runtime::worker::ConnectorPlan plan;
+  engine::worker::ConnectorPlan plan;
   {
     std::lock_guard lock{mutex_};
     plan = get(name).plan;
@@ -1290,7 +1290,7 @@ std::vector<rest::ConnectorOffset> Worker::connector_offsets(const std::string& 
     return out;
   }
   // A sink's offsets are its consumer group's, asked of the cluster without a lock.
-  auto props = runtime::pipeline::task_client_props(plan.config, options_.config, "admin");
+  auto props = engine::pipeline::task_client_props(plan.config, options_.config, "admin");
   auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   std::vector<rest::ConnectorOffset> out;
   for (const auto& o : runtime::kafka::group_offsets(props, "connect-" + name, std::min(timeout, 30000ms)))
@@ -1363,7 +1363,7 @@ std::string Worker::alter_connector_offsets(const std::string& name,
       else
         commit.push_back(o);
     }
-    auto props = runtime::pipeline::task_client_props(config, options_.config, "admin");
+    auto props = engine::pipeline::task_client_props(config, options_.config, "admin");
     while_group_settles([&] {
       runtime::kafka::alter_group_offsets(props, "connect-" + name, commit, 30s);
       runtime::kafka::delete_group_offsets(props, "connect-" + name, forget, 30s);
@@ -1376,7 +1376,7 @@ std::string Worker::reset_connector_offsets(const std::string& name, Deadline de
   return serialized("resetting the offsets of connector " + name, deadline, [&] {
     const std::string done = "The offsets for this connector have been reset successfully";
     std::map<std::string, std::string> config;
-    runtime::worker::ConnectorPlan plan;
+    engine::worker::ConnectorPlan plan;
     {
       std::lock_guard lock{mutex_};
       const auto& c = get(name);
@@ -1394,7 +1394,7 @@ std::string Worker::reset_connector_offsets(const std::string& name, Deadline de
       store_offsets(plan, {}, all, true);
       return done;
     }
-    auto props = runtime::pipeline::task_client_props(config, options_.config, "admin");
+    auto props = engine::pipeline::task_client_props(config, options_.config, "admin");
     while_group_settles([&] {
       std::vector<runtime::kafka::TopicPartition> all;
       for (const auto& o : runtime::kafka::group_offsets(props, "connect-" + name, 30s))
@@ -1410,7 +1410,7 @@ std::vector<std::string> Worker::connector_active_topics(const std::string& name
   const auto& c = get(name);
   if (c.topics_reset || c.target != "RUNNING" || !c.plan.sink)
     return {};
-  auto topics = runtime::pipeline::parse_sink_settings(c.plan.config, c.plan.sink->definition()).topics;
+  auto topics = engine::pipeline::parse_sink_settings(c.plan.config, c.plan.sink->definition()).topics;
   if (topics.size() == 1 && topics[0].starts_with("^"))
     return {};
   return topics;
@@ -1423,14 +1423,14 @@ void Worker::reset_connector_active_topics(const std::string& name, Deadline) {
 
 // --- plugins, loggers
 
-std::vector<rest::PluginInfo> Worker::plugins(Deadline) { return runtime::worker::plugin_infos(); }
+std::vector<rest::PluginInfo> Worker::plugins(Deadline) { return engine::worker::plugin_infos(); }
 
 std::vector<rest::ConfigKeyInfo> Worker::plugin_config(const std::string& plugin, Deadline) {
-  return runtime::worker::plugin_config(plugin);
+  return engine::worker::plugin_config(plugin);
 }
 
 rest::ConfigInfos Worker::validate_connector_config(const rest::ConfigMap& config, Deadline) {
-  return runtime::worker::validate_connector(config, options_.config);
+  return engine::worker::validate_connector(config, options_.config);
 }
 
 std::map<std::string, rest::LoggerLevel> Worker::logger_levels(Deadline) { return loggers_.all(); }
@@ -1587,10 +1587,10 @@ void Worker::apply_configs(const runtime::cluster::ClusterConfig& cluster) {
     if (!c || c->plan.raw != raw) {
       if (c)
         drain_tasks(*c);
-      runtime::worker::ConnectorPlan plan;
+      engine::worker::ConnectorPlan plan;
       std::string error;
       try {
-        plan = runtime::worker::plan_connector(name, raw, options_.config);
+        plan = engine::worker::plan_connector(name, raw, options_.config);
       } catch (const std::exception& e) {
         plan.name = name;
         plan.raw = raw;

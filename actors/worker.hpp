@@ -225,10 +225,10 @@ private:
   void restart_one(Connector& c, size_t task);
   /// Stores (`put`) and forgets (`erase`) source offsets of a connector; by_request:
   /// through the REST API (also for an exactly-once connector). Under mutex_.
-  void store_offsets(const runtime::worker::ConnectorPlan& plan, const runtime::pipeline::OffsetMap& put,
+  void store_offsets(const engine::worker::ConnectorPlan& plan, const runtime::connector_api::OffsetMap& put,
                      const std::vector<std::string>& erase = {}, bool by_request = false);
   /// A connector's stored source offsets. Not under mutex_ (reads a topic).
-  runtime::pipeline::OffsetMap stored_offsets(const std::string& connector);
+  runtime::connector_api::OffsetMap stored_offsets(const std::string& connector);
   runtime::kafka::Producer& offsets_producer(); // under mutex_
   void flush_offsets(Connector& c);
   void sample_rates();
@@ -244,7 +244,7 @@ private:
   std::atomic<bool> reconfigured_{false};
   caf::actor observer_; // takes the (done, stats) of drained tasks into done_
   std::atomic<bool> ready_{false};
-  runtime::worker::LogLevels loggers_;
+  engine::worker::LogLevels loggers_;
   /// The broker's cluster id, once a broker gave it; "" until then.
   std::string kafka_cluster_id(Deadline deadline);
   std::mutex cluster_id_mutex_;

@@ -82,11 +82,11 @@ public:
 };
 
 template <class T>
-plugins::LoadedSink loaded(const std::string& name, SinkInput input) {
+engine::plugins::LoadedSink loaded(const std::string& name, SinkInput input) {
   SinkDescriptor d{name, {}, "1", [](ConfigDef& def) { T::define(def); },
                    [] { return std::unique_ptr<Sink>(new T()); }};
   d.input = input;
-  return plugins::LoadedSink{std::move(d), ConfigDef{}, "(bench)"};
+  return engine::plugins::LoadedSink{std::move(d), ConfigDef{}, "(bench)"};
 }
 
 } // namespace
@@ -123,11 +123,11 @@ int main(int argc, char** argv) {
 
   auto text_plugin = loaded<TextSink>("bench.TextSink", SinkInput::JsonText);
   auto value_plugin = loaded<ValueSink>("bench.ValueSink", SinkInput::Values);
-  plugins::SinkAdapter text{text_plugin, {}, "bench", 0};
-  plugins::SinkAdapter values{value_plugin, {}, "bench", 0};
+  engine::plugins::SinkAdapter text{text_plugin, {}, "bench", 0};
+  engine::plugins::SinkAdapter values{value_plugin, {}, "bench", 0};
   struct Path {
     const char* name;
-    runtime::pipeline::SinkWriter* writer;
+    runtime::connector_api::SinkWriter* writer;
     double best = 0; // CPU seconds of the fastest round
   };
   std::vector<Path> paths{{"JSON text (SinkInput::JsonText)", &text}, {"values (SinkInput::Values)", &values}};

@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
   CPU_SET(sched_getcpu(), &set);
   sched_setaffinity(0, sizeof set, &set);
 
-  plugins::load_plugin(plugin);
+  engine::plugins::load_plugin(plugin);
   std::vector<Batch> batches;
   for (size_t i = 0; i < n; i += batch_size) {
     Batch b;

@@ -100,7 +100,7 @@ int run_demo(const Options& opt) {
   };
   actors::SinkTaskSpec spec;
   spec.connector = "demo-sink";
-  spec.plugin = connectors::find_sink("JdbcSinkConnector");
+  spec.plugin = engine::find_sink("JdbcSinkConnector");
   spec.config = connector;
   spec.worker_config = worker;
   auto task = actors::spawn_sink_task(sys, spec);
@@ -114,7 +114,7 @@ int run_demo(const Options& opt) {
   // Loader: a DatagenConnector task, exactly as `weir standalone` runs one.
   actors::SourceTaskSpec loader_spec;
   loader_spec.connector = "demo-datagen";
-  loader_spec.plugin = connectors::find_source("DatagenConnector");
+  loader_spec.plugin = engine::find_source("DatagenConnector");
   loader_spec.config = {{"name", "demo-datagen"},
                         {"connector.class", "DatagenConnector"},
                         {"kafka.topic", topic},

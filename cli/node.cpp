@@ -142,7 +142,7 @@ int run_node(const NodeOptions& opt) {
   caf::actor_system sys{cfg};
   // The shared state: connectors in the config topic, statuses in the status topic.
   // Declared after the actor system, so they stop (and stop calling into it) first.
-  auto client = runtime::pipeline::task_client_props({}, worker_config, "admin");
+  auto client = engine::pipeline::task_client_props({}, worker_config, "admin");
   auto replication = [&](const char* key) { return static_cast<int16_t>(parsed.get_int(key)); };
   runtime::cluster::ConfigLog configs{client, parsed.get_string("config.storage.topic"),
                                       replication("config.storage.replication.factor")};

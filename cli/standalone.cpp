@@ -59,7 +59,7 @@ std::vector<runtime::ConnectorConfig> load_connector_files(const std::vector<std
   for (const auto& path : paths) {
     try {
       auto file = runtime::load_connector_file(path); // unreadable or malformed: one problem, named
-      for (const auto& problem : runtime::worker::connector_problems(file.config, worker))
+      for (const auto& problem : engine::worker::connector_problems(file.config, worker))
         problems.push_back(path + ": " + problem);
       if (auto [first, fresh] = file_of.emplace(file.name, path); !fresh)
         problems.push_back(path + ": name: connector " + file.name + " is also defined in " + first->second);
@@ -77,7 +77,7 @@ std::vector<runtime::ConnectorConfig> load_connector_files(const std::vector<std
     throw ConfigError("", message);
   }
   for (const auto& file : files)
-    runtime::worker::plan_connector(file.name, file.config, worker); // what validation may not cover
+    engine::worker::plan_connector(file.name, file.config, worker); // what validation may not cover
   return files;
 }
 

@@ -251,7 +251,7 @@ WorkerSetup setup_worker(std::map<std::string, std::string> worker, bool node) {
   std::map<std::string, std::string> given_path;
   if (auto it = worker.find("plugin.path"); it != worker.end())
     given_path.insert(*it);
-  connectors::load_plugins(plugin_path.parse(given_path).get_list("plugin.path"));
+  engine::load_plugins(plugin_path.parse(given_path).get_list("plugin.path"));
   WorkerSetup setup;
   setup.parsed = worker_def(node).parse(worker, passthrough);
   const auto& parsed = setup.parsed;
@@ -280,7 +280,7 @@ WorkerSetup setup_worker(std::map<std::string, std::string> worker, bool node) {
 
 WorkerSetup load_worker(const std::string& path, bool node) {
   runtime::keep_log_tail(); // the console's GET /weir/logs; first, so redaction covers it
-  runtime::worker::redact_logs(); // before anything is resolved or logged
+  engine::worker::redact_logs(); // before anything is resolved or logged
   // As in Kafka, the worker's own file may use the providers it names.
   auto raw = runtime::load_properties_file(path);
   auto providers = runtime::ConfigProviders::from_config(raw);

@@ -19,14 +19,14 @@
 #include "engine/plugins/sink_adapter.hpp"
 #include "engine/plugins/source_adapter.hpp"
 
-namespace weir::connectors {
+namespace weir::engine {
 
 namespace {
 
 const ConfigDef& file_sink_def() {
   static const ConfigDef def = [] {
     ConfigDef d;
-    file::define_file_stream_sink(d);
+    connectors::file::define_file_stream_sink(d);
     return d;
   }();
   return def;
@@ -39,22 +39,22 @@ SinkPlugin file_stream_sink() {
     WEIR_VERSION,
     file_sink_def,
     [](const std::map<std::string, std::string>& config) {
-      return file_sink_def().validate(config, runtime::pipeline::plugin_passthrough());
+      return file_sink_def().validate(config, engine::pipeline::plugin_passthrough());
     },
     [](const std::map<std::string, std::string>& config, const std::string&, int)
-      -> std::unique_ptr<runtime::pipeline::SinkWriter> {
-      return std::make_unique<file::FileStreamSinkWriter>(
-        file_sink_def().parse(config, runtime::pipeline::plugin_passthrough()));
+      -> std::unique_ptr<runtime::connector_api::SinkWriter> {
+      return std::make_unique<connectors::file::FileStreamSinkWriter>(
+        file_sink_def().parse(config, engine::pipeline::plugin_passthrough()));
     },
   };
 }
 
 /// Adapts a JDBC writer (SQLite's or PostgreSQL's) to the pipeline's SinkWriter interface.
 template <class Writer>
-class JdbcWriter : public runtime::pipeline::SinkWriter {
+class JdbcWriter : public runtime::connector_api::SinkWriter {
 public:
-  JdbcWriter(jdbc::JdbcSinkConfig config, const std::string& connector, int task,
-             jdbc::JdbcSinkWriter::OnRecordError on_error)
+  JdbcWriter(connectors::jdbc::JdbcSinkConfig config, const std::string& connector, int task,
+             connectors::jdbc::JdbcSinkWriter::OnRecordError on_error)
     : writer_(std::move(config), connector, task, on_error) {}
   void write(runtime::data::DecodedBatch& batch) override { writer_.write(batch); }
   std::vector<runtime::kafka::TopicPartitionOffset> stored_offsets() override {
@@ -71,23 +71,23 @@ SinkPlugin jdbc_sink() {
     "io.confluent.connect.jdbc.JdbcSinkConnector",
     {"JdbcSinkConnector", "JdbcSink"},
     WEIR_VERSION,
-    jdbc::JdbcSinkConfig::definition,
+    connectors::jdbc::JdbcSinkConfig::definition,
     [](const std::map<std::string, std::string>& config) {
-      return jdbc::JdbcSinkConfig::validate(config, runtime::pipeline::plugin_passthrough());
+      return connectors::jdbc::JdbcSinkConfig::validate(config, engine::pipeline::plugin_passthrough());
     },
     [](const std::map<std::string, std::string>& config, const std::string& connector, int task)
-      -> std::unique_ptr<runtime::pipeline::SinkWriter> {
+      -> std::unique_ptr<runtime::connector_api::SinkWriter> {
       // Under errors.tolerance=none nothing past a rejected record may be committed:
       // the writer stops there (rows and offsets before it are kept).
       auto tolerance = config.find("errors.tolerance");
       bool tolerate = tolerance != config.end() && tolerance->second == "all";
-      auto parsed = jdbc::JdbcSinkConfig::parse(config, runtime::pipeline::plugin_passthrough());
-      auto on_error = tolerate ? jdbc::JdbcSinkWriter::OnRecordError::Continue
-                               : jdbc::JdbcSinkWriter::OnRecordError::Stop;
-      if (parsed.dialect == jdbc::Dialect::Postgres)
-        return std::make_unique<JdbcWriter<jdbc::PostgresSinkWriter>>(std::move(parsed), connector,
+      auto parsed = connectors::jdbc::JdbcSinkConfig::parse(config, engine::pipeline::plugin_passthrough());
+      auto on_error = tolerate ? connectors::jdbc::JdbcSinkWriter::OnRecordError::Continue
+                               : connectors::jdbc::JdbcSinkWriter::OnRecordError::Stop;
+      if (parsed.dialect == connectors::jdbc::Dialect::Postgres)
+        return std::make_unique<JdbcWriter<connectors::jdbc::PostgresSinkWriter>>(std::move(parsed), connector,
                                                                      task, on_error);
-      return std::make_unique<JdbcWriter<jdbc::JdbcSinkWriter>>(std::move(parsed), connector, task,
+      return std::make_unique<JdbcWriter<connectors::jdbc::JdbcSinkWriter>>(std::move(parsed), connector, task,
                                                                on_error);
     },
   };
@@ -106,12 +106,12 @@ const ConfigDef& def_of() {
 
 template <void (*Define)(ConfigDef&)>
 std::vector<ConfigIssue> validate_with(const StringMap& config) {
-  return def_of<Define>().validate(config, runtime::pipeline::source_plugin_passthrough());
+  return def_of<Define>().validate(config, engine::pipeline::source_plugin_passthrough());
 }
 
 template <void (*Define)(ConfigDef&)>
 Config parse_with(const StringMap& config) {
-  return def_of<Define>().parse(config, runtime::pipeline::source_plugin_passthrough());
+  return def_of<Define>().parse(config, engine::pipeline::source_plugin_passthrough());
 }
 
 SourcePlugin file_stream_source() {
@@ -119,14 +119,14 @@ SourcePlugin file_stream_source() {
     "org.apache.kafka.connect.file.FileStreamSourceConnector",
     {"FileStreamSource", "FileStreamSourceConnector"},
     WEIR_VERSION,
-    def_of<file::define_file_stream_source>,
-    validate_with<file::define_file_stream_source>,
+    def_of<connectors::file::define_file_stream_source>,
+    validate_with<connectors::file::define_file_stream_source>,
     // One file, one reader: Kafka Connect's FileStreamSource has a single task.
     [](const StringMap& config, int) { return std::vector<StringMap>{config}; },
     [](const StringMap& config, const std::string&, int)
-      -> std::unique_ptr<runtime::pipeline::SourceTask> {
-      return std::make_unique<file::FileStreamSourceTask>(
-        parse_with<file::define_file_stream_source>(config));
+      -> std::unique_ptr<runtime::connector_api::SourceTask> {
+      return std::make_unique<connectors::file::FileStreamSourceTask>(
+        parse_with<connectors::file::define_file_stream_source>(config));
     },
     true, // its offset is the byte position after each line
   };
@@ -137,15 +137,15 @@ SourcePlugin datagen_source() {
     "io.confluent.kafka.connect.datagen.DatagenConnector",
     {"DatagenConnector", "Datagen"},
     WEIR_VERSION,
-    def_of<datagen::define_datagen>,
-    validate_with<datagen::define_datagen>,
+    def_of<connectors::datagen::define_datagen>,
+    validate_with<connectors::datagen::define_datagen>,
     // Every task generates its own `iterations` records, as Confluent's does.
     [](const StringMap& config, int max_tasks) {
       return std::vector<StringMap>(static_cast<size_t>(max_tasks), config);
     },
     [](const StringMap& config, const std::string&, int task)
-      -> std::unique_ptr<runtime::pipeline::SourceTask> {
-      return std::make_unique<datagen::DatagenTask>(parse_with<datagen::define_datagen>(config),
+      -> std::unique_ptr<runtime::connector_api::SourceTask> {
+      return std::make_unique<connectors::datagen::DatagenTask>(parse_with<connectors::datagen::define_datagen>(config),
                                                     task);
     },
     true, // record n of a task is a function of the seed and n
@@ -159,10 +159,10 @@ SourcePlugin datagen_source() {
 std::vector<StringMap> jdbc_task_configs(const StringMap& config, int max_tasks) {
   std::vector<std::string> tables;
   try {
-    auto parsed = parse_with<jdbc::define_jdbc_source>(config);
+    auto parsed = parse_with<connectors::jdbc::define_jdbc_source>(config);
     if (!parsed.get_string("query").empty())
       return {config};
-    tables = jdbc::select_tables(parsed);
+    tables = connectors::jdbc::select_tables(parsed);
   } catch (const std::exception&) {
     return {config}; // one task, whose start reports the problem in its status
   }
@@ -189,15 +189,15 @@ SourcePlugin jdbc_source() {
     "io.confluent.connect.jdbc.JdbcSourceConnector",
     {"JdbcSourceConnector", "JdbcSource"},
     WEIR_VERSION,
-    def_of<jdbc::define_jdbc_source>,
-    validate_with<jdbc::define_jdbc_source>,
+    def_of<connectors::jdbc::define_jdbc_source>,
+    validate_with<connectors::jdbc::define_jdbc_source>,
     jdbc_task_configs,
     [](const StringMap& config, const std::string&, int)
-      -> std::unique_ptr<runtime::pipeline::SourceTask> {
-      auto parsed = parse_with<jdbc::define_jdbc_source>(config);
-      if (jdbc::is_postgres_source(parsed))
-        return std::make_unique<jdbc::PostgresSourceTask>(parsed);
-      return std::make_unique<jdbc::JdbcSourceTask>(parsed);
+      -> std::unique_ptr<runtime::connector_api::SourceTask> {
+      auto parsed = parse_with<connectors::jdbc::define_jdbc_source>(config);
+      if (connectors::jdbc::is_postgres_source(parsed))
+        return std::make_unique<connectors::jdbc::PostgresSourceTask>(parsed);
+      return std::make_unique<connectors::jdbc::JdbcSourceTask>(parsed);
     },
     // Only with a strictly increasing column does an offset name one row exactly;
     // Kafka Connect's JDBC source does not declare exactly-once support either.
@@ -210,14 +210,14 @@ SourcePlugin postgres_cdc_source() {
     "io.debezium.connector.postgresql.PostgresConnector",
     {"PostgresConnector", "PostgresCdc"},
     WEIR_VERSION,
-    def_of<postgres_cdc::define_postgres_cdc>,
-    validate_with<postgres_cdc::define_postgres_cdc>,
+    def_of<connectors::postgres_cdc::define_postgres_cdc>,
+    validate_with<connectors::postgres_cdc::define_postgres_cdc>,
     // One slot, one reader: Debezium's PostgreSQL connector has a single task.
     [](const StringMap& config, int) { return std::vector<StringMap>{config}; },
     [](const StringMap& config, const std::string& connector, int)
-      -> std::unique_ptr<runtime::pipeline::SourceTask> {
-      return std::make_unique<postgres_cdc::PostgresCdcTask>(
-        parse_with<postgres_cdc::define_postgres_cdc>(config), connector);
+      -> std::unique_ptr<runtime::connector_api::SourceTask> {
+      return std::make_unique<connectors::postgres_cdc::PostgresCdcTask>(
+        parse_with<connectors::postgres_cdc::define_postgres_cdc>(config), connector);
     },
     // An offset names the last transaction emitted whole and the last event of the
     // one after it; an interrupted snapshot is read again (docs/postgres-cdc.md).
@@ -252,11 +252,11 @@ SinkPlugin plugin_sink(const plugins::LoadedSink& sink) {
   p.version = sink.descriptor.version;
   p.definition = [&sink]() -> const ConfigDef& { return sink.definition; };
   p.validate = [&sink](const std::map<std::string, std::string>& config) {
-    return sink.definition.validate(config, runtime::pipeline::plugin_passthrough());
+    return sink.definition.validate(config, engine::pipeline::plugin_passthrough());
   };
   p.make_writer = [&sink](const std::map<std::string, std::string>& config,
                           const std::string& connector, int task)
-    -> std::unique_ptr<runtime::pipeline::SinkWriter> {
+    -> std::unique_ptr<runtime::connector_api::SinkWriter> {
     return plugins::make_sink_writer(sink, config, connector, task);
   };
   return p;
@@ -271,10 +271,10 @@ SourcePlugin plugin_source(const plugins::LoadedSource& source) {
   p.version = source.descriptor.version;
   p.definition = [&source]() -> const ConfigDef& { return source.definition; };
   p.validate = [&source](const StringMap& config) {
-    return source.definition.validate(config, runtime::pipeline::source_plugin_passthrough());
+    return source.definition.validate(config, engine::pipeline::source_plugin_passthrough());
   };
   p.task_configs = [&source](const StringMap& config, int max_tasks) {
-    auto parsed = source.definition.parse(config, runtime::pipeline::source_plugin_passthrough());
+    auto parsed = source.definition.parse(config, engine::pipeline::source_plugin_passthrough());
     auto connector = source.descriptor.make_connector();
     if (!connector)
       throw std::runtime_error("source " + source.descriptor.class_name + " (" + source.path
@@ -295,7 +295,7 @@ SourcePlugin plugin_source(const plugins::LoadedSource& source) {
     return out;
   };
   p.make_task = [&source](const StringMap& config, const std::string& connector, int task)
-    -> std::unique_ptr<runtime::pipeline::SourceTask> {
+    -> std::unique_ptr<runtime::connector_api::SourceTask> {
     return std::make_unique<plugins::SourceAdapter>(source, config, connector, task);
   };
   p.exactly_once = source.descriptor.exactly_once == ExactlyOnce::Supported;
@@ -349,4 +349,4 @@ const SinkPlugin* find_sink(std::string_view name) noexcept {
   return find_plugin(sink_plugins(), name);
 }
 
-} // namespace weir::connectors
+} // namespace weir::engine

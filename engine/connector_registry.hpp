@@ -13,8 +13,9 @@
 #include "engine/pipeline/sink_pipeline.hpp"
 #include "runtime/connector_api/source_task.hpp"
 #include "weir/config.hpp"
+#include "engine/runtime_names.hpp"
 
-namespace weir::connectors {
+namespace weir::engine {
 
 /// A sink connector: its own config keys and how to make one task's writer. The
 /// views stay valid for the life of the process (a plugin is never unloaded).
@@ -26,7 +27,7 @@ struct SinkPlugin {
   /// Checks the connector's own keys (the common ones pass through); returns every
   /// problem, for validation before anything starts.
   std::function<std::vector<ConfigIssue>(const std::map<std::string, std::string>& config)> validate;
-  std::function<std::unique_ptr<runtime::pipeline::SinkWriter>(
+  std::function<std::unique_ptr<runtime::connector_api::SinkWriter>(
     const std::map<std::string, std::string>& config, const std::string& connector, int task)>
     make_writer;
 };
@@ -60,7 +61,7 @@ struct SourcePlugin {
   /// Kafka Connect's taskConfigs: at most `max_tasks` configs, each the connector's
   /// config plus what that task reads (e.g. its tables).
   std::function<std::vector<StringMap>(const StringMap& config, int max_tasks)> task_configs;
-  std::function<std::unique_ptr<runtime::pipeline::SourceTask>(
+  std::function<std::unique_ptr<runtime::connector_api::SourceTask>(
     const StringMap& task_config, const std::string& connector, int task)>
     make_task;
   /// Kafka Connect's exactlyOnceSupport(): whether its offsets identify every record
@@ -75,4 +76,4 @@ const std::deque<SourcePlugin>& source_plugins();
 /// By full class name or alias; nullptr when unknown.
 const SourcePlugin* find_source(std::string_view name) noexcept;
 
-} // namespace weir::connectors
+} // namespace weir::engine

@@ -2,7 +2,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-using namespace weir::connectors;
+using namespace weir::engine;
 
 BOOST_AUTO_TEST_SUITE(source_registry)
 

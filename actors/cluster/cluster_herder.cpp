@@ -45,8 +45,8 @@ std::string path_of(const std::string& name) { return "/connectors/" + rest::per
 
 rest::ConnectorType type_of(const rest::ConfigMap& config) {
   auto cls = config.count("connector.class") ? config.at("connector.class") : std::string{};
-  return connectors::find_sink(cls)     ? rest::ConnectorType::sink
-         : connectors::find_source(cls) ? rest::ConnectorType::source
+  return engine::find_sink(cls)     ? rest::ConnectorType::sink
+         : engine::find_source(cls) ? rest::ConnectorType::source
                                         : rest::ConnectorType::unknown;
 }
 

@@ -232,7 +232,7 @@ DatagenTask::DatagenTask(const Config& config, int task)
   partition_ = "{\"task.id\":" + std::to_string(task) + "}";
 }
 
-void DatagenTask::start(const runtime::pipeline::OffsetMap& stored) {
+void DatagenTask::start(const runtime::connector_api::OffsetMap& stored) {
   auto it = stored.find(partition_);
   if (it != stored.end()) {
     const auto& text = it->second;
@@ -247,7 +247,7 @@ void DatagenTask::start(const runtime::pipeline::OffsetMap& stored) {
   due_ = std::chrono::steady_clock::now();
 }
 
-DatagenTask::Status DatagenTask::poll(runtime::pipeline::SourceRecords& out) {
+DatagenTask::Status DatagenTask::poll(runtime::connector_api::SourceRecords& out) {
   const uint64_t limit = iterations_ < 1 ? UINT64_MAX : static_cast<uint64_t>(iterations_);
   auto now = std::chrono::steady_clock::now();
   while (next_ < limit && due_ <= now) {

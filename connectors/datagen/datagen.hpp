@@ -42,17 +42,17 @@ void render(Quickstart q, uint64_t seed, int task, uint64_t n, std::string& key,
 /// The Connect schema of a quickstart's values (a struct, fields in render() order).
 const runtime::data::SchemaPtr& value_schema(Quickstart q);
 
-class DatagenTask : public runtime::pipeline::SourceTask {
+class DatagenTask : public runtime::connector_api::SourceTask {
 public:
   DatagenTask(const Config& config, int task);
 
-  void start(const runtime::pipeline::OffsetMap& stored) override;
-  Status poll(runtime::pipeline::SourceRecords& out) override;
-  runtime::pipeline::Form key_form() const noexcept override {
-    return runtime::pipeline::Form::String;
+  void start(const runtime::connector_api::OffsetMap& stored) override;
+  Status poll(runtime::connector_api::SourceRecords& out) override;
+  runtime::connector_api::Form key_form() const noexcept override {
+    return runtime::connector_api::Form::String;
   }
-  runtime::pipeline::Form value_form() const noexcept override {
-    return runtime::pipeline::Form::Custom;
+  runtime::connector_api::Form value_form() const noexcept override {
+    return runtime::connector_api::Form::Custom;
   }
   /// The rendered JSON as a struct of value_schema().
   void decode(runtime::data::DecodedBatch& batch, uint32_t index) override;

@@ -12,7 +12,9 @@
 
 using namespace weir;
 using namespace weir::connectors;
-using namespace weir::runtime::pipeline;
+using namespace weir::engine;
+using namespace weir::engine::pipeline;
+using namespace weir::runtime::connector_api;
 
 namespace {
 

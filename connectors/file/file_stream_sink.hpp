@@ -27,7 +27,7 @@ namespace weir::connectors::file {
 /// Declares `file` (empty: standard output, as Kafka Connect).
 void define_file_stream_sink(ConfigDef& def);
 
-class FileStreamSinkWriter : public runtime::pipeline::SinkWriter {
+class FileStreamSinkWriter : public runtime::connector_api::SinkWriter {
 public:
   explicit FileStreamSinkWriter(const Config& config);
   ~FileStreamSinkWriter() override;

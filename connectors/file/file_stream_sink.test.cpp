@@ -33,15 +33,15 @@ struct TempFile {
   }
 };
 
-std::unique_ptr<runtime::pipeline::SinkWriter> writer_for(const std::string& file) {
-  const auto* plugin = connectors::find_sink("FileStreamSink");
+std::unique_ptr<runtime::connector_api::SinkWriter> writer_for(const std::string& file) {
+  const auto* plugin = engine::find_sink("FileStreamSink");
   BOOST_REQUIRE(plugin);
   return plugin->make_writer({{"name", "fs"}, {"connector.class", "FileStreamSink"}, {"file", file},
                               {"topics", "t"}},
                              "fs", 0);
 }
 
-void write_lines(runtime::pipeline::SinkWriter& writer, const std::vector<std::string>& values) {
+void write_lines(runtime::connector_api::SinkWriter& writer, const std::vector<std::string>& values) {
   RecordCodec codec(make_converter("StringConverter", {}, true), make_converter("StringConverter", {}, false));
   Batch raw;
   int64_t offset = 0;

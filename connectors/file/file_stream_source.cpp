@@ -82,7 +82,7 @@ FileStreamSourceTask::FileStreamSourceTask(const Config& config)
 
 FileStreamSourceTask::~FileStreamSourceTask() { close_file(); }
 
-void FileStreamSourceTask::start(const runtime::pipeline::OffsetMap& stored) {
+void FileStreamSourceTask::start(const runtime::connector_api::OffsetMap& stored) {
   if (path_.empty()) {
     fd_ = STDIN_FILENO; // standard input has no offsets, as in Kafka Connect
     return;
@@ -184,7 +184,7 @@ void FileStreamSourceTask::check_rotation() {
   }
 }
 
-FileStreamSourceTask::Status FileStreamSourceTask::poll(runtime::pipeline::SourceRecords& out) {
+FileStreamSourceTask::Status FileStreamSourceTask::poll(runtime::connector_api::SourceRecords& out) {
   if (fd_ < 0 && !open_file())
     return Status::idle;
   bool full = false;

@@ -26,17 +26,17 @@ namespace weir::connectors::file {
 /// Declares `file` (empty: standard input), `topic`, `batch.size`.
 void define_file_stream_source(ConfigDef& def);
 
-class FileStreamSourceTask : public runtime::pipeline::SourceTask {
+class FileStreamSourceTask : public runtime::connector_api::SourceTask {
 public:
   explicit FileStreamSourceTask(const Config& config);
   ~FileStreamSourceTask() override;
   FileStreamSourceTask(const FileStreamSourceTask&) = delete;
   FileStreamSourceTask& operator=(const FileStreamSourceTask&) = delete;
 
-  void start(const runtime::pipeline::OffsetMap& stored) override;
-  Status poll(runtime::pipeline::SourceRecords& out) override;
-  runtime::pipeline::Form value_form() const noexcept override {
-    return runtime::pipeline::Form::String;
+  void start(const runtime::connector_api::OffsetMap& stored) override;
+  Status poll(runtime::connector_api::SourceRecords& out) override;
+  runtime::connector_api::Form value_form() const noexcept override {
+    return runtime::connector_api::Form::String;
   }
   std::string_view kind() const noexcept override { return "file"; }
 

@@ -8,7 +8,8 @@
 #include "engine/connector_registry.hpp"
 
 using namespace weir;
-using namespace weir::runtime::pipeline;
+using namespace weir::engine::pipeline;
+using namespace weir::runtime::connector_api;
 using weir::connectors::file::FileStreamSourceTask;
 
 namespace {
@@ -24,7 +25,7 @@ struct TempFile {
 };
 
 std::unique_ptr<SourceTask> task_for(const std::string& file, const std::string& batch = "2000") {
-  const auto* plugin = connectors::find_source("FileStreamSource");
+  const auto* plugin = engine::find_source("FileStreamSource");
   BOOST_REQUIRE(plugin);
   return plugin->make_task({{"name", "fs"},
                             {"connector.class", "FileStreamSource"},
@@ -143,7 +144,7 @@ BOOST_AUTO_TEST_CASE(a_missing_file_is_waited_for_an_unreadable_one_fails) {
 }
 
 BOOST_AUTO_TEST_CASE(config_is_checked) {
-  const auto* plugin = connectors::find_source("org.apache.kafka.connect.file.FileStreamSourceConnector");
+  const auto* plugin = engine::find_source("org.apache.kafka.connect.file.FileStreamSourceConnector");
   BOOST_REQUIRE(plugin);
   auto issues = plugin->validate({{"file", "/tmp/x"}, {"topic", "a,b"}});
   BOOST_REQUIRE(issues.size() == 1u);

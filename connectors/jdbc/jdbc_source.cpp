@@ -327,7 +327,7 @@ JdbcSourceTask::~JdbcSourceTask() {
   sqlite3_close(db_);
 }
 
-void JdbcSourceTask::start(const runtime::pipeline::OffsetMap& stored) {
+void JdbcSourceTask::start(const runtime::connector_api::OffsetMap& stored) {
   db_ = open_database(path_);
   for (const auto& name : table_names_) {
     auto t = std::make_unique<Table>();
@@ -399,7 +399,7 @@ void JdbcSourceTask::prepare(Table& t) {
   t.query = prepare_sql(db_, sql, "querying table " + t.name);
 }
 
-bool JdbcSourceTask::step_rows(Table& t, runtime::pipeline::SourceRecords& out) {
+bool JdbcSourceTask::step_rows(Table& t, runtime::connector_api::SourceRecords& out) {
   sqlite3_stmt* q = t.query.get();
   const int columns = static_cast<int>(t.columns.size());
   bool stepped = false;
@@ -462,7 +462,7 @@ bool JdbcSourceTask::step_rows(Table& t, runtime::pipeline::SourceRecords& out) 
   return stepped;
 }
 
-JdbcSourceTask::Status JdbcSourceTask::poll(runtime::pipeline::SourceRecords& out) {
+JdbcSourceTask::Status JdbcSourceTask::poll(runtime::connector_api::SourceRecords& out) {
   auto now = Clock::now();
   for (auto& t : tables_) {
     if (out.size() >= batch_max_rows_)

@@ -73,17 +73,17 @@ SourceOffset read_offset(SourceMode mode, std::string_view text, const std::stri
 std::string table_partition(const std::string& table);
 std::string query_partition();
 
-class JdbcSourceTask : public runtime::pipeline::SourceTask {
+class JdbcSourceTask : public runtime::connector_api::SourceTask {
 public:
   explicit JdbcSourceTask(const Config& config);
   ~JdbcSourceTask() override;
   JdbcSourceTask(const JdbcSourceTask&) = delete;
   JdbcSourceTask& operator=(const JdbcSourceTask&) = delete;
 
-  void start(const runtime::pipeline::OffsetMap& stored) override;
-  Status poll(runtime::pipeline::SourceRecords& out) override;
-  runtime::pipeline::Form value_form() const noexcept override {
-    return runtime::pipeline::Form::Custom;
+  void start(const runtime::connector_api::OffsetMap& stored) override;
+  Status poll(runtime::connector_api::SourceRecords& out) override;
+  runtime::connector_api::Form value_form() const noexcept override {
+    return runtime::connector_api::Form::Custom;
   }
   void decode(runtime::data::DecodedBatch& batch, uint32_t index) override;
   std::string_view kind() const noexcept override { return "jdbc"; }
@@ -95,7 +95,7 @@ private:
   using Mode = SourceMode;
 
   void prepare(Table& t);
-  bool step_rows(Table& t, runtime::pipeline::SourceRecords& out);
+  bool step_rows(Table& t, runtime::connector_api::SourceRecords& out);
 
   std::string path_;
   Mode mode_;

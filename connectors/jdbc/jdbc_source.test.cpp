@@ -11,7 +11,8 @@
 #include "runtime/convert/json_converter.hpp"
 
 using namespace weir;
-using namespace weir::runtime::pipeline;
+using namespace weir::engine::pipeline;
+using namespace weir::runtime::connector_api;
 
 namespace {
 
@@ -50,8 +51,8 @@ struct Db {
   }
 };
 
-const connectors::SourcePlugin& plugin() {
-  const auto* p = connectors::find_source("io.confluent.connect.jdbc.JdbcSourceConnector");
+const engine::SourcePlugin& plugin() {
+  const auto* p = engine::find_source("io.confluent.connect.jdbc.JdbcSourceConnector");
   BOOST_REQUIRE(p);
   return *p;
 }

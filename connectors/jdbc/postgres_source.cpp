@@ -290,7 +290,7 @@ struct PostgresSourceTask::Impl {
     return {};
   }
 
-  void add_table(std::unique_ptr<Table> t, const runtime::pipeline::OffsetMap& stored) {
+  void add_table(std::unique_ptr<Table> t, const runtime::connector_api::OffsetMap& stored) {
     auto described = conn->describe(t->base_sql, "reading " + t->what);
     t->shape = make_shape(described.get(), t->what, t->schema_name);
     const auto& shape = *shapes[t->shape];
@@ -334,7 +334,7 @@ struct PostgresSourceTask::Impl {
     queue.push_back(std::move(t));
   }
 
-  void start(const runtime::pipeline::OffsetMap& stored) {
+  void start(const runtime::connector_api::OffsetMap& stored) {
     conn = std::make_unique<Connection>(config);
     auto database = conn->database();
     if (!query.empty()) {
@@ -417,7 +417,7 @@ struct PostgresSourceTask::Impl {
     return t.shape;
   }
 
-  Status poll(runtime::pipeline::SourceRecords& out) {
+  Status poll(runtime::connector_api::SourceRecords& out) {
     if (!reading) {
       auto now = Clock::now();
       auto due = std::find_if(queue.begin(), queue.end(), [&](const auto& t) { return t->next_query <= now; });
@@ -562,8 +562,8 @@ std::vector<std::string> select_postgres_tables(const Config& config) {
 PostgresSourceTask::PostgresSourceTask(const Config& config) : impl_(std::make_unique<Impl>(config)) {}
 PostgresSourceTask::~PostgresSourceTask() = default;
 
-void PostgresSourceTask::start(const runtime::pipeline::OffsetMap& stored) { impl_->start(stored); }
-PostgresSourceTask::Status PostgresSourceTask::poll(runtime::pipeline::SourceRecords& out) { return impl_->poll(out); }
+void PostgresSourceTask::start(const runtime::connector_api::OffsetMap& stored) { impl_->start(stored); }
+PostgresSourceTask::Status PostgresSourceTask::poll(runtime::connector_api::SourceRecords& out) { return impl_->poll(out); }
 void PostgresSourceTask::decode(DecodedBatch& batch, uint32_t index) { impl_->decode(batch, index); }
 std::string PostgresSourceTask::idle_reason() const { return impl_->idle_reason; }
 

@@ -45,17 +45,17 @@ namespace weir::connectors::jdbc {
 /// server or a whitelisted table that is absent.
 std::vector<std::string> select_postgres_tables(const Config& config);
 
-class PostgresSourceTask : public runtime::pipeline::SourceTask {
+class PostgresSourceTask : public runtime::connector_api::SourceTask {
 public:
   explicit PostgresSourceTask(const Config& config);
   ~PostgresSourceTask() override;
   PostgresSourceTask(const PostgresSourceTask&) = delete;
   PostgresSourceTask& operator=(const PostgresSourceTask&) = delete;
 
-  void start(const runtime::pipeline::OffsetMap& stored) override;
-  Status poll(runtime::pipeline::SourceRecords& out) override;
-  runtime::pipeline::Form value_form() const noexcept override {
-    return runtime::pipeline::Form::Custom;
+  void start(const runtime::connector_api::OffsetMap& stored) override;
+  Status poll(runtime::connector_api::SourceRecords& out) override;
+  runtime::connector_api::Form value_form() const noexcept override {
+    return runtime::connector_api::Form::Custom;
   }
   void decode(runtime::data::DecodedBatch& batch, uint32_t index) override;
   std::string_view kind() const noexcept override { return "jdbc"; }

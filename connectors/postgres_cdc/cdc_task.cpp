@@ -256,7 +256,7 @@ void PostgresCdcTask::open_slot(bool want_snapshot) {
   }
 }
 
-void PostgresCdcTask::start(const runtime::pipeline::OffsetMap& stored) {
+void PostgresCdcTask::start(const runtime::connector_api::OffsetMap& stored) {
   sql_ = std::make_unique<PgConnection>(cfg_.keywords(false));
   auto level = sql_->exec("SHOW wal_level", "reading wal_level");
   if (level.text(0, 0) != "logical")
@@ -326,7 +326,7 @@ void PostgresCdcTask::start(const runtime::pipeline::OffsetMap& stored) {
   }
 }
 
-void PostgresCdcTask::add_event(runtime::pipeline::SourceRecords& out, char op, uint32_t table,
+void PostgresCdcTask::add_event(runtime::connector_api::SourceRecords& out, char op, uint32_t table,
                                 uint64_t lsn, const Tuple* before, const Tuple* after,
                                 const Tuple& key_row, std::string_view snapshot) {
   const auto& t = *versions_[table];
@@ -355,7 +355,7 @@ void PostgresCdcTask::add_event(runtime::pipeline::SourceRecords& out, char op, 
     out.add(t.topic, key, std::nullopt);
 }
 
-PostgresCdcTask::Status PostgresCdcTask::poll_snapshot(runtime::pipeline::SourceRecords& out) {
+PostgresCdcTask::Status PostgresCdcTask::poll_snapshot(runtime::connector_api::SourceRecords& out) {
   auto& s = *snapshot_;
   // Snapshot rows carry the slot's position, as Debezium's do; the batch with the
   // last row records the snapshot as done, so a restart after it streams at once.
@@ -425,7 +425,7 @@ std::string PostgresCdcTask::offset_text() const {
          + ",\"ts_usec\":" + std::to_string(commit_us_) + "}";
 }
 
-bool PostgresCdcTask::handle(std::string_view payload, uint64_t lsn, runtime::pipeline::SourceRecords& out) {
+bool PostgresCdcTask::handle(std::string_view payload, uint64_t lsn, runtime::connector_api::SourceRecords& out) {
   auto message = decode_message(payload);
   auto captured = [&](uint32_t oid) -> std::optional<uint32_t> {
     auto it = current_.find(oid);
@@ -506,7 +506,7 @@ void PostgresCdcTask::send_status(bool force) {
   last_status_ = now;
 }
 
-PostgresCdcTask::Status PostgresCdcTask::poll_stream(runtime::pipeline::SourceRecords& out) {
+PostgresCdcTask::Status PostgresCdcTask::poll_stream(runtime::connector_api::SourceRecords& out) {
   const auto until = Clock::now() + 50ms;
   bool progressed = false;
   if (!held_.empty()) {
@@ -556,13 +556,13 @@ PostgresCdcTask::Status PostgresCdcTask::poll_stream(runtime::pipeline::SourceRe
   return out.size() > 0 ? Status::ready : Status::idle;
 }
 
-PostgresCdcTask::Status PostgresCdcTask::poll(runtime::pipeline::SourceRecords& out) {
+PostgresCdcTask::Status PostgresCdcTask::poll(runtime::connector_api::SourceRecords& out) {
   if (snapshot_)
     return poll_snapshot(out);
   return poll_stream(out);
 }
 
-void PostgresCdcTask::commit(const runtime::pipeline::OffsetMap& committed) {
+void PostgresCdcTask::commit(const runtime::connector_api::OffsetMap& committed) {
   auto it = committed.find(partition_);
   if (it == committed.end())
     return;

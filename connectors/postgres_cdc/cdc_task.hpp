@@ -37,7 +37,7 @@
 
 namespace weir::connectors::postgres_cdc {
 
-class PostgresCdcTask : public runtime::pipeline::SourceTask {
+class PostgresCdcTask : public runtime::connector_api::SourceTask {
 public:
   PostgresCdcTask(const Config& config, std::string connector);
   /// Closes the stream; drops the slot when slot.drop.on.stop.
@@ -45,11 +45,11 @@ public:
   PostgresCdcTask(const PostgresCdcTask&) = delete;
   PostgresCdcTask& operator=(const PostgresCdcTask&) = delete;
 
-  void start(const runtime::pipeline::OffsetMap& stored) override;
-  Status poll(runtime::pipeline::SourceRecords& out) override;
-  void commit(const runtime::pipeline::OffsetMap& committed) override;
-  runtime::pipeline::Form key_form() const noexcept override { return runtime::pipeline::Form::Custom; }
-  runtime::pipeline::Form value_form() const noexcept override { return runtime::pipeline::Form::Custom; }
+  void start(const runtime::connector_api::OffsetMap& stored) override;
+  Status poll(runtime::connector_api::SourceRecords& out) override;
+  void commit(const runtime::connector_api::OffsetMap& committed) override;
+  runtime::connector_api::Form key_form() const noexcept override { return runtime::connector_api::Form::Custom; }
+  runtime::connector_api::Form value_form() const noexcept override { return runtime::connector_api::Form::Custom; }
   void decode(runtime::data::DecodedBatch& batch, uint32_t index) override;
   std::string_view kind() const noexcept override { return "postgres-cdc"; }
   /// The slot's lag: the server's WAL end minus the position confirmed to it.
@@ -67,11 +67,11 @@ private:
   /// when empty) and the catalog describe it; returns its index in versions_.
   uint32_t load_table(uint32_t oid, const std::string& schema, const std::string& table,
                       const std::vector<RelationColumn>& columns);
-  Status poll_snapshot(runtime::pipeline::SourceRecords& out);
-  Status poll_stream(runtime::pipeline::SourceRecords& out);
+  Status poll_snapshot(runtime::connector_api::SourceRecords& out);
+  Status poll_stream(runtime::connector_api::SourceRecords& out);
   /// Handles one XLogData payload; false when its records did not fit `out`.
-  bool handle(std::string_view message, uint64_t lsn, runtime::pipeline::SourceRecords& out);
-  void add_event(runtime::pipeline::SourceRecords& out, char op, uint32_t table, uint64_t lsn,
+  bool handle(std::string_view message, uint64_t lsn, runtime::connector_api::SourceRecords& out);
+  void add_event(runtime::connector_api::SourceRecords& out, char op, uint32_t table, uint64_t lsn,
                  const Tuple* before, const Tuple* after, const Tuple& key_row,
                  std::string_view snapshot = "f");
   void send_status(bool force);

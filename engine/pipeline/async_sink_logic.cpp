@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 /// Where completions wait for the owner's thread; shared with the writer's
 /// callbacks, which may outlive this logic (they then store into nothing read).
@@ -102,4 +102,4 @@ std::optional<AsyncSinkLogic::Acked> AsyncSinkLogic::pop_acked() {
   return a;
 }
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

@@ -22,8 +22,9 @@
 #include "engine/pipeline/error_policy.hpp"
 #include "runtime/connector_api/sink_writer.hpp"
 #include "runtime/stage_logic.hpp"
+#include "engine/runtime_names.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 class AsyncSinkLogic {
 public:
@@ -89,4 +90,4 @@ private:
   size_t writing_ = 0;
 };
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

@@ -3,7 +3,8 @@
 #include <boost/test/unit_test.hpp>
 
 using namespace weir;
-using namespace weir::runtime::pipeline;
+using namespace weir::engine::pipeline;
+using namespace weir::runtime::connector_api;
 
 namespace {
 

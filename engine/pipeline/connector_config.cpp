@@ -4,7 +4,7 @@
 #include "engine/pipeline/error_policy.hpp"
 #include "transforms/chain.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 namespace {
 
@@ -81,4 +81,4 @@ SinkConnectorSettings parse_sink_settings(const std::map<std::string, std::strin
   return s;
 }
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

@@ -10,8 +10,9 @@
 #include <vector>
 
 #include "weir/config.hpp"
+#include "engine/runtime_names.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 /// The common sink connector keys.
 const ConfigDef& sink_connector_def();
@@ -36,4 +37,4 @@ struct SinkConnectorSettings {
 SinkConnectorSettings parse_sink_settings(const std::map<std::string, std::string>& raw,
                                           const ConfigDef& plugin);
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

@@ -9,7 +9,7 @@
 #include "runtime/kafka/admin.hpp"
 #include "runtime/kafka/producer.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 namespace {
 
@@ -160,4 +160,4 @@ std::chrono::milliseconds RetryBackoff::next_or_fail(std::string_view what, cons
   return std::exchange(delay_, std::min(delay_ * 2, policy_.retry_delay_max()));
 }
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

@@ -18,12 +18,13 @@
 
 #include "runtime/data/decoded_batch.hpp"
 #include "weir/config.hpp"
+#include "engine/runtime_names.hpp"
 
 namespace weir::runtime::kafka {
 class Producer;
 }
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 /// A task failure: the message is what the task status shows as its `trace`.
 struct TaskFailure : std::runtime_error {
@@ -114,4 +115,4 @@ private:
   std::string dlq_error_;
 };
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

@@ -4,7 +4,7 @@
 #include <climits>
 #include <utility>
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 JoinGate::JoinGate(int32_t partitions, std::chrono::steady_clock::duration join_patience,
                    std::chrono::steady_clock::duration read_patience)
@@ -64,4 +64,4 @@ bool JoinGate::settled() const {
   return most - least <= 1 && (partitions_ <= 0 || total == partitions_);
 }
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

@@ -6,8 +6,9 @@
 #include <cstdint>
 #include <mutex>
 #include <vector>
+#include "engine/runtime_names.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 /// Shared by the consumers of the tasks a connector starts together (all of them,
 /// in one empty group). Two rules:
@@ -71,4 +72,4 @@ private:
   bool open_ = false;
 };
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

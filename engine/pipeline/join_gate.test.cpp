@@ -2,7 +2,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-using weir::runtime::pipeline::JoinGate;
+using weir::engine::pipeline::JoinGate;
 using namespace std::chrono_literals;
 
 BOOST_AUTO_TEST_SUITE(join_gate)

@@ -4,7 +4,7 @@
 
 #include "transforms/chain.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 ConvertingReader::ConvertingReader(std::shared_ptr<TopicReader> kafka, convert::RecordCodec codec,
                                std::shared_ptr<ErrorPolicy> policy)
@@ -51,4 +51,4 @@ void SinkWriterLogic::process(data::DecodedBatch& batch) {
   policy_->dead_letter(batch);
 }
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

@@ -17,12 +17,13 @@
 #include "engine/pipeline/topic_reader.hpp"
 #include "runtime/connector_api/sink_writer.hpp"
 #include "runtime/stage_logic.hpp"
+#include "engine/runtime_names.hpp"
 
 namespace weir::transforms {
 class TransformStage;
 }
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 /// The consumer and the converters: raw records in, decoded batches out.
 class ConvertingReader : public DecodedFeed {
@@ -82,4 +83,4 @@ private:
   std::shared_ptr<ErrorPolicy> policy_;
 };
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

@@ -3,7 +3,7 @@
 #include "engine/pipeline/connector_config.hpp"
 #include "engine/pipeline/topic_creation.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 namespace {
 
@@ -184,4 +184,4 @@ kafka::Properties task_client_props(const StringMap& connector, const StringMap&
   return p;
 }
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

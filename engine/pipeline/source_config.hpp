@@ -19,8 +19,9 @@
 #include "runtime/convert/converter.hpp"
 #include "runtime/kafka/client_config.hpp"
 #include "weir/config.hpp"
+#include "engine/runtime_names.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 using StringMap = std::map<std::string, std::string>;
 
@@ -72,4 +73,4 @@ bool stage_timing_enabled(const StringMap& worker);
 kafka::Properties task_client_props(const StringMap& connector, const StringMap& worker,
                                     const std::string& kind);
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

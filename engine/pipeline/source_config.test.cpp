@@ -7,8 +7,8 @@
 #include <string_view>
 
 using namespace weir::runtime;
-using weir::runtime::pipeline::StringMap;
-using weir::runtime::pipeline::task_client_props;
+using weir::engine::pipeline::StringMap;
+using weir::engine::pipeline::task_client_props;
 
 namespace {
 

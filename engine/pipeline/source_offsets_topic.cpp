@@ -6,7 +6,7 @@
 #include "runtime/convert/json_text.hpp"
 #include "runtime/kafka/admin.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 namespace {
 
@@ -95,4 +95,4 @@ OffsetMap read_offsets_topic(const kafka::Properties& props, const std::string& 
   return out;
 }
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

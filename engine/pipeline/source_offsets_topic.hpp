@@ -13,8 +13,9 @@
 
 #include "runtime/kafka/client_config.hpp"
 #include "runtime/connector_api/source_task.hpp"
+#include "engine/runtime_names.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 /// `["connector",partition]`: Kafka Connect's offset key.
 std::string offset_record_key(std::string_view connector, std::string_view partition);
@@ -30,4 +31,4 @@ OffsetMap read_offsets_topic(const kafka::Properties& props, const std::string& 
                              std::string_view connector,
                              std::chrono::milliseconds timeout = std::chrono::seconds{30});
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

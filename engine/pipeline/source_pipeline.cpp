@@ -3,7 +3,7 @@
 #include "runtime/convert/json_fast_decode.hpp"
 #include "runtime/data/errors.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 namespace {
 
@@ -12,7 +12,7 @@ constexpr std::string_view poll_class = "org.apache.kafka.connect.runtime.Worker
 
 } // namespace
 
-SourcePoller::SourcePoller(std::unique_ptr<SourceTask> task, std::shared_ptr<SourceOffsets> offsets,
+SourcePoller::SourcePoller(std::unique_ptr<connector_api::SourceTask> task, std::shared_ptr<SourceOffsets> offsets,
                            std::shared_ptr<ErrorPolicy> policy, size_t max_records)
   : task_(std::move(task)), offsets_(std::move(offsets)), policy_(std::move(policy)),
     json_(std::make_unique<convert::FastJsonDecoder>()), max_records_(max_records) {}
@@ -87,4 +87,4 @@ void SourceEncoder::encode(data::DecodedBatch& in, Batch& out) {
   policy_->check(in, seen);
 }
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

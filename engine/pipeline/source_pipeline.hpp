@@ -16,17 +16,18 @@
 #include "engine/pipeline/error_policy.hpp"
 #include "runtime/connector_api/source_task.hpp"
 #include "engine/pipeline/topic_creation.hpp"
+#include "engine/runtime_names.hpp"
 
 namespace weir::runtime::convert {
 class FastJsonDecoder;
 }
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 class SourcePoller : public DecodedFeed {
 public:
   /// `task` must be started already. `max_records` bounds one batch.
-  SourcePoller(std::unique_ptr<SourceTask> task, std::shared_ptr<SourceOffsets> offsets,
+  SourcePoller(std::unique_ptr<connector_api::SourceTask> task, std::shared_ptr<SourceOffsets> offsets,
                std::shared_ptr<ErrorPolicy> policy, size_t max_records = 4096);
   ~SourcePoller() override;
 
@@ -35,12 +36,12 @@ public:
   int64_t source_lag_bytes() const override { return task_->lag_bytes(); }
   std::string idle_reason() const override { return task_->idle_reason(); }
 
-  SourceTask& task() noexcept { return *task_; }
+  connector_api::SourceTask& task() noexcept { return *task_; }
 
 private:
   void decode(data::DecodedBatch& out);
 
-  std::unique_ptr<SourceTask> task_;
+  std::unique_ptr<connector_api::SourceTask> task_;
   std::shared_ptr<SourceOffsets> offsets_;
   std::shared_ptr<ErrorPolicy> policy_;
   std::unique_ptr<convert::FastJsonDecoder> json_;
@@ -71,4 +72,4 @@ private:
   std::unique_ptr<TopicCreator> topics_;
 };
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

@@ -8,7 +8,8 @@
 #include "engine/pipeline/source_pipeline.hpp"
 
 using namespace weir;
-using namespace weir::runtime::pipeline;
+using namespace weir::engine::pipeline;
+using namespace weir::runtime::connector_api;
 
 BOOST_AUTO_TEST_SUITE(source_offsets)
 

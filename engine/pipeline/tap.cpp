@@ -2,7 +2,7 @@
 
 #include "runtime/convert/json_text.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 TapRenderer::TapRenderer()
     : json_(convert::make_converter("org.apache.kafka.connect.json.JsonConverter",
@@ -50,4 +50,4 @@ std::vector<std::string> TapRenderer::render(const data::DecodedBatch& batch, si
   return lines;
 }
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

@@ -11,8 +11,9 @@
 
 #include "runtime/convert/converter.hpp"
 #include "runtime/data/decoded_batch.hpp"
+#include "engine/runtime_names.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 class TapRenderer {
 public:
@@ -26,4 +27,4 @@ private:
   std::unique_ptr<convert::Converter> json_;
 };
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

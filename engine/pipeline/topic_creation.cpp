@@ -5,7 +5,7 @@
 #include "runtime/config/convert.hpp"
 #include "weir/config.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 namespace {
 
@@ -138,4 +138,4 @@ void TopicCreator::ensure(const data::DecodedBatch& batch) {
   }
 }
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

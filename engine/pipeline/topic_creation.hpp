@@ -25,8 +25,9 @@
 #include "runtime/kafka/admin.hpp"
 #include "weir/config.hpp"
 #include "transforms/java_regex.hpp"
+#include "engine/runtime_names.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 /// One `topic.creation` group.
 struct TopicCreationGroup {
@@ -76,4 +77,4 @@ private:
   std::unordered_set<std::string> known_;
 };
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

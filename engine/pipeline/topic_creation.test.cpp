@@ -5,7 +5,7 @@
 #include "weir/config.hpp"
 
 using weir::ConfigError;
-using weir::runtime::pipeline::TopicCreation;
+using weir::engine::pipeline::TopicCreation;
 
 namespace {
 

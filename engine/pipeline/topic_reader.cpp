@@ -4,7 +4,7 @@
 
 #include <spdlog/spdlog.h>
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 namespace {
 
@@ -227,4 +227,4 @@ void TopicReader::commit_due() {
   }
 }
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

@@ -12,8 +12,9 @@
 #include "runtime/kafka/consumer.hpp"
 #include "engine/pipeline/join_gate.hpp"
 #include "runtime/stage_logic.hpp"
+#include "engine/runtime_names.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::engine::pipeline {
 
 class TopicReader : public BatchFeed {
 public:
@@ -105,4 +106,4 @@ private:
   metrics::LatencyHistogram poll_to_ack_;
 };
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::engine::pipeline

@@ -12,7 +12,7 @@
 #include "transforms/plugin_components.hpp"
 #include "transforms/transform_registry.hpp"
 
-namespace weir::plugins {
+namespace weir::engine::plugins {
 
 namespace {
 
@@ -318,4 +318,4 @@ const std::deque<LoadedSink>& loaded_sinks() { return sinks(); }
 
 const std::deque<LoadedSource>& loaded_sources() { return sources(); }
 
-} // namespace weir::plugins
+} // namespace weir::engine::plugins

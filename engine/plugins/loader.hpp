@@ -14,8 +14,9 @@
 
 #include "weir/config.hpp"
 #include "weir/plugin.hpp"
+#include "engine/runtime_names.hpp"
 
-namespace weir::plugins {
+namespace weir::engine::plugins {
 
 /// A plugin (or a plugin.path directory) that weir refuses, naming the file.
 class PluginError : public std::runtime_error {
@@ -61,4 +62,4 @@ const std::deque<LoadedSink>& loaded_sinks();
 /// Every source registered so far, in load order; same rules.
 const std::deque<LoadedSource>& loaded_sources();
 
-} // namespace weir::plugins
+} // namespace weir::engine::plugins

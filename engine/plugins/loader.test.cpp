@@ -32,7 +32,7 @@ std::string env_path(const char* name) {
 std::string error_of(const std::function<void()>& f) {
   try {
     f();
-  } catch (const weir::plugins::PluginError& e) {
+  } catch (const weir::engine::plugins::PluginError& e) {
     return e.what();
   }
   BOOST_FAIL("no PluginError was thrown");
@@ -60,7 +60,7 @@ BOOST_AUTO_TEST_SUITE(plugin_loader)
 
 BOOST_AUTO_TEST_CASE(another_sdk_version_is_refused_naming_both_versions) {
   auto path = env_path("WEIR_FUTURE_SDK_SINK");
-  auto message = error_of([&] { weir::plugins::load_plugin(path); });
+  auto message = error_of([&] { weir::engine::plugins::load_plugin(path); });
   BOOST_TEST_MESSAGE(message);
   auto theirs = "SDK version " + std::to_string(WEIR_SDK_VERSION + 1);
   auto ours = "SDK version " + std::to_string(WEIR_SDK_VERSION);
@@ -73,7 +73,7 @@ BOOST_AUTO_TEST_CASE(another_sdk_version_is_refused_naming_both_versions) {
 BOOST_AUTO_TEST_CASE(a_source_plugin_of_another_sdk_version_is_refused_before_it_registers) {
   // Its registration would clash with the built-in FileStreamSource.
   auto path = env_path("WEIR_FUTURE_SDK_SOURCE");
-  auto message = error_of([&] { weir::plugins::load_plugin(path); });
+  auto message = error_of([&] { weir::engine::plugins::load_plugin(path); });
   BOOST_TEST_MESSAGE(message);
   BOOST_TEST(contains(message, path), message);
   BOOST_TEST(contains(message, "built against weir SDK version " + std::to_string(WEIR_SDK_VERSION + 1)), message);
@@ -83,7 +83,7 @@ BOOST_AUTO_TEST_CASE(a_source_plugin_of_another_sdk_version_is_refused_before_it
 
 BOOST_AUTO_TEST_CASE(a_library_without_entry_points_is_refused_naming_the_symbol_and_file) {
   auto path = env_path("WEIR_NO_ENTRY_POINT");
-  auto message = error_of([&] { weir::plugins::load_plugin(path); });
+  auto message = error_of([&] { weir::engine::plugins::load_plugin(path); });
   BOOST_TEST_MESSAGE(message);
   BOOST_TEST(contains(message, path), message);
   BOOST_TEST(contains(message, "no symbol weir_plugin_sdk_version"), message);
@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(a_file_that_is_no_library_is_named) {
   TempDir dir;
   auto fake = dir.path / "broken.so";
   std::ofstream(fake) << "not an ELF file\n";
-  auto message = error_of([&] { connectors::load_plugins({dir.path.string()}); });
+  auto message = error_of([&] { engine::load_plugins({dir.path.string()}); });
   BOOST_TEST_MESSAGE(message);
   BOOST_TEST(contains(message, "cannot load plugin " + fake.string()), message);
 }
@@ -112,7 +112,7 @@ BOOST_AUTO_TEST_CASE(a_missing_directory_or_a_file_in_plugin_path_is_skipped_wit
   size_t loaded = 99;
   std::string error;
   try {
-    loaded = connectors::load_plugins({missing, file.string(), dir.path.string()});
+    loaded = engine::load_plugins({missing, file.string(), dir.path.string()});
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -129,16 +129,16 @@ BOOST_AUTO_TEST_CASE(a_loaded_sink_is_listed_and_found_like_a_built_in) {
   std::filesystem::create_directories(dir.path / "throwing");
   std::filesystem::copy_file(env_path("WEIR_THROWING_SINK"), dir.path / "throwing" / "libthrowing.so");
   std::ofstream(dir.path / "README.txt") << "not a plugin: ignored\n";
-  auto before = connectors::sink_plugins().size();
-  BOOST_TEST(connectors::load_plugins({dir.path.string()}) == 1u);
-  BOOST_TEST(connectors::sink_plugins().size() == before + 1);
+  auto before = engine::sink_plugins().size();
+  BOOST_TEST(engine::load_plugins({dir.path.string()}) == 1u);
+  BOOST_TEST(engine::sink_plugins().size() == before + 1);
 
-  const auto* by_class = connectors::find_sink("org.weir.test.ThrowingSinkConnector");
-  const auto* by_alias = connectors::find_sink("ThrowingSink");
+  const auto* by_class = engine::find_sink("org.weir.test.ThrowingSinkConnector");
+  const auto* by_alias = engine::find_sink("ThrowingSink");
   BOOST_REQUIRE(by_class);
   BOOST_TEST(by_class == by_alias);
   BOOST_TEST(by_class->version == "0.0.1-test");
-  BOOST_TEST(connectors::find_sink("FileStreamSink") != nullptr); // built-ins still there
+  BOOST_TEST(engine::find_sink("FileStreamSink") != nullptr); // built-ins still there
   BOOST_TEST(by_class->definition().find("throw.on") != nullptr);
 
   // Its config is validated like a built-in's: a missing key and a bad value are named.
@@ -154,15 +154,15 @@ BOOST_AUTO_TEST_CASE(a_loaded_sink_is_listed_and_found_like_a_built_in) {
   // naming the plugin that has it.
   TempDir again;
   std::filesystem::copy_file(env_path("WEIR_THROWING_SINK"), again.path / "libcopy.so");
-  auto message = error_of([&] { connectors::load_plugins({again.path.string()}); });
+  auto message = error_of([&] { engine::load_plugins({again.path.string()}); });
   BOOST_TEST_MESSAGE(message);
   BOOST_TEST(contains(message, "registered already"), message);
   BOOST_TEST(contains(message, "throwing/libthrowing.so"), message);
-  BOOST_TEST(connectors::sink_plugins().size() == before + 1);
+  BOOST_TEST(engine::sink_plugins().size() == before + 1);
 }
 
 BOOST_AUTO_TEST_CASE(the_adapter_puts_json_text_and_maps_rejected_records_to_record_errors) {
-  const auto* sink = connectors::find_sink("ThrowingSink");
+  const auto* sink = engine::find_sink("ThrowingSink");
   BOOST_REQUIRE_MESSAGE(sink, "the previous case loads the plugin");
   TempDir dir;
   auto out = (dir.path / "out.txt").string();
@@ -194,7 +194,7 @@ BOOST_AUTO_TEST_CASE(the_adapter_puts_json_text_and_maps_rejected_records_to_rec
 
   // A throw from put() reaches the pipeline as a std::exception with its message,
   // and so does one that is not a std::exception, naming the sink.
-  auto failure = [&](runtime::pipeline::SinkWriter& w, int64_t offset) -> std::string {
+  auto failure = [&](runtime::connector_api::SinkWriter& w, int64_t offset) -> std::string {
     Batch poison;
     poison.append("t", 1, offset, 1000, "k", R"("poison")");
     auto poisoned = codec.decode(std::move(poison));

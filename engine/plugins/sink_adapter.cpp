@@ -8,7 +8,7 @@
 #include "runtime/data/errors.hpp"
 #include "engine/pipeline/connector_config.hpp"
 
-namespace weir::plugins {
+namespace weir::engine::plugins {
 
 namespace {
 
@@ -134,7 +134,7 @@ PreparedBatch::PreparedBatch(const runtime::data::DecodedBatch& batch, SinkInput
   records_ = SinkBatch{std::move(records)};
 }
 
-std::unique_ptr<runtime::pipeline::SinkWriter> make_sink_writer(
+std::unique_ptr<runtime::connector_api::SinkWriter> make_sink_writer(
     const LoadedSink& sink, const std::map<std::string, std::string>& config,
     const std::string& connector, int task) {
   if (sink.descriptor.make_async)
@@ -145,7 +145,7 @@ std::unique_ptr<runtime::pipeline::SinkWriter> make_sink_writer(
 SinkAdapter::SinkAdapter(const LoadedSink& sink, const std::map<std::string, std::string>& config,
                          const std::string& connector, int task)
   : plugin_(sink), json_(schemaless()) {
-  auto parsed = plugin_.definition.parse(config, runtime::pipeline::plugin_passthrough());
+  auto parsed = plugin_.definition.parse(config, engine::pipeline::plugin_passthrough());
   sink_ = open_sink<Sink>(plugin_, plugin_.descriptor.make, parsed, connector, task);
 }
 
@@ -178,14 +178,14 @@ namespace {
 struct Start {
   const LoadedSink* plugin;
   std::unique_ptr<PreparedBatch> prepared;
-  std::function<void(runtime::pipeline::WriteOutcome)> done;
+  std::function<void(runtime::connector_api::WriteOutcome)> done;
   std::mutex sync;
   bool in_put = true;
   bool delivered = false;
-  std::optional<runtime::pipeline::WriteOutcome> held;
+  std::optional<runtime::connector_api::WriteOutcome> held;
 
-  runtime::pipeline::WriteOutcome translate(BatchOutcome o) const {
-    runtime::pipeline::WriteOutcome out;
+  runtime::connector_api::WriteOutcome translate(BatchOutcome o) const {
+    runtime::connector_api::WriteOutcome out;
     out.error = std::move(o.error);
     for (auto& f : o.failures) {
       auto i = prepared->decoded_index(f.index);
@@ -198,7 +198,7 @@ struct Start {
     return out;
   }
 
-  void deliver(runtime::pipeline::WriteOutcome out) {
+  void deliver(runtime::connector_api::WriteOutcome out) {
     {
       std::lock_guard lock{sync};
       if (std::exchange(delivered, true))
@@ -221,7 +221,7 @@ struct Start {
 
   /// put() returned (`thrown` empty) or threw.
   void after_put(const std::string& thrown) {
-    std::optional<runtime::pipeline::WriteOutcome> out;
+    std::optional<runtime::connector_api::WriteOutcome> out;
     {
       std::lock_guard lock{sync};
       in_put = false;
@@ -242,7 +242,7 @@ struct Start {
 AsyncSinkAdapter::AsyncSinkAdapter(const LoadedSink& sink, const std::map<std::string, std::string>& config,
                                    const std::string& connector, int task)
   : plugin_(sink), json_(schemaless()) {
-  auto parsed = plugin_.definition.parse(config, runtime::pipeline::plugin_passthrough());
+  auto parsed = plugin_.definition.parse(config, engine::pipeline::plugin_passthrough());
   max_in_flight_ = static_cast<uint32_t>(parsed.get_int(in_flight_key));
   sink_ = open_sink<AsyncSink>(plugin_, plugin_.descriptor.make_async, parsed, connector, task);
 }
@@ -250,7 +250,7 @@ AsyncSinkAdapter::AsyncSinkAdapter(const LoadedSink& sink, const std::map<std::s
 AsyncSinkAdapter::~AsyncSinkAdapter() { close_sink(plugin_, *sink_); }
 
 void AsyncSinkAdapter::start(const runtime::data::DecodedBatch& batch,
-                             std::function<void(runtime::pipeline::WriteOutcome)> done) {
+                             std::function<void(runtime::connector_api::WriteOutcome)> done) {
   auto state = std::make_shared<Start>();
   state->plugin = &plugin_;
   state->prepared = std::make_unique<PreparedBatch>(batch, plugin_.descriptor.input, json_);
@@ -268,9 +268,9 @@ void AsyncSinkAdapter::start(const runtime::data::DecodedBatch& batch,
 }
 
 void AsyncSinkAdapter::write(runtime::data::DecodedBatch& batch) {
-  auto result = std::make_shared<std::promise<runtime::pipeline::WriteOutcome>>();
+  auto result = std::make_shared<std::promise<runtime::connector_api::WriteOutcome>>();
   auto outcome = result->get_future();
-  start(batch, [result](runtime::pipeline::WriteOutcome o) { result->set_value(std::move(o)); });
+  start(batch, [result](runtime::connector_api::WriteOutcome o) { result->set_value(std::move(o)); });
   auto o = outcome.get();
   if (o.error)
     throw std::runtime_error(*o.error);
@@ -284,4 +284,4 @@ std::vector<runtime::kafka::TopicPartitionOffset> AsyncSinkAdapter::stored_offse
   return to_offsets(call(plugin_, "stored_offsets()", [&] { return sink_->stored_offsets(); }));
 }
 
-} // namespace weir::plugins
+} // namespace weir::engine::plugins

@@ -12,8 +12,9 @@
 #include "engine/pipeline/sink_pipeline.hpp"
 #include "engine/plugins/loader.hpp"
 #include "weir/sink.hpp"
+#include "engine/runtime_names.hpp"
 
-namespace weir::plugins {
+namespace weir::engine::plugins {
 
 /// A batch's live records as a plugin reads them: SinkRecords over the decoded
 /// records, with their JSON text only when the plugin registered SinkInput::JsonText.
@@ -41,11 +42,11 @@ private:
 
 /// Builds the writer for a plugin's sink: SinkAdapter or AsyncSinkAdapter. Throws
 /// ConfigError for bad keys, and what the plugin's open() throws.
-std::unique_ptr<runtime::pipeline::SinkWriter> make_sink_writer(
+std::unique_ptr<runtime::connector_api::SinkWriter> make_sink_writer(
     const LoadedSink& sink, const std::map<std::string, std::string>& config,
     const std::string& connector, int task);
 
-class SinkAdapter final : public runtime::pipeline::SinkWriter {
+class SinkAdapter final : public runtime::connector_api::SinkWriter {
 public:
   /// Makes the plugin's Sink and opens it with `config` parsed by the plugin's
   /// definition. Throws ConfigError for bad keys, and what open() throws.
@@ -67,7 +68,7 @@ private:
   runtime::convert::JsonConverter json_;
 };
 
-class AsyncSinkAdapter final : public runtime::pipeline::AsyncSinkWriter {
+class AsyncSinkAdapter final : public runtime::connector_api::AsyncSinkWriter {
 public:
   /// As SinkAdapter's; also reads max.in.flight.batches.
   AsyncSinkAdapter(const LoadedSink& sink, const std::map<std::string, std::string>& config,
@@ -79,7 +80,7 @@ public:
 
   uint32_t max_in_flight() const noexcept override { return max_in_flight_; }
   void start(const runtime::data::DecodedBatch& batch,
-             std::function<void(runtime::pipeline::WriteOutcome)> done) override;
+             std::function<void(runtime::connector_api::WriteOutcome)> done) override;
   std::string_view class_name() const noexcept override { return plugin_.descriptor.class_name; }
   /// Starts the batch and waits for it: a TaskPut record error per rejected record,
   /// an exception for a failed batch.
@@ -93,4 +94,4 @@ private:
   uint32_t max_in_flight_ = 1;
 };
 
-} // namespace weir::plugins
+} // namespace weir::engine::plugins

@@ -7,6 +7,7 @@
 #include "runtime/convert/converter.hpp"
 
 using namespace weir;
+namespace plugins = weir::engine::plugins;
 
 namespace {
 
@@ -94,13 +95,13 @@ BOOST_AUTO_TEST_CASE(a_values_sink_gets_values_and_no_text) {
 BOOST_AUTO_TEST_CASE(an_async_sinks_rejections_map_to_the_batchs_records) {
   auto plugin = sink(SinkInput::Values, true);
   auto writer = plugins::make_sink_writer(plugin, {}, "c", 0);
-  auto* async = dynamic_cast<runtime::pipeline::AsyncSinkWriter*>(writer.get());
+  auto* async = dynamic_cast<runtime::connector_api::AsyncSinkWriter*>(writer.get());
   BOOST_REQUIRE(async);
   BOOST_TEST(async->max_in_flight() == 4u);
   auto batch = decoded();
-  std::optional<runtime::pipeline::WriteOutcome> got;
+  std::optional<runtime::connector_api::WriteOutcome> got;
   then = Then::succeed_rejecting_second;
-  async->start(batch, [&](runtime::pipeline::WriteOutcome o) { got = std::move(o); });
+  async->start(batch, [&](runtime::connector_api::WriteOutcome o) { got = std::move(o); });
   BOOST_REQUIRE(got);
   BOOST_TEST(!got->error);
   BOOST_REQUIRE_EQUAL(got->failures.size(), 1u);
@@ -111,13 +112,13 @@ BOOST_AUTO_TEST_CASE(an_async_sinks_rejections_map_to_the_batchs_records) {
 BOOST_AUTO_TEST_CASE(a_throwing_put_or_a_dropped_handle_fails_the_batch_once) {
   auto plugin = sink(SinkInput::Values, true);
   auto writer = plugins::make_sink_writer(plugin, {}, "c", 0);
-  auto& async = dynamic_cast<runtime::pipeline::AsyncSinkWriter&>(*writer);
+  auto& async = dynamic_cast<runtime::connector_api::AsyncSinkWriter&>(*writer);
   auto batch = decoded();
   for (auto how : {Then::throw_, Then::drop}) {
     int calls = 0;
     std::string error;
     then = how;
-    async.start(batch, [&](runtime::pipeline::WriteOutcome o) {
+    async.start(batch, [&](runtime::connector_api::WriteOutcome o) {
       ++calls;
       error = o.error.value_or("");
     });

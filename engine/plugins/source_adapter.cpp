@@ -10,7 +10,7 @@
 #include "runtime/convert/json_text.hpp"
 #include "runtime/data/decoded_batch.hpp"
 
-namespace weir::plugins {
+namespace weir::engine::plugins {
 
 namespace {
 
@@ -55,7 +55,7 @@ bool same_value(const data::Value& a, const data::Value& b) noexcept {
   return a == b;
 }
 
-std::vector<SourceOffset> parse_offsets(const runtime::pipeline::OffsetMap& stored, data::Arena& arena) {
+std::vector<SourceOffset> parse_offsets(const runtime::connector_api::OffsetMap& stored, data::Arena& arena) {
   std::vector<SourceOffset> out;
   out.reserve(stored.size());
   for (const auto& [partition, offset] : stored)
@@ -112,7 +112,7 @@ bool same_source_map(const SourceMap& a, const SourceMap& b) noexcept {
 /// The stored offsets start() hands the plugin; their strings live in its arena.
 class SourceAdapter::Reader final : public OffsetReader {
 public:
-  explicit Reader(const runtime::pipeline::OffsetMap& stored) : offsets_(parse_offsets(stored, arena_)) {}
+  explicit Reader(const runtime::connector_api::OffsetMap& stored) : offsets_(parse_offsets(stored, arena_)) {}
 
   std::optional<SourceMap> offset(const SourceMap& partition) const override {
     for (const auto& o : offsets_)
@@ -131,7 +131,7 @@ private:
 /// raw batch (which is what the batch's credit counts), offsets as JSON.
 class SourceAdapter::Output final : public SourceOutput {
 public:
-  Output(SourceAdapter& adapter, runtime::pipeline::SourceRecords& out) : adapter_(adapter), out_(out) {}
+  Output(SourceAdapter& adapter, runtime::connector_api::SourceRecords& out) : adapter_(adapter), out_(out) {}
 
   data::Arena& arena() noexcept override { return *adapter_.arena_; }
   bool has_room() const noexcept override {
@@ -153,12 +153,12 @@ public:
 
 private:
   SourceAdapter& adapter_;
-  runtime::pipeline::SourceRecords& out_;
+  runtime::connector_api::SourceRecords& out_;
 };
 
 SourceAdapter::SourceAdapter(const LoadedSource& source, const std::map<std::string, std::string>& config,
                              const std::string& connector, int task)
-  : plugin_(source), config_(source.definition.parse(config, runtime::pipeline::source_plugin_passthrough())),
+  : plugin_(source), config_(source.definition.parse(config, engine::pipeline::source_plugin_passthrough())),
     context_{connector, task} {
   task_ = call(plugin_, "its task factory", [&] { return plugin_.descriptor.make_task(); });
   if (!task_)
@@ -176,13 +176,13 @@ SourceAdapter::~SourceAdapter() {
   }
 }
 
-void SourceAdapter::start(const runtime::pipeline::OffsetMap& stored) {
+void SourceAdapter::start(const runtime::connector_api::OffsetMap& stored) {
   stored_ = std::make_unique<Reader>(stored);
   call(plugin_, "start()", [&] { task_->start(config_, context_, *stored_); });
   started_ = true;
 }
 
-SourceAdapter::Status SourceAdapter::poll(runtime::pipeline::SourceRecords& out) {
+SourceAdapter::Status SourceAdapter::poll(runtime::connector_api::SourceRecords& out) {
   // A fresh arena per poll: the previous one belongs to a batch that another actor
   // may still be reading, and it is freed with that batch.
   arena_ = std::make_shared<data::Arena>();
@@ -226,7 +226,7 @@ void SourceAdapter::committed_batches(uint64_t count) {
   }
 }
 
-void SourceAdapter::commit(const runtime::pipeline::OffsetMap& committed) {
+void SourceAdapter::commit(const runtime::connector_api::OffsetMap& committed) {
   // Called from the poll loop: a failing acknowledgement must not fail the task,
   // as in Kafka Connect, where commit() exceptions are logged.
   try {
@@ -242,4 +242,4 @@ std::string SourceAdapter::idle_reason() const {
   return call(plugin_, "idle_reason()", [&] { return task_->idle_reason(); });
 }
 
-} // namespace weir::plugins
+} // namespace weir::engine::plugins

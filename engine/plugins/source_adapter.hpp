@@ -18,8 +18,9 @@
 #include "engine/plugins/loader.hpp"
 #include "runtime/connector_api/source_task.hpp"
 #include "weir/source.hpp"
+#include "engine/runtime_names.hpp"
 
-namespace weir::plugins {
+namespace weir::engine::plugins {
 
 /// `map` as canonical JSON text: keys sorted, values as Kafka Connect's JsonConverter
 /// writes them. Throws std::invalid_argument naming a key whose value is not a
@@ -34,7 +35,7 @@ SourceMap parse_source_map(std::string_view json, data::Arena& arena);
 /// any order (integers compared by value whatever their width).
 bool same_source_map(const SourceMap& a, const SourceMap& b) noexcept;
 
-class SourceAdapter final : public runtime::pipeline::SourceTask {
+class SourceAdapter final : public runtime::connector_api::SourceTask {
 public:
   /// Makes the plugin's task; `config` is parsed by the plugin's definition (throws
   /// ConfigError for a bad key).
@@ -45,13 +46,13 @@ public:
   SourceAdapter(const SourceAdapter&) = delete;
   SourceAdapter& operator=(const SourceAdapter&) = delete;
 
-  void start(const runtime::pipeline::OffsetMap& stored) override;
-  Status poll(runtime::pipeline::SourceRecords& out) override;
-  runtime::pipeline::Form key_form() const noexcept override { return runtime::pipeline::Form::Custom; }
-  runtime::pipeline::Form value_form() const noexcept override { return runtime::pipeline::Form::Custom; }
+  void start(const runtime::connector_api::OffsetMap& stored) override;
+  Status poll(runtime::connector_api::SourceRecords& out) override;
+  runtime::connector_api::Form key_form() const noexcept override { return runtime::connector_api::Form::Custom; }
+  runtime::connector_api::Form value_form() const noexcept override { return runtime::connector_api::Form::Custom; }
   void decode(runtime::data::DecodedBatch& batch, uint32_t index) override;
   void committed_batches(uint64_t count) override;
-  void commit(const runtime::pipeline::OffsetMap& committed) override;
+  void commit(const runtime::connector_api::OffsetMap& committed) override;
   std::string idle_reason() const override;
   std::string_view kind() const noexcept override { return "plugin"; }
 
@@ -71,4 +72,4 @@ private:
   uint64_t batches_committed_ = 0;
 };
 
-} // namespace weir::plugins
+} // namespace weir::engine::plugins

@@ -14,6 +14,7 @@
 #include "runtime/data/decoded_batch.hpp"
 
 using namespace weir;
+namespace plugins = weir::engine::plugins;
 using weir::data::Value;
 
 namespace {
@@ -90,10 +91,10 @@ plugins::LoadedSource test_source() {
   return {std::move(d), std::move(def), "test"};
 }
 
-std::shared_ptr<runtime::pipeline::ErrorPolicy> no_tolerance() {
+std::shared_ptr<engine::pipeline::ErrorPolicy> no_tolerance() {
   ConfigDef errors;
-  runtime::pipeline::ErrorPolicy::define(errors);
-  return std::make_shared<runtime::pipeline::ErrorPolicy>(errors.parse({}), "c", 0,
+  engine::pipeline::ErrorPolicy::define(errors);
+  return std::make_shared<engine::pipeline::ErrorPolicy>(errors.parse({}), "c", 0,
                                                           std::map<std::string, std::string>{});
 }
 
@@ -129,10 +130,10 @@ BOOST_AUTO_TEST_CASE(a_plugin_task_resumes_polls_values_and_hears_only_delivered
   task->start({{R"({"stream":"a"})", R"({"at":true,"n":5})"}});
   BOOST_TEST(heard.resumed_after.value_or(-1) == 5);
 
-  auto offsets = std::make_shared<runtime::pipeline::SourceOffsets>();
-  runtime::pipeline::SourcePoller poller(std::move(task), offsets, no_tolerance());
+  auto offsets = std::make_shared<runtime::connector_api::SourceOffsets>();
+  engine::pipeline::SourcePoller poller(std::move(task), offsets, no_tolerance());
   runtime::data::DecodedBatch batch;
-  BOOST_REQUIRE(poller.fill(batch, 1 << 20) == runtime::pipeline::SourcePoller::Status::ready);
+  BOOST_REQUIRE(poller.fill(batch, 1 << 20) == engine::pipeline::SourcePoller::Status::ready);
   BOOST_REQUIRE(batch.size() == 3u);
   BOOST_TEST(batch.errors().size() == 0u);
   const auto& r = batch[0];

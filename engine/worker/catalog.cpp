@@ -13,7 +13,7 @@
 #include "transforms/chain.hpp"
 #include "transforms/transform_registry.hpp"
 
-namespace weir::runtime::worker {
+namespace weir::engine::worker {
 
 namespace {
 
@@ -128,8 +128,8 @@ namespace {
 
 ConnectorPlan plan_resolved(ConnectorPlan plan, const StringMap& worker) {
   auto cls = class_of(plan.config);
-  plan.sink = connectors::find_sink(cls);
-  plan.source = plan.sink ? nullptr : connectors::find_source(cls);
+  plan.sink = engine::find_sink(cls);
+  plan.source = plan.sink ? nullptr : engine::find_source(cls);
   if (plan.sink || plan.source) {
     const ConfigDef& common = plan.sink ? pipeline::sink_connector_def() : pipeline::source_connector_def();
     auto unknown = unknown_keys(merged_def(common, plan.sink ? plan.sink->definition() : plan.source->definition()),
@@ -208,8 +208,8 @@ ConnectorPlan plan_connector(const std::string& name, const StringMap& raw,
 
 rest::ConfigInfos validate_connector(const StringMap& raw, const StringMap& worker) {
   auto cls = class_of(raw);
-  const auto* sink = connectors::find_sink(cls);
-  const auto* source = sink ? nullptr : connectors::find_source(cls);
+  const auto* sink = engine::find_sink(cls);
+  const auto* source = sink ? nullptr : engine::find_source(cls);
   if (!sink && !source)
     throw rest::bad_request(cls.empty() ? "Connector config contains no connector type"
                                         : "Failed to find any class that implements Connector and "
@@ -280,9 +280,9 @@ std::vector<std::string> connector_problems(const StringMap& raw, const StringMa
 
 std::vector<rest::PluginInfo> plugin_infos() {
   std::vector<rest::PluginInfo> out;
-  for (const auto& p : connectors::sink_plugins())
+  for (const auto& p : engine::sink_plugins())
     out.push_back({std::string{p.class_name}, "sink", std::string{p.version}});
-  for (const auto& p : connectors::source_plugins())
+  for (const auto& p : engine::source_plugins())
     out.push_back({std::string{p.class_name}, "source", std::string{p.version}});
   for (const auto& t : transforms::transformations()) {
     if (t.plugin()) {
@@ -309,9 +309,9 @@ std::vector<rest::PluginInfo> plugin_infos() {
 }
 
 std::vector<rest::ConfigKeyInfo> plugin_config(std::string_view plugin) {
-  if (const auto* sink = connectors::find_sink(plugin))
+  if (const auto* sink = engine::find_sink(plugin))
     return rest::config_key_infos(merged_def(pipeline::sink_connector_def(), sink->definition()));
-  if (const auto* source = connectors::find_source(plugin))
+  if (const auto* source = engine::find_source(plugin))
     return rest::config_key_infos(merged_def(pipeline::source_connector_def(), source->definition()));
   if (auto t = transforms::find_transformation(plugin))
     return rest::config_key_infos(t->info->config_def());
@@ -324,4 +324,4 @@ std::vector<rest::ConfigKeyInfo> plugin_config(std::string_view plugin) {
   throw rest::not_found("Unknown plugin " + std::string{plugin} + ".");
 }
 
-} // namespace weir::runtime::worker
+} // namespace weir::engine::worker

@@ -13,8 +13,9 @@
 #include "engine/connector_registry.hpp"
 #include "runtime/config/providers.hpp"
 #include "runtime/rest/connect_herder.hpp"
+#include "engine/runtime_names.hpp"
 
-namespace weir::runtime::worker {
+namespace weir::engine::worker {
 
 using StringMap = std::map<std::string, std::string>;
 
@@ -26,8 +27,8 @@ struct ConnectorPlan {
   std::set<std::string> secret_keys; ///< keys whose values came from providers
   std::set<std::string> password_keys; ///< keys the plugin declares PASSWORD
   runtime::ResolvedConfig resolved; ///< what the providers gave, to keep it out of messages
-  const connectors::SinkPlugin* sink = nullptr;
-  const connectors::SourcePlugin* source = nullptr;
+  const engine::SinkPlugin* sink = nullptr;
+  const engine::SourcePlugin* source = nullptr;
   int tasks_max = 1;
   bool exactly_once = false; ///< a source whose tasks run transactionally
   std::string offsets_topic; ///< such a source's offsets topic
@@ -75,4 +76,4 @@ std::vector<rest::PluginInfo> plugin_infos();
 /// A plugin's config keys, by class name or alias; 404 "Unknown plugin X." if none.
 std::vector<rest::ConfigKeyInfo> plugin_config(std::string_view plugin);
 
-} // namespace weir::runtime::worker
+} // namespace weir::engine::worker

@@ -11,7 +11,7 @@
 #include "weir/config.hpp"
 
 using namespace weir;
-using namespace weir::runtime::worker;
+using namespace weir::engine::worker;
 
 namespace {
 

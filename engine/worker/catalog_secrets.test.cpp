@@ -15,7 +15,7 @@
 #include "engine/worker/log_redaction.hpp"
 
 using namespace weir;
-using namespace weir::runtime::worker;
+using namespace weir::engine::worker;
 namespace rest = weir::runtime::rest;
 namespace fs = std::filesystem;
 

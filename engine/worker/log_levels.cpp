@@ -6,7 +6,7 @@
 
 #include "runtime/log_tail.hpp"
 
-namespace weir::runtime::worker {
+namespace weir::engine::worker {
 
 namespace {
 
@@ -64,4 +64,4 @@ std::vector<std::string> LogLevels::set(const std::string& name, const std::stri
   return changed;
 }
 
-} // namespace weir::runtime::worker
+} // namespace weir::engine::worker

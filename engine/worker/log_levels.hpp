@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "runtime/rest/connect_herder.hpp"
+#include "engine/runtime_names.hpp"
 
-namespace weir::runtime::worker {
+namespace weir::engine::worker {
 
 class LogLevels {
 public:
@@ -29,4 +30,4 @@ private:
   std::optional<int64_t> root_modified_;
 };
 
-} // namespace weir::runtime::worker
+} // namespace weir::engine::worker

@@ -8,7 +8,7 @@
 
 #include "runtime/config/secrets.hpp"
 
-namespace weir::runtime::worker {
+namespace weir::engine::worker {
 
 namespace {
 
@@ -19,7 +19,7 @@ public:
   explicit RedactingSink(std::vector<spdlog::sink_ptr> inner) : inner_(std::move(inner)) {}
 
   void log(const spdlog::details::log_msg& msg) override {
-    std::string text = redact_log_line(std::string_view{msg.payload.data(), msg.payload.size()});
+    std::string text = runtime::redact_log_line(std::string_view{msg.payload.data(), msg.payload.size()});
     spdlog::details::log_msg copy = msg;
     copy.payload = text;
     for (auto& sink : inner_)
@@ -49,4 +49,4 @@ void redact_logs() {
   sinks.assign({wrapped});
 }
 
-} // namespace weir::runtime::worker
+} // namespace weir::engine::worker

@@ -3,10 +3,10 @@
 // before any sink writes it, so no component has to remember to redact.
 #pragma once
 
-namespace weir::runtime::worker {
+namespace weir::engine::worker {
 
 /// Wraps the default logger's sinks in one that redacts each message. Idempotent;
 /// call once at start, before connectors are planned.
 void redact_logs();
 
-} // namespace weir::runtime::worker
+} // namespace weir::engine::worker

@@ -13,7 +13,7 @@
 #include "runtime/data/decoded_batch.hpp"
 #include "runtime/kafka/topic_partition.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::runtime::connector_api {
 
 /// What a sink connector implements: write a batch durably.
 class SinkWriter {
@@ -68,4 +68,4 @@ public:
   virtual std::string_view class_name() const noexcept = 0;
 };
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::runtime::connector_api

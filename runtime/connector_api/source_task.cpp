@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace weir::runtime::pipeline {
+namespace weir::runtime::connector_api {
 
 void SourceRecords::set_offset(std::string_view partition, std::string_view offset) {
   // Tasks report few partitions per batch (usually one): a scan beats a map.
@@ -85,4 +85,4 @@ size_t SourceOffsets::pending_batches() const {
   return pending_.size();
 }
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::runtime::connector_api

@@ -28,7 +28,7 @@
 
 #include "runtime/stage_logic.hpp"
 
-namespace weir::runtime::pipeline {
+namespace weir::runtime::connector_api {
 
 /// Source partition (JSON text) -> source offset (JSON text).
 using OffsetMap = std::map<std::string, std::string>;
@@ -175,4 +175,4 @@ private:
   metrics::LatencyHistogram poll_to_ack_;
 };
 
-} // namespace weir::runtime::pipeline
+} // namespace weir::runtime::connector_api

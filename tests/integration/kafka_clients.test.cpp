@@ -123,7 +123,7 @@ struct Checker {
 
 // Reads n records through `source`, reporting each batch durable as soon as it is
 // read (a sink that writes instantly); returns the number of batches.
-size_t read_all_durable(weir::runtime::pipeline::TopicReader& source, int64_t n) {
+size_t read_all_durable(weir::engine::pipeline::TopicReader& source, int64_t n) {
   size_t read = 0, batches = 0;
   auto deadline = Clock::now() + 60s;
   while (read < static_cast<size_t>(n) && Clock::now() < deadline) {
@@ -452,7 +452,7 @@ BOOST_AUTO_TEST_CASE(stored_offsets_start_partitions_unless_a_later_one_is_commi
 // Kafka Connect users set consumer.max.poll.records (records per put()); librdkafka
 // has no such property, so the source takes it as its batch size.
 BOOST_AUTO_TEST_CASE(kafka_source_takes_max_poll_records_as_its_batch_size) {
-  using weir::runtime::pipeline::TopicReader;
+  using weir::engine::pipeline::TopicReader;
   auto topic = unique_name("weir-itest-poll-records");
   create_topics(broker(), {{topic, 1, 1}});
   produce_sequence(topic, 100, 100);
@@ -484,7 +484,7 @@ BOOST_AUTO_TEST_CASE(kafka_source_takes_max_poll_records_as_its_batch_size) {
 // the source's end commits the rest. Offsets of a partition the source does not
 // own are never committed (they would undo its owner's progress).
 BOOST_AUTO_TEST_CASE(kafka_source_coalesces_commits_and_loses_none) {
-  using weir::runtime::pipeline::TopicReader;
+  using weir::engine::pipeline::TopicReader;
   const int64_t n = 4000;
   auto topic = unique_name("weir-itest-source");
   auto foreign = topic + "-foreign";
