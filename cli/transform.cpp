@@ -35,7 +35,7 @@ Runner add_transform(CLI::App& app) {
     // Standard output carries the transformed records only: log lines go to stderr.
     spdlog::set_default_logger(spdlog::stderr_color_st("weir-transform"));
     try {
-      engine::load_plugins(opt->plugin_path);
+      engine::plugins::load_plugins(opt->plugin_path);
     } catch (const engine::plugins::PluginError& e) {
       std::cerr << "weir transform: " << e.what() << "\n";
       return offline_config_error;

@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/connector_registry.hpp"
+#include "engine/plugins/loader.hpp"
 #include "runtime/config/properties.hpp"
 #include "runtime/config/providers.hpp"
 #include "runtime/convert/converter.hpp"
@@ -251,7 +252,7 @@ WorkerSetup setup_worker(std::map<std::string, std::string> worker, bool node) {
   std::map<std::string, std::string> given_path;
   if (auto it = worker.find("plugin.path"); it != worker.end())
     given_path.insert(*it);
-  engine::load_plugins(plugin_path.parse(given_path).get_list("plugin.path"));
+  engine::plugins::load_plugins(plugin_path.parse(given_path).get_list("plugin.path"));
   WorkerSetup setup;
   setup.parsed = worker_def(node).parse(worker, passthrough);
   const auto& parsed = setup.parsed;

@@ -1,7 +1,7 @@
 #include "engine/connector_registry.hpp"
 
 #include <algorithm>
-#include <mutex>
+#include <stdexcept>
 
 #include "connectors/datagen/datagen.hpp"
 #include "connectors/file/file_stream_sink.hpp"
@@ -15,9 +15,6 @@
 #include "connectors/postgres_cdc/cdc_task.hpp"
 #include "engine/pipeline/connector_config.hpp"
 #include "engine/pipeline/source_config.hpp"
-#include "engine/plugins/loader.hpp"
-#include "engine/plugins/sink_adapter.hpp"
-#include "engine/plugins/source_adapter.hpp"
 
 namespace weir::engine {
 
@@ -34,24 +31,23 @@ const ConfigDef& file_sink_def() {
 
 SinkPlugin file_stream_sink() {
   return {
-    "org.apache.kafka.connect.file.FileStreamSinkConnector",
-    {"FileStreamSink", "FileStreamSinkConnector"},
-    WEIR_VERSION,
-    file_sink_def,
-    [](const std::map<std::string, std::string>& config) {
-      return file_sink_def().validate(config, engine::pipeline::plugin_passthrough());
+    .class_name = "org.apache.kafka.connect.file.FileStreamSinkConnector",
+    .aliases = {"FileStreamSink", "FileStreamSinkConnector"},
+    .version = WEIR_VERSION,
+    .definition = file_sink_def,
+    .validate = [](const StringMap& config) {
+      return file_sink_def().validate(config, pipeline::plugin_passthrough());
     },
-    [](const std::map<std::string, std::string>& config, const std::string&, int)
-      -> std::unique_ptr<runtime::connector_api::SinkWriter> {
+    .make_writer = [](const StringMap& config, const std::string&, int) -> std::unique_ptr<SinkWriter> {
       return std::make_unique<connectors::file::FileStreamSinkWriter>(
-        file_sink_def().parse(config, engine::pipeline::plugin_passthrough()));
+        file_sink_def().parse(config, pipeline::plugin_passthrough()));
     },
   };
 }
 
 /// Adapts a JDBC writer (SQLite's or PostgreSQL's) to the pipeline's SinkWriter interface.
 template <class Writer>
-class JdbcWriter : public runtime::connector_api::SinkWriter {
+class JdbcWriter : public SinkWriter {
 public:
   JdbcWriter(connectors::jdbc::JdbcSinkConfig config, const std::string& connector, int task,
              connectors::jdbc::JdbcSinkWriter::OnRecordError on_error)
@@ -68,20 +64,20 @@ private:
 
 SinkPlugin jdbc_sink() {
   return {
-    "io.confluent.connect.jdbc.JdbcSinkConnector",
-    {"JdbcSinkConnector", "JdbcSink"},
-    WEIR_VERSION,
-    connectors::jdbc::JdbcSinkConfig::definition,
-    [](const std::map<std::string, std::string>& config) {
-      return connectors::jdbc::JdbcSinkConfig::validate(config, engine::pipeline::plugin_passthrough());
+    .class_name = "io.confluent.connect.jdbc.JdbcSinkConnector",
+    .aliases = {"JdbcSinkConnector", "JdbcSink"},
+    .version = WEIR_VERSION,
+    .definition = connectors::jdbc::JdbcSinkConfig::definition,
+    .validate = [](const StringMap& config) {
+      return connectors::jdbc::JdbcSinkConfig::validate(config, pipeline::plugin_passthrough());
     },
-    [](const std::map<std::string, std::string>& config, const std::string& connector, int task)
-      -> std::unique_ptr<runtime::connector_api::SinkWriter> {
+    .make_writer = [](const StringMap& config, const std::string& connector, int task)
+      -> std::unique_ptr<SinkWriter> {
       // Under errors.tolerance=none nothing past a rejected record may be committed:
       // the writer stops there (rows and offsets before it are kept).
       auto tolerance = config.find("errors.tolerance");
       bool tolerate = tolerance != config.end() && tolerance->second == "all";
-      auto parsed = connectors::jdbc::JdbcSinkConfig::parse(config, engine::pipeline::plugin_passthrough());
+      auto parsed = connectors::jdbc::JdbcSinkConfig::parse(config, pipeline::plugin_passthrough());
       auto on_error = tolerate ? connectors::jdbc::JdbcSinkWriter::OnRecordError::Continue
                                : connectors::jdbc::JdbcSinkWriter::OnRecordError::Stop;
       if (parsed.dialect == connectors::jdbc::Dialect::Postgres)
@@ -106,49 +102,49 @@ const ConfigDef& def_of() {
 
 template <void (*Define)(ConfigDef&)>
 std::vector<ConfigIssue> validate_with(const StringMap& config) {
-  return def_of<Define>().validate(config, engine::pipeline::source_plugin_passthrough());
+  return def_of<Define>().validate(config, pipeline::source_plugin_passthrough());
 }
 
 template <void (*Define)(ConfigDef&)>
 Config parse_with(const StringMap& config) {
-  return def_of<Define>().parse(config, engine::pipeline::source_plugin_passthrough());
+  return def_of<Define>().parse(config, pipeline::source_plugin_passthrough());
 }
 
 SourcePlugin file_stream_source() {
   return {
-    "org.apache.kafka.connect.file.FileStreamSourceConnector",
-    {"FileStreamSource", "FileStreamSourceConnector"},
-    WEIR_VERSION,
-    def_of<connectors::file::define_file_stream_source>,
-    validate_with<connectors::file::define_file_stream_source>,
+    .class_name = "org.apache.kafka.connect.file.FileStreamSourceConnector",
+    .aliases = {"FileStreamSource", "FileStreamSourceConnector"},
+    .version = WEIR_VERSION,
+    .definition = def_of<connectors::file::define_file_stream_source>,
+    .validate = validate_with<connectors::file::define_file_stream_source>,
     // One file, one reader: Kafka Connect's FileStreamSource has a single task.
-    [](const StringMap& config, int) { return std::vector<StringMap>{config}; },
-    [](const StringMap& config, const std::string&, int)
-      -> std::unique_ptr<runtime::connector_api::SourceTask> {
+    .task_configs = [](const StringMap& config, int) { return std::vector<StringMap>{config}; },
+    .make_task = [](const StringMap& config, const std::string&, int)
+      -> std::unique_ptr<connector_api::SourceTask> {
       return std::make_unique<connectors::file::FileStreamSourceTask>(
         parse_with<connectors::file::define_file_stream_source>(config));
     },
-    true, // its offset is the byte position after each line
+    .exactly_once = true, // its offset is the byte position after each line
   };
 }
 
 SourcePlugin datagen_source() {
   return {
-    "io.confluent.kafka.connect.datagen.DatagenConnector",
-    {"DatagenConnector", "Datagen"},
-    WEIR_VERSION,
-    def_of<connectors::datagen::define_datagen>,
-    validate_with<connectors::datagen::define_datagen>,
+    .class_name = "io.confluent.kafka.connect.datagen.DatagenConnector",
+    .aliases = {"DatagenConnector", "Datagen"},
+    .version = WEIR_VERSION,
+    .definition = def_of<connectors::datagen::define_datagen>,
+    .validate = validate_with<connectors::datagen::define_datagen>,
     // Every task generates its own `iterations` records, as Confluent's does.
-    [](const StringMap& config, int max_tasks) {
+    .task_configs = [](const StringMap& config, int max_tasks) {
       return std::vector<StringMap>(static_cast<size_t>(max_tasks), config);
     },
-    [](const StringMap& config, const std::string&, int task)
-      -> std::unique_ptr<runtime::connector_api::SourceTask> {
+    .make_task = [](const StringMap& config, const std::string&, int task)
+      -> std::unique_ptr<connector_api::SourceTask> {
       return std::make_unique<connectors::datagen::DatagenTask>(parse_with<connectors::datagen::define_datagen>(config),
                                                     task);
     },
-    true, // record n of a task is a function of the seed and n
+    .exactly_once = true, // record n of a task is a function of the seed and n
   };
 }
 
@@ -186,14 +182,14 @@ std::vector<StringMap> jdbc_task_configs(const StringMap& config, int max_tasks)
 
 SourcePlugin jdbc_source() {
   return {
-    "io.confluent.connect.jdbc.JdbcSourceConnector",
-    {"JdbcSourceConnector", "JdbcSource"},
-    WEIR_VERSION,
-    def_of<connectors::jdbc::define_jdbc_source>,
-    validate_with<connectors::jdbc::define_jdbc_source>,
-    jdbc_task_configs,
-    [](const StringMap& config, const std::string&, int)
-      -> std::unique_ptr<runtime::connector_api::SourceTask> {
+    .class_name = "io.confluent.connect.jdbc.JdbcSourceConnector",
+    .aliases = {"JdbcSourceConnector", "JdbcSource"},
+    .version = WEIR_VERSION,
+    .definition = def_of<connectors::jdbc::define_jdbc_source>,
+    .validate = validate_with<connectors::jdbc::define_jdbc_source>,
+    .task_configs = jdbc_task_configs,
+    .make_task = [](const StringMap& config, const std::string&, int)
+      -> std::unique_ptr<connector_api::SourceTask> {
       auto parsed = parse_with<connectors::jdbc::define_jdbc_source>(config);
       if (connectors::jdbc::is_postgres_source(parsed))
         return std::make_unique<connectors::jdbc::PostgresSourceTask>(parsed);
@@ -201,152 +197,88 @@ SourcePlugin jdbc_source() {
     },
     // Only with a strictly increasing column does an offset name one row exactly;
     // Kafka Connect's JDBC source does not declare exactly-once support either.
-    false,
+    .exactly_once = false,
   };
 }
 
 SourcePlugin postgres_cdc_source() {
   return {
-    "io.debezium.connector.postgresql.PostgresConnector",
-    {"PostgresConnector", "PostgresCdc"},
-    WEIR_VERSION,
-    def_of<connectors::postgres_cdc::define_postgres_cdc>,
-    validate_with<connectors::postgres_cdc::define_postgres_cdc>,
+    .class_name = "io.debezium.connector.postgresql.PostgresConnector",
+    .aliases = {"PostgresConnector", "PostgresCdc"},
+    .version = WEIR_VERSION,
+    .definition = def_of<connectors::postgres_cdc::define_postgres_cdc>,
+    .validate = validate_with<connectors::postgres_cdc::define_postgres_cdc>,
     // One slot, one reader: Debezium's PostgreSQL connector has a single task.
-    [](const StringMap& config, int) { return std::vector<StringMap>{config}; },
-    [](const StringMap& config, const std::string& connector, int)
-      -> std::unique_ptr<runtime::connector_api::SourceTask> {
+    .task_configs = [](const StringMap& config, int) { return std::vector<StringMap>{config}; },
+    .make_task = [](const StringMap& config, const std::string& connector, int)
+      -> std::unique_ptr<connector_api::SourceTask> {
       return std::make_unique<connectors::postgres_cdc::PostgresCdcTask>(
         parse_with<connectors::postgres_cdc::define_postgres_cdc>(config), connector);
     },
     // An offset names the last transaction emitted whole and the last event of the
     // one after it; an interrupted snapshot is read again (docs/postgres-cdc.md).
-    true,
+    .exactly_once = true,
   };
 }
 
-/// By class name or alias.
+/// The entry `name` resolves to, by class name or alias.
 template <class Plugins>
-auto find_plugin(const Plugins& plugins, std::string_view name) noexcept
-  -> const typename Plugins::value_type* {
-  for (const auto& p : plugins) {
-    if (p.class_name == name)
+auto find_in(const Plugins& plugins, std::string_view name) noexcept -> const typename Plugins::value_type* {
+  for (const auto& p : plugins)
+    if (p.class_name == name || std::find(p.aliases.begin(), p.aliases.end(), name) != p.aliases.end())
       return &p;
-    for (auto a : p.aliases)
-      if (a == name)
-        return &p;
-  }
   return nullptr;
 }
 
-} // namespace
+struct Registry {
+  std::deque<SinkPlugin> sinks;
+  std::deque<SourcePlugin> sources;
 
-namespace {
+  /// Throws std::invalid_argument when one of `p`'s names already resolves.
+  template <class Plugin>
+  void check_names(const Plugin& p) const {
+    if (p.class_name.empty())
+      throw std::invalid_argument("a connector class needs a name");
+    std::vector<std::string_view> names{p.class_name};
+    names.insert(names.end(), p.aliases.begin(), p.aliases.end());
+    for (auto name : names)
+      if (find_in(sinks, name) || find_in(sources, name))
+        throw std::invalid_argument("connector class " + std::string{name} + " is already registered");
+  }
+  void add(SinkPlugin p) {
+    check_names(p);
+    sinks.push_back(std::move(p));
+  }
+  void add(SourcePlugin p) {
+    check_names(p);
+    sources.push_back(std::move(p));
+  }
+};
 
-/// A loaded plugin's sink as a registry entry; `sink` lives in the loader's deque.
-SinkPlugin plugin_sink(const plugins::LoadedSink& sink) {
-  SinkPlugin p;
-  p.class_name = sink.descriptor.class_name;
-  for (const auto& a : sink.descriptor.aliases)
-    p.aliases.push_back(a);
-  p.version = sink.descriptor.version;
-  p.definition = [&sink]() -> const ConfigDef& { return sink.definition; };
-  p.validate = [&sink](const std::map<std::string, std::string>& config) {
-    return sink.definition.validate(config, engine::pipeline::plugin_passthrough());
-  };
-  p.make_writer = [&sink](const std::map<std::string, std::string>& config,
-                          const std::string& connector, int task)
-    -> std::unique_ptr<runtime::connector_api::SinkWriter> {
-    return plugins::make_sink_writer(sink, config, connector, task);
-  };
-  return p;
-}
-
-/// A loaded plugin's source as a registry entry; `source` lives in the loader's deque.
-SourcePlugin plugin_source(const plugins::LoadedSource& source) {
-  SourcePlugin p;
-  p.class_name = source.descriptor.class_name;
-  for (const auto& a : source.descriptor.aliases)
-    p.aliases.push_back(a);
-  p.version = source.descriptor.version;
-  p.definition = [&source]() -> const ConfigDef& { return source.definition; };
-  p.validate = [&source](const StringMap& config) {
-    return source.definition.validate(config, engine::pipeline::source_plugin_passthrough());
-  };
-  p.task_configs = [&source](const StringMap& config, int max_tasks) {
-    auto parsed = source.definition.parse(config, engine::pipeline::source_plugin_passthrough());
-    auto connector = source.descriptor.make_connector();
-    if (!connector)
-      throw std::runtime_error("source " + source.descriptor.class_name + " (" + source.path
-                               + "): its connector factory returned no SourceConnector");
-    auto own = connector->task_configs(parsed, max_tasks);
-    if (own.empty() || own.size() > static_cast<size_t>(std::max(1, max_tasks)))
-      throw std::runtime_error("source " + source.descriptor.class_name + " returned "
-                               + std::to_string(own.size()) + " task configs for tasks.max="
-                               + std::to_string(max_tasks) + " (it must return 1 to tasks.max)");
-    std::vector<StringMap> out;
-    out.reserve(own.size());
-    for (auto& task : own) {
-      StringMap merged = config;
-      for (auto& [key, value] : task)
-        merged[key] = std::move(value);
-      out.push_back(std::move(merged));
-    }
-    return out;
-  };
-  p.make_task = [&source](const StringMap& config, const std::string& connector, int task)
-    -> std::unique_ptr<runtime::connector_api::SourceTask> {
-    return std::make_unique<plugins::SourceAdapter>(source, config, connector, task);
-  };
-  p.exactly_once = source.descriptor.exactly_once == ExactlyOnce::Supported;
-  return p;
-}
-
-bool builtin_name(std::string_view name) {
-  for (const auto& p : sink_plugins())
-    if (p.class_name == name || std::find(p.aliases.begin(), p.aliases.end(), name) != p.aliases.end())
-      return true;
-  return find_source(name) != nullptr;
+/// The built-ins, added the way a plugin's classes are.
+Registry& registry() {
+  static Registry r = [] {
+    Registry builtins;
+    builtins.add(file_stream_sink());
+    builtins.add(jdbc_sink());
+    builtins.add(file_stream_source());
+    builtins.add(datagen_source());
+    builtins.add(jdbc_source());
+    builtins.add(postgres_cdc_source());
+    return builtins;
+  }();
+  return r;
 }
 
 } // namespace
 
-const std::deque<SourcePlugin>& source_plugins() {
-  static std::deque<SourcePlugin> all{file_stream_source(), datagen_source(), jdbc_source(),
-                                      postgres_cdc_source()};
-  // As sink_plugins(): plugin entries are appended as the loader adds them.
-  static size_t builtins = all.size();
-  static std::mutex sync;
-  std::lock_guard lock{sync};
-  const auto& loaded = plugins::loaded_sources();
-  while (all.size() - builtins < loaded.size())
-    all.push_back(plugin_source(loaded[all.size() - builtins]));
-  return all;
-}
+void add_sink(SinkPlugin sink) { registry().add(std::move(sink)); }
+void add_source(SourcePlugin source) { registry().add(std::move(source)); }
 
-const SourcePlugin* find_source(std::string_view name) noexcept {
-  return find_plugin(source_plugins(), name);
-}
+const std::deque<SinkPlugin>& sink_plugins() { return registry().sinks; }
+const std::deque<SourcePlugin>& source_plugins() { return registry().sources; }
 
-const std::deque<SinkPlugin>& sink_plugins() {
-  static std::deque<SinkPlugin> all{file_stream_sink(), jdbc_sink()};
-  // Plugins load at start-up, before connectors are looked up; entries are appended
-  // as they appear, and a deque never moves the ones already there.
-  static size_t builtins = all.size();
-  static std::mutex sync; // readers (REST, task start-up) may come from several threads
-  std::lock_guard lock{sync};
-  const auto& loaded = plugins::loaded_sinks();
-  while (all.size() - builtins < loaded.size())
-    all.push_back(plugin_sink(loaded[all.size() - builtins]));
-  return all;
-}
-
-size_t load_plugins(const std::vector<std::string>& plugin_path) {
-  return plugins::load_plugins(plugin_path, builtin_name);
-}
-
-const SinkPlugin* find_sink(std::string_view name) noexcept {
-  return find_plugin(sink_plugins(), name);
-}
+const SinkPlugin* find_sink(std::string_view name) noexcept { return find_in(registry().sinks, name); }
+const SourcePlugin* find_source(std::string_view name) noexcept { return find_in(registry().sources, name); }
 
 } // namespace weir::engine

@@ -1,5 +1,12 @@
-// Every connector weir knows, by Kafka Connect's class names and short aliases: the
-// built-ins, then the sinks and sources that plugins from `plugin.path` registered.
+// Every connector weir knows, by Kafka Connect's class names and short aliases: one
+// table that the built-ins and the plugins from `plugin.path` are added to the same
+// way, through add_sink / add_source, as transformations, predicates and converters
+// are added to theirs (transforms/transform_registry.hpp, runtime/convert). A
+// plugin's SDK registration (weir/plugin.hpp) becomes these calls in
+// engine/plugins/loader.cpp.
+//
+// Threading: additions happen at start-up only (the built-ins on first use, then the
+// plugins), before any connector starts; entries never move once added.
 #pragma once
 
 #include <deque>
@@ -17,63 +24,62 @@
 
 namespace weir::engine {
 
-/// A sink connector: its own config keys and how to make one task's writer. The
-/// views stay valid for the life of the process (a plugin is never unloaded).
+using StringMap = std::map<std::string, std::string>;
+
+/// A sink connector: its own config keys and how to make one task's writer.
 struct SinkPlugin {
-  std::string_view class_name;
-  std::vector<std::string_view> aliases;
-  std::string_view version;
+  std::string class_name;
+  std::vector<std::string> aliases;
+  std::string version;
   std::function<const ConfigDef&()> definition;
   /// Checks the connector's own keys (the common ones pass through); returns every
   /// problem, for validation before anything starts.
-  std::function<std::vector<ConfigIssue>(const std::map<std::string, std::string>& config)> validate;
-  std::function<std::unique_ptr<runtime::connector_api::SinkWriter>(
-    const std::map<std::string, std::string>& config, const std::string& connector, int task)>
+  std::function<std::vector<ConfigIssue>(const StringMap& config)> validate;
+  std::function<std::unique_ptr<SinkWriter>(const StringMap& config, const std::string& connector, int task)>
     make_writer;
+  /// A plugin's shared library; empty for a built-in.
+  std::string path = {};
+
+  bool plugin() const noexcept { return !path.empty(); }
 };
 
-/// The built-in sinks, then every sink a loaded plugin registered. Entries never move
-/// (a deque), so pointers from find_sink stay valid after more plugins load.
-const std::deque<SinkPlugin>& sink_plugins();
-
-/// By full class name (`org.apache.kafka.connect.file.FileStreamSinkConnector`) or
-/// alias (`FileStreamSink`, `FileStreamSinkConnector`); nullptr when unknown.
-const SinkPlugin* find_sink(std::string_view name) noexcept;
-
-/// Loads the plugins in the worker's `plugin.path` directories, so that their sinks
-/// and sources are listed and found like built-ins. Call once at start-up, before connectors are
-/// looked up. Throws plugins::PluginError naming the directory or file, and why (a
-/// missing entry point, another SDK version, a class name already taken, ...).
-/// Returns how many plugin files were loaded.
-size_t load_plugins(const std::vector<std::string>& plugin_path);
-
-using StringMap = std::map<std::string, std::string>;
-
 /// A source connector: its own config keys, how it splits into tasks, and how to
-/// make one task. The views stay valid for the life of the process.
+/// make one task.
 struct SourcePlugin {
-  std::string_view class_name;
-  std::vector<std::string_view> aliases;
-  std::string_view version;
+  std::string class_name;
+  std::vector<std::string> aliases;
+  std::string version;
   std::function<const ConfigDef&()> definition;
   /// Checks the connector's own keys (the common ones pass through).
   std::function<std::vector<ConfigIssue>(const StringMap& config)> validate;
   /// Kafka Connect's taskConfigs: at most `max_tasks` configs, each the connector's
   /// config plus what that task reads (e.g. its tables).
   std::function<std::vector<StringMap>(const StringMap& config, int max_tasks)> task_configs;
-  std::function<std::unique_ptr<runtime::connector_api::SourceTask>(
-    const StringMap& task_config, const std::string& connector, int task)>
+  std::function<std::unique_ptr<connector_api::SourceTask>(const StringMap& task_config,
+                                                           const std::string& connector, int task)>
     make_task;
   /// Kafka Connect's exactlyOnceSupport(): whether its offsets identify every record
   /// exactly, so a transactional restart neither skips nor repeats one.
   bool exactly_once = false;
+  /// A plugin's shared library; empty for a built-in.
+  std::string path = {};
+
+  bool plugin() const noexcept { return !path.empty(); }
 };
 
-/// The built-in sources, then every source a loaded plugin registered; entries
-/// never move, as with sink_plugins().
+/// Adds a connector class. Throws std::invalid_argument naming a class name or alias
+/// that already resolves: sinks and sources never share a name.
+void add_sink(SinkPlugin sink);
+void add_source(SourcePlugin source);
+
+/// The built-in sinks, then the plugins' in load order.
+const std::deque<SinkPlugin>& sink_plugins();
+/// The built-in sources, then the plugins' in load order.
 const std::deque<SourcePlugin>& source_plugins();
 
-/// By full class name or alias; nullptr when unknown.
+/// By full class name (`org.apache.kafka.connect.file.FileStreamSinkConnector`) or
+/// alias (`FileStreamSink`, `FileStreamSinkConnector`); nullptr when unknown.
+const SinkPlugin* find_sink(std::string_view name) noexcept;
 const SourcePlugin* find_source(std::string_view name) noexcept;
 
 } // namespace weir::engine

@@ -8,6 +8,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include "engine/connector_registry.hpp"
+#include "engine/pipeline/connector_config.hpp"
+#include "engine/pipeline/source_config.hpp"
+#include "engine/plugins/sink_adapter.hpp"
+#include "engine/plugins/source_adapter.hpp"
 #include "runtime/convert/plugin_converter.hpp"
 #include "transforms/plugin_components.hpp"
 #include "transforms/transform_registry.hpp"
@@ -29,20 +34,65 @@ void define_in_flight(ConfigDef& def, int default_batches) {
              validators::range(1, 1024));
 }
 
-std::deque<LoadedSink>& sinks() {
-  static std::deque<LoadedSink> all;
-  return all;
+/// A plugin's sink as a connector registry entry. The entry's functions share `sink`.
+SinkPlugin sink_entry(std::shared_ptr<const LoadedSink> sink) {
+  const auto& d = sink->descriptor;
+  return {
+    .class_name = d.class_name,
+    .aliases = d.aliases,
+    .version = d.version,
+    .definition = [sink]() -> const ConfigDef& { return sink->definition; },
+    .validate = [sink](const StringMap& config) {
+      return sink->definition.validate(config, pipeline::plugin_passthrough());
+    },
+    .make_writer = [sink](const StringMap& config, const std::string& connector, int task) {
+      return make_sink_writer(*sink, config, connector, task);
+    },
+    .path = sink->path,
+  };
 }
 
-std::deque<LoadedSource>& sources() {
-  static std::deque<LoadedSource> all;
-  return all;
-}
-
-/// Whether a sink's or source's class name or alias is `name`.
-template <class Descriptor>
-bool names(const Descriptor& d, const std::string& name) {
-  return d.class_name == name || std::find(d.aliases.begin(), d.aliases.end(), name) != d.aliases.end();
+/// A plugin's source as a connector registry entry: its SourceConnector makes the
+/// task configs, each the connector's config plus the task's own keys.
+SourcePlugin source_entry(std::shared_ptr<const LoadedSource> source) {
+  const auto& d = source->descriptor;
+  auto task_configs = [source](const StringMap& config, int max_tasks) {
+    auto parsed = source->definition.parse(config, pipeline::source_plugin_passthrough());
+    auto connector = source->descriptor.make_connector();
+    if (!connector)
+      throw std::runtime_error("source " + source->descriptor.class_name + " (" + source->path
+                               + "): its connector factory returned no SourceConnector");
+    auto own = connector->task_configs(parsed, max_tasks);
+    if (own.empty() || own.size() > static_cast<size_t>(std::max(1, max_tasks)))
+      throw std::runtime_error("source " + source->descriptor.class_name + " returned "
+                               + std::to_string(own.size()) + " task configs for tasks.max="
+                               + std::to_string(max_tasks) + " (it must return 1 to tasks.max)");
+    std::vector<StringMap> out;
+    out.reserve(own.size());
+    for (auto& task : own) {
+      StringMap merged = config;
+      for (auto& [key, value] : task)
+        merged[key] = std::move(value);
+      out.push_back(std::move(merged));
+    }
+    return out;
+  };
+  return {
+    .class_name = d.class_name,
+    .aliases = d.aliases,
+    .version = d.version,
+    .definition = [source]() -> const ConfigDef& { return source->definition; },
+    .validate = [source](const StringMap& config) {
+      return source->definition.validate(config, pipeline::source_plugin_passthrough());
+    },
+    .task_configs = task_configs,
+    .make_task = [source](const StringMap& config, const std::string& connector, int task)
+      -> std::unique_ptr<connector_api::SourceTask> {
+      return std::make_unique<SourceAdapter>(*source, config, connector, task);
+    },
+    .exactly_once = d.exactly_once == ExactlyOnce::Supported,
+    .path = source->path,
+  };
 }
 
 /// The plugin's own ConfigDef, or a PluginError naming the class.
@@ -71,7 +121,7 @@ auto component(const std::string& path, const Descriptor& d, std::string_view ki
 /// Collects what one plugin registers; checks names as they come.
 class Registrar final : public PluginRegistrar {
 public:
-  Registrar(std::string path, bool (*taken)(std::string_view)) : path_(std::move(path)), taken_(taken) {}
+  explicit Registrar(std::string path) : path_(std::move(path)) {}
 
   void add_sink(SinkDescriptor sink) override {
     if (sink.class_name.empty())
@@ -143,12 +193,12 @@ public:
     for (auto& s : added_) {
       spdlog::info("loaded sink connector plugin {} version {} from {}", s.descriptor.class_name,
                    s.descriptor.version, path_);
-      sinks().push_back(std::move(s));
+      engine::add_sink(sink_entry(std::make_shared<const LoadedSink>(std::move(s))));
     }
     for (auto& s : added_sources_) {
       spdlog::info("loaded source connector plugin {} version {} from {}", s.descriptor.class_name,
                    s.descriptor.version, path_);
-      sources().push_back(std::move(s));
+      engine::add_source(source_entry(std::make_shared<const LoadedSource>(std::move(s))));
     }
     for (auto& t : transformations_) {
       spdlog::info("loaded transformation plugin {} version {} from {}", t.name, t.version, path_);
@@ -198,30 +248,27 @@ private:
       check_free(name);
   }
 
-  /// Plugins first: `taken` may also see connectors loaded before, and naming their
-  /// file helps more than "a built-in".
+  /// Names the plugin file that registered a taken name, or says it is a built-in's.
   void check_free(const std::string& name) {
-    auto registered_by = [&](const auto& loaded) -> const std::string* {
-      for (const auto& l : loaded)
-        if (names(l.descriptor, name))
-          return &l.path;
-      return nullptr;
+    const SinkPlugin* sink = find_sink(name);
+    const SourcePlugin* source = sink ? nullptr : find_source(name);
+    if (sink || source) {
+      const std::string& other = sink ? sink->path : source->path;
+      throw PluginError("plugin " + path_ + " registers connector class " + name
+                        + (other.empty() ? ", which is a built-in connector's name"
+                                         : ", which plugin " + other + " registered already"));
+    }
+    auto in = [&](const auto& added) {
+      return std::any_of(added.begin(), added.end(), [&](const auto& l) {
+        const auto& d = l.descriptor;
+        return d.class_name == name || std::find(d.aliases.begin(), d.aliases.end(), name) != d.aliases.end();
+      });
     };
-    const std::string* other = registered_by(sinks());
-    if (!other)
-      other = registered_by(sources());
-    if (other)
-      throw PluginError("plugin " + path_ + " registers connector class " + name
-                        + ", which plugin " + *other + " registered already");
-    if (registered_by(added_) || registered_by(added_sources_))
+    if (in(added_) || in(added_sources_))
       throw PluginError("plugin " + path_ + " registers connector class " + name + " twice");
-    if (taken_ && taken_(name))
-      throw PluginError("plugin " + path_ + " registers connector class " + name
-                        + ", which is a built-in connector's name");
   }
 
   std::string path_;
-  bool (*taken_)(std::string_view);
   std::vector<LoadedSink> added_;
   std::vector<LoadedSource> added_sources_;
   std::vector<transforms::TransformationInfo> transformations_;
@@ -238,7 +285,7 @@ std::string dl_error() {
 
 } // namespace
 
-void load_plugin(const std::string& path, bool (*taken)(std::string_view)) {
+void load_plugin(const std::string& path) {
   dlerror();
   // RTLD_LOCAL: two plugins may use the same symbol names for their own code.
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -263,7 +310,7 @@ void load_plugin(const std::string& path, bool (*taken)(std::string_view)) {
            + ", but this weir provides SDK version " + std::to_string(sdk_version)
            + ": rebuild the plugin against SDK version " + std::to_string(sdk_version));
 
-  Registrar registrar{path, taken};
+  Registrar registrar{path};
   try {
     register_fn(&registrar);
   } catch (const PluginError&) {
@@ -278,7 +325,7 @@ void load_plugin(const std::string& path, bool (*taken)(std::string_view)) {
   registrar.commit();
 }
 
-size_t load_plugins(const std::vector<std::string>& dirs, bool (*taken)(std::string_view)) {
+size_t load_plugins(const std::vector<std::string>& dirs) {
   std::vector<std::string> files;
   auto add_libraries = [&](const fs::path& dir) {
     std::error_code ec;
@@ -310,12 +357,8 @@ size_t load_plugins(const std::vector<std::string>& dirs, bool (*taken)(std::str
   std::sort(files.begin(), files.end());
   files.erase(std::unique(files.begin(), files.end()), files.end());
   for (const auto& f : files)
-    load_plugin(f, taken);
+    load_plugin(f);
   return files.size();
 }
-
-const std::deque<LoadedSink>& loaded_sinks() { return sinks(); }
-
-const std::deque<LoadedSource>& loaded_sources() { return sources(); }
 
 } // namespace weir::engine::plugins

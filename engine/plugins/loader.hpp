@@ -2,12 +2,11 @@
 //
 // Every `.so` directly in a plugin.path directory, or in a folder one level below
 // it, is dlopen()ed at start-up; its entry points (weir/plugin.hpp) are checked —
-// SDK version first, before any of its C++ code runs — and the connectors it
-// registers (sinks and sources) are kept here, for engine/connector_registry.cpp to list next to the
-// built-ins. A plugin is never unloaded.
+// SDK version first, before any of its C++ code runs — and every class it registers
+// is added to the table of its kind, next to the built-ins. A plugin is never
+// unloaded.
 #pragma once
 
-#include <deque>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -45,21 +44,16 @@ struct LoadedSource {
 /// Loads one plugin file and keeps what it registers. Throws PluginError naming the
 /// file: not loadable (dlerror's reason), a missing entry point (naming the symbol),
 /// another SDK version (naming both), a failing registration, or a class name or
-/// alias that is already taken (`taken` says whether a name belongs to a built-in).
-/// Nothing of a refused plugin is kept.
-void load_plugin(const std::string& path, bool (*taken)(std::string_view name) = nullptr);
+/// alias that is already taken (naming the built-in or the plugin that has it).
+/// Nothing of a refused plugin is kept. What it registers is added to the tables the
+/// built-ins are in (engine/connector_registry.hpp, transforms/transform_registry.hpp,
+/// runtime/convert/converter.hpp).
+void load_plugin(const std::string& path);
 
 /// Loads every plugin in `dirs` (a worker's `plugin.path`), in name order. An entry
 /// that does not exist or is no directory is skipped with a warning, as Kafka Connect
 /// skips it. Throws PluginError for the first refused plugin. Returns how many files
 /// were loaded.
-size_t load_plugins(const std::vector<std::string>& dirs,
-                    bool (*taken)(std::string_view name) = nullptr);
-
-/// Every sink registered so far, in load order. Start-up only: loading is not
-/// synchronised with readers; entries never move once added.
-const std::deque<LoadedSink>& loaded_sinks();
-/// Every source registered so far, in load order; same rules.
-const std::deque<LoadedSource>& loaded_sources();
+size_t load_plugins(const std::vector<std::string>& dirs);
 
 } // namespace weir::engine::plugins

@@ -17,6 +17,7 @@
 #include <spdlog/spdlog.h>
 
 #include "engine/connector_registry.hpp"
+#include "engine/plugins/loader.hpp"
 #include "runtime/convert/converter.hpp"
 
 using namespace weir;
@@ -93,7 +94,7 @@ BOOST_AUTO_TEST_CASE(a_file_that_is_no_library_is_named) {
   TempDir dir;
   auto fake = dir.path / "broken.so";
   std::ofstream(fake) << "not an ELF file\n";
-  auto message = error_of([&] { engine::load_plugins({dir.path.string()}); });
+  auto message = error_of([&] { engine::plugins::load_plugins({dir.path.string()}); });
   BOOST_TEST_MESSAGE(message);
   BOOST_TEST(contains(message, "cannot load plugin " + fake.string()), message);
 }
@@ -112,7 +113,7 @@ BOOST_AUTO_TEST_CASE(a_missing_directory_or_a_file_in_plugin_path_is_skipped_wit
   size_t loaded = 99;
   std::string error;
   try {
-    loaded = engine::load_plugins({missing, file.string(), dir.path.string()});
+    loaded = engine::plugins::load_plugins({missing, file.string(), dir.path.string()});
   } catch (const std::exception& e) {
     error = e.what();
   }
@@ -130,7 +131,7 @@ BOOST_AUTO_TEST_CASE(a_loaded_sink_is_listed_and_found_like_a_built_in) {
   std::filesystem::copy_file(env_path("WEIR_THROWING_SINK"), dir.path / "throwing" / "libthrowing.so");
   std::ofstream(dir.path / "README.txt") << "not a plugin: ignored\n";
   auto before = engine::sink_plugins().size();
-  BOOST_TEST(engine::load_plugins({dir.path.string()}) == 1u);
+  BOOST_TEST(engine::plugins::load_plugins({dir.path.string()}) == 1u);
   BOOST_TEST(engine::sink_plugins().size() == before + 1);
 
   const auto* by_class = engine::find_sink("org.weir.test.ThrowingSinkConnector");
@@ -154,7 +155,7 @@ BOOST_AUTO_TEST_CASE(a_loaded_sink_is_listed_and_found_like_a_built_in) {
   // naming the plugin that has it.
   TempDir again;
   std::filesystem::copy_file(env_path("WEIR_THROWING_SINK"), again.path / "libcopy.so");
-  auto message = error_of([&] { engine::load_plugins({again.path.string()}); });
+  auto message = error_of([&] { engine::plugins::load_plugins({again.path.string()}); });
   BOOST_TEST_MESSAGE(message);
   BOOST_TEST(contains(message, "registered already"), message);
   BOOST_TEST(contains(message, "throwing/libthrowing.so"), message);
