@@ -38,7 +38,7 @@ void add_console_routes(Router& router) {
 }
 
 bool is_console_request(const HttpRequest& request) noexcept {
-  if (request.method != "GET") return false;
+  if (request.method != "GET" && request.method != "HEAD") return false;
   std::string_view path = request.path();
   if (path == "/ui" || path == "/ui/") return true;
   if (!path.starts_with("/ui/")) return false;

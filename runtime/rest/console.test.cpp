@@ -61,6 +61,23 @@ BOOST_AUTO_TEST_CASE(serves_the_page_and_its_files_with_an_etag) {
   BOOST_TEST(missing.body == R"({"error_code":404,"message":"HTTP 404 Not Found: the console has no file nothing.js"})");
 }
 
+BOOST_AUTO_TEST_CASE(head_answers_as_get_without_the_body) {
+  Console console{"s3cret"};
+  auto page = console.client.request("GET", "/ui");
+  // The HEAD's answer has the GET's headers and no body: the next answer on the same
+  // connection starts right after its head.
+  console.client.send_raw("HEAD /ui HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  auto head = console.client.read_head();
+  BOOST_TEST(head.status == 200);
+  BOOST_TEST(*head.header("content-type") == "text/html; charset=utf-8");
+  BOOST_TEST(*head.header("content-length") == std::to_string(page.body.size()));
+  BOOST_TEST(console.client.request("GET", "/ui/").body == page.body);
+
+  console.client.send_raw("HEAD /connectors HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+  BOOST_TEST(console.client.read_head().status == 401); // the API still needs the token
+  BOOST_TEST(console.client.request("GET", "/ui/nothing.js").status == 404);
+}
+
 BOOST_AUTO_TEST_CASE(the_page_needs_no_token_but_the_api_does) {
   Console console{"s3cret"};
   BOOST_TEST(console.client.request("GET", "/ui").status == 200);

@@ -171,6 +171,10 @@ bool answer(const HttpHandler& handler, RequestHead& head, Connection& c, const 
   HttpResponse response;
   auto handling = Clock::now();
   if (auto error = error_of([&] { response = handler(head.request); })) response = std::move(*error);
+  if (head.request.method == "HEAD") { // RFC 9110, 9.3.2: the GET's answer without its body
+    response.stream = nullptr;         // a streamed GET (a tap) is not started
+    response.head_only = true;
+  }
   // Kafka Connect's request log, at DEBUG (PUT /admin/loggers/root turns it on).
   spdlog::debug("REST {} {} -> {} in {} ms", head.request.method, head.request.target, response.status,
                 std::chrono::duration_cast<milliseconds>(Clock::now() - handling).count());

@@ -306,7 +306,7 @@ std::string format_response(const HttpResponse& response, bool keep_alive) {
     out += "\r\n";
   }
   end_head(response, keep_alive, out);
-  if (response.status != 204) out += response.body;
+  if (response.status != 204 && !response.head_only) out += response.body;
   return out;
 }
 

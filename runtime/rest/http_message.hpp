@@ -59,6 +59,9 @@ struct HttpResponse {
   /// status, Kafka Connect's error body); after it, the connection is closed
   /// without the last chunk, so the client sees the body cut short.
   std::function<void(ResponseStream&)> stream = nullptr;
+  /// The answer to a HEAD request: the GET's status and headers, Content-Length
+  /// included, without the body (RFC 9110, 9.3.2).
+  bool head_only = false;
 };
 
 /// An error that a request handler (or a herder behind it) throws to answer with

@@ -339,6 +339,7 @@ HttpServer::Impl::Next HttpServer::Impl::advance(std::unique_ptr<Connection>& sl
       if (!head.chunked && !head.content_length) head.content_length = 0;
       if (!options.bearer_token.empty() && !(options.open_request && options.open_request(head.request))) {
         if (auto denied = check_bearer(head.request, options.bearer_token)) {
+          denied->head_only = head.request.method == "HEAD";
           // Answered without reading the body: with a body on the way, close.
           if (has_body || !head.keep_alive || stopping) return reject(slot, *denied);
           c.buffer.erase(0, c.body_start);

@@ -139,11 +139,13 @@ void Router::add(std::string method, std::string_view pattern, RouteHandler hand
 HttpResponse Router::dispatch(const HttpRequest& request) const {
   try {
     auto segments = split_path(request.path());
+    // HEAD is routed as GET; the server leaves the body out (detail::answer).
+    const std::string_view method = request.method == "HEAD" ? std::string_view{"GET"} : request.method;
     const Route* best = nullptr;
     std::vector<std::string> allowed;
     for (const auto& route : routes_) {
       if (!match(route.segments, segments, nullptr)) continue;
-      if (route.method != request.method) {
+      if (route.method != method) {
         if (std::find(allowed.begin(), allowed.end(), route.method) == allowed.end())
           allowed.push_back(route.method);
         continue;
