@@ -2,9 +2,10 @@
 // configs when asked (Connector.taskConfigs), and a source connector whose work can
 // change under it (a JDBC source's tables) looks again every so often and reports
 // new task configs by itself (Kafka Connect's requestTaskReconfiguration): the
-// worker then restarts only the tasks whose config changed.
+// herder then restarts only the tasks whose config changed (in a cluster, the
+// leader stores them first).
 //
-// Its tasks' stage actors are the worker's; the connector actor is their parent in
+// Its tasks' stage actors are the task runner's; the connector actor is their parent in
 // GET /weir/tree. A restart of the connector (POST /connectors/X/restart) ends it
 // and spawns a new one.
 #pragma once
@@ -52,7 +53,7 @@ std::vector<std::map<std::string, std::string>> make_task_configs(const engine::
 /// config.
 std::chrono::milliseconds watch_interval(const engine::worker::ConnectorPlan& plan);
 
-/// Spawns the connector actor for `plan` (a plan the worker keeps alive while the
+/// Spawns the connector actor for `plan` (a plan the herder keeps alive while the
 /// actor lives). `changed` is called from the actor's thread.
 caf::actor spawn_connector_actor(caf::actor_system& sys, std::shared_ptr<const engine::worker::ConnectorPlan> plan,
                                  TasksChanged changed);

@@ -155,7 +155,7 @@ int run_node(const NodeOptions& opt) {
                                          parsed.get_int("offset.storage.partitions"),
                                          replication("offset.storage.replication.factor"));
 
-  actors::Worker worker{sys, state, metrics, setup.options};
+  actors::cluster::NodeHerder node_herder{sys, state, metrics, setup.options};
   auto started = std::chrono::duration_cast<std::chrono::milliseconds>(
                    std::chrono::system_clock::now().time_since_epoch())
                    .count();
@@ -164,11 +164,11 @@ int run_node(const NodeOptions& opt) {
   std::string rest_scheme = setup.http.tls ? "https" : "http";
   if (setup.http.tls) // requests forwarded to the other nodes' https listeners
     runtime::rest::set_forward_tls(*setup.http.tls);
-  actors::cluster::ClusterHerder herder{{&sys, &worker, &configs, &statuses, view, member_id, address,
+  actors::cluster::ClusterHerder herder{{&sys, &node_herder, &configs, &statuses, view, member_id, address,
                                          setup.http.bearer_token, rest_scheme}};
   auto rest = serve_rest(herder, setup.http);
   auto worker_id = rest_address(setup.http, rest->port());
-  worker.set_worker_id(worker_id);
+  node_herder.set_worker_id(worker_id);
 
   // The fenced leadership: the same transactional.id on every node of the cluster.
   runtime::cluster::Leadership leadership{client, parsed.get_string("config.storage.topic"),
@@ -180,7 +180,7 @@ int run_node(const NodeOptions& opt) {
   node_settings.worker_id = worker_id;
   node_settings.max_delay = std::chrono::milliseconds{parsed.get_long("scheduled.rebalance.max.delay.ms")};
   node_settings.unreachable_after = unreachable;
-  node_settings.worker = &worker;
+  node_settings.herder = &node_herder;
   node_settings.configs = &configs;
   node_settings.leadership = &leadership;
   node_settings.view = view;
@@ -215,13 +215,13 @@ int run_node(const NodeOptions& opt) {
     caf::anon_send(node, actors::cluster::configs_atom::value);
   });
   statuses.start();
-  worker.mark_ready();
+  node_herder.mark_ready();
 
   auto last_progress = Clock::now();
   auto last_status = Clock::now();
   while (!stop_requested) {
     std::this_thread::sleep_for(100ms);
-    worker.tick();
+    node_herder.tick();
     auto now = Clock::now();
     if (now - last_status >= 1s) {
       last_status = now;
@@ -230,7 +230,7 @@ int run_node(const NodeOptions& opt) {
     if (now - last_progress >= std::chrono::seconds{opt.progress_seconds}) {
       double interval = std::chrono::duration<double>(now - last_progress).count();
       last_progress = now;
-      for (const auto& line : worker.progress(interval))
+      for (const auto& line : node_herder.progress(interval))
         if (!opt.quiet)
           std::printf("%s\n", line.c_str());
       std::fflush(stdout);
@@ -243,7 +243,7 @@ int run_node(const NodeOptions& opt) {
   caf::anon_send_exit(node, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(tree_source, caf::exit_reason::user_shutdown);
   sys.middleman().unpublish(membership, *port);
-  // Both hold pointers to the worker, the logs and the leadership declared above:
+  // Both hold pointers to the node herder, the logs and the leadership declared above:
   // they must be gone before those are, and the node may be busy abandoning tasks
   // (a consumer's close can take 10 s) when the exit arrives.
   if (!await_exit(sys, {node, membership, tree_source}, 30s)) {
@@ -251,7 +251,7 @@ int run_node(const NodeOptions& opt) {
     std::fflush(nullptr);
     std::_Exit(1);
   }
-  auto late = worker.shutdown(30s);
+  auto late = node_herder.shutdown(30s);
   herder.publish_statuses();
   statuses.flush(5s);
   if (late > 0) {

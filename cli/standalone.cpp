@@ -20,7 +20,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/scheduler.hpp"
-#include "actors/worker.hpp"
+#include "actors/standalone_herder.hpp"
 #include "cli/commands.hpp"
 #include "cli/worker_config.hpp"
 #include "runtime/config/connector_json.hpp"
@@ -100,7 +100,7 @@ int run_standalone(const Options& opt) {
   actors::tune_scheduler(cfg, std::stoul(worker.at("scheduler.threads")));
   caf::actor_system sys{cfg};
 
-  actors::Worker herder{sys, state, metrics, setup.options};
+  actors::StandaloneHerder herder{sys, state, metrics, setup.options};
   auto rest = serve_rest(herder, setup.http);
   herder.set_worker_id(rest_address(setup.http, rest->port()));
 

@@ -272,7 +272,6 @@ WorkerSetup setup_worker(std::map<std::string, std::string> worker, bool node) {
   options.restart_max_attempts = parsed.get_int("task.restart.max.attempts");
   options.restart_backoff = std::chrono::milliseconds{parsed.get_long("task.restart.backoff.ms")};
   options.restart_backoff_max = std::chrono::milliseconds{parsed.get_long("task.restart.backoff.max.ms")};
-  options.cluster = node;
   options.config = std::move(worker);
   return setup;
 }

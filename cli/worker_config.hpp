@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "actors/worker.hpp"
+#include "actors/task_runner.hpp"
 #include "runtime/rest/connect_api.hpp"
 #include "weir/config.hpp"
 
@@ -18,7 +18,7 @@ const ConfigDef& worker_def(bool node);
 
 struct WorkerSetup {
   Config parsed;
-  actors::WorkerOptions options; ///< options.config: resolved, every default filled in
+  actors::TaskRunnerOptions options; ///< options.config: resolved, every default filled in
   runtime::rest::HttpServerOptions http;
 };
 

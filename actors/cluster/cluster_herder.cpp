@@ -59,8 +59,8 @@ void wait_for(F done, std::chrono::milliseconds timeout) {
     std::this_thread::sleep_for(20ms);
 }
 
-bool knows(Worker& worker, const std::string& name) {
-  auto names = worker.connectors(Deadline::max());
+bool knows(NodeHerder& herder, const std::string& name) {
+  auto names = herder.connectors(Deadline::max());
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
@@ -92,7 +92,7 @@ void ClusterHerder::write_config(const std::string& name, const rest::ConfigMap&
 rest::Created ClusterHerder::put_connector_config(const std::string& name, const rest::ConfigMap& config,
                                                   std::optional<rest::InitialState> initial_state,
                                                   bool allow_replace, Deadline d) {
-  bool existed = knows(worker(), name);
+  bool existed = knows(node_herder(), name);
   if (auto url = leader_url(); !url.empty()) {
     if (allow_replace) {
       rest::forward_request(url, "PUT", path_of(name) + "/config", config_json(config),
@@ -110,7 +110,7 @@ rest::Created ClusterHerder::put_connector_config(const std::string& name, const
       rest::forward_request(url, "POST", "/connectors", body + "}", links_.rest_token, remaining(d));
     }
   } else {
-    rest::throw_if_invalid(worker().validate_connector_config(config, d));
+    rest::throw_if_invalid(node_herder().validate_connector_config(config, d));
     existed = links_.configs->snapshot().connectors.count(name) > 0;
     if (existed && !allow_replace)
       throw rest::already_exists("Connector " + name + " already exists");
@@ -122,13 +122,13 @@ rest::Created ClusterHerder::put_connector_config(const std::string& name, const
     write_config(name, config, target, d);
     spdlog::info("cluster: connector {} {} in the config topic", name, existed ? "updated" : "created");
   }
-  wait_for([&] { return knows(worker(), name); }, 3s);
+  wait_for([&] { return knows(node_herder(), name); }, 3s);
   return {!existed, {name, config, {}, type_of(config), {}}};
 }
 
 rest::Created ClusterHerder::patch_connector_config(const std::string& name, const rest::ConfigPatch& patch,
                                                     Deadline d) {
-  auto config = rest::apply_config_patch(worker().connector_info(name, d).config, patch);
+  auto config = rest::apply_config_patch(node_herder().connector_info(name, d).config, patch);
   config["name"] = name;
   return put_connector_config(name, config, std::nullopt, true, d);
 }
@@ -139,13 +139,13 @@ void ClusterHerder::delete_connector(const std::string& name, Deadline d) {
   } else {
     if (!links_.configs->snapshot().connectors.count(name))
       throw rest::not_found("Connector " + name + " not found");
-    auto tasks = static_cast<int>(worker().task_configs(name, d).size());
+    auto tasks = static_cast<int>(node_herder().task_configs(name, d).size());
     links_.configs->delete_connector(name);
     if (!links_.configs->catch_up(remaining(d)))
       throw rest::RequestTimeout("reading the config topic back after deleting connector " + name);
     links_.statuses->delete_connector(name, tasks);
   }
-  wait_for([&] { return !knows(worker(), name); }, 3s);
+  wait_for([&] { return !knows(node_herder(), name); }, 3s);
 }
 
 void ClusterHerder::set_target_state(const std::string& name, const std::string& state,
@@ -177,14 +177,14 @@ void ClusterHerder::restart_connector(const std::string& name, Deadline d) {
     rest::forward_request(url, "POST", path_of(name) + "/restart", {}, links_.rest_token, remaining(d));
     return;
   }
-  worker().restart_connector(name, d);
-  store_task_configs(worker(), *links_.configs);
+  node_herder().restart_connector(name, d);
+  store_task_configs(node_herder(), *links_.configs);
   if (!links_.configs->catch_up(remaining(d)))
     throw rest::RequestTimeout("reading the config topic back after restarting connector " + name);
 }
 
 rest::ConnectorStatus ClusterHerder::connector_status(const std::string& name, Deadline d) {
-  auto status = worker().connector_status(name, d);
+  auto status = node_herder().connector_status(name, d);
   if (status.connector.state == "STOPPED")
     return status;
   auto shared = links_.statuses->snapshot();
@@ -194,7 +194,7 @@ rest::ConnectorStatus ClusterHerder::connector_status(const std::string& name, D
     if (it->second.state == "FAILED" && status.connector.state == "RUNNING")
       status.connector = {it->second.state, it->second.worker_id, it->second.trace};
   }
-  auto count = worker().task_configs(name, d).size();
+  auto count = node_herder().task_configs(name, d).size();
   auto assignment = links_.configs->snapshot().assignment;
   std::vector<rest::TaskState> tasks;
   for (size_t t = 0; t < count; ++t) {
@@ -207,7 +207,7 @@ rest::ConnectorStatus ClusterHerder::connector_status(const std::string& name, D
       auto address = assignment->owner_of({name, id});
       owner = address.empty() ? "" : assignment->nodes.at(address).worker_id;
       if (address == links_.address)
-        owner = worker().worker_id();
+        owner = node_herder().worker_id();
     }
     const runtime::cluster::StatusRecord* elsewhere = nullptr;
     if (!owner) {
@@ -219,7 +219,7 @@ rest::ConnectorStatus ClusterHerder::connector_status(const std::string& name, D
     }
     // A paused connector's tasks are assigned nowhere: every node says PAUSED alike.
     bool unassigned_by_design = status.connector.state != "RUNNING";
-    if (here != status.tasks.end() && (!owner || *owner == worker().worker_id() || unassigned_by_design))
+    if (here != status.tasks.end() && (!owner || *owner == node_herder().worker_id() || unassigned_by_design))
       tasks.push_back(*here);
     else if (elsewhere)
       tasks.push_back({id, {elsewhere->state, elsewhere->worker_id, elsewhere->trace}});
@@ -241,7 +241,7 @@ std::string ClusterHerder::owner_url(const rest::TaskId& id, rest::Forward forwa
                                      Deadline d) {
   auto name = id.connector + "-" + std::to_string(id.task);
   auto where = task_status(id, d).state.worker_id;
-  if (where == worker().worker_id())
+  if (where == node_herder().worker_id())
     return {};
   if (where.empty())
     throw rest::conflict("Cannot " + doing + " task " + name + ": it is not assigned to any node yet");
@@ -256,7 +256,7 @@ std::string ClusterHerder::owner_url(const rest::TaskId& id, rest::Forward forwa
 void ClusterHerder::restart_task(const rest::TaskId& id, rest::Forward forward, Deadline d) {
   auto url = owner_url(id, forward, "restart", d);
   if (url.empty())
-    return worker().restart_task(id, forward, d);
+    return node_herder().restart_task(id, forward, d);
   rest::forward_request(url, "POST",
                         path_of(id.connector) + "/tasks/" + std::to_string(id.task) + "/restart?forward=false",
                         {}, links_.rest_token, remaining(d));
@@ -266,7 +266,7 @@ void ClusterHerder::tap(const rest::TaskId& id, const std::string& stage, int co
                         Deadline d, rest::TapSink& sink) {
   auto url = owner_url(id, forward, "tap", d);
   if (url.empty())
-    return worker().tap(id, stage, count, forward, d, sink);
+    return node_herder().tap(id, stage, count, forward, d, sink);
   // The owner waits as long as this tap has left; its answer (records or error) is
   // this one's, streamed through line by line, and abandoned when the reader goes.
   auto left = std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(d - Clock::now()).count());
@@ -308,16 +308,16 @@ rest::ConnectorStatus ClusterHerder::restart_connector_and_tasks(const rest::Res
 std::string ClusterHerder::alter_connector_offsets(const std::string& name,
                                                    const std::vector<rest::ConnectorOffset>& offsets,
                                                    Deadline d) {
-  return worker().alter_connector_offsets(name, offsets, d);
+  return node_herder().alter_connector_offsets(name, offsets, d);
 }
 
 std::string ClusterHerder::reset_connector_offsets(const std::string& name, Deadline d) {
-  return worker().reset_connector_offsets(name, d);
+  return node_herder().reset_connector_offsets(name, d);
 }
 
 void ClusterHerder::set_cluster_logger_level(const std::string& name, const std::string& level,
                                              Deadline d) {
-  worker().set_worker_logger_level(name, level, d);
+  node_herder().set_worker_logger_level(name, level, d);
   for (const auto& m : links_.view->members().members)
     if (m.id != links_.member_id && !m.rest_url.empty()) {
       try {
@@ -330,7 +330,7 @@ void ClusterHerder::set_cluster_logger_level(const std::string& name, const std:
 }
 
 rest::ActorTree ClusterHerder::node_tree(const std::optional<std::string>& connector, Deadline d) {
-  auto tree = worker().actor_tree(connector, d);
+  auto tree = node_herder().actor_tree(connector, d);
   auto members = links_.view->members();
   for (auto& node : tree.nodes)
     node.leader = members.leader == links_.member_id;
@@ -411,8 +411,8 @@ caf::actor spawn_tree_source(caf::actor_system& sys, ClusterHerder& herder) {
 }
 
 void ClusterHerder::publish_statuses() {
-  auto [mine, generation] = worker().assigned();
-  auto self = worker().worker_id();
+  auto [mine, generation] = node_herder().assigned();
+  auto self = node_herder().worker_id();
   // Only what changed since the last call goes to the topic.
   auto changed = [&](const std::string& key, const runtime::cluster::StatusRecord& record) {
     auto [it, fresh] = published_.try_emplace(key, record);
@@ -425,8 +425,8 @@ void ClusterHerder::publish_statuses() {
   // when they stop one (readers take the record of the node it is assigned to, so
   // this never hides its new node's), and forgotten: should it come back, its
   // status is written again.
-  auto local = worker().local_statuses();
-  auto instances = worker().instances();
+  auto local = node_herder().local_statuses();
+  auto instances = node_herder().instances();
   for (auto it = published_.begin(); it != published_.end();) {
     bool here = false;
     for (const auto& status : local) {

@@ -1,5 +1,5 @@
 // The REST API of a cluster node (`weir node`): any node answers. Reads come from
-// this node's worker and the shared topics (a task running elsewhere shows the
+// this node's herder (NodeHerder) and the shared topics (a task running elsewhere shows the
 // status its node wrote to the status topic); changes to connectors are forwarded
 // to the leader, which validates them and writes them to the config topic, from
 // which every node applies them; a task's restart goes to the node running it.
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "actors/cluster/node.hpp"
-#include "actors/worker.hpp"
+#include "actors/cluster/node_herder.hpp"
 #include "runtime/cluster/state_log.hpp"
 
 namespace weir::actors::cluster {
@@ -18,7 +18,7 @@ class ClusterHerder final : public runtime::rest::ConnectHerder {
 public:
   struct Links {
     caf::actor_system* system = nullptr; ///< the node's: asks the other nodes' actors
-    Worker* worker = nullptr;
+    NodeHerder* herder = nullptr; ///< this node's connectors and tasks
     runtime::cluster::ConfigLog* configs = nullptr;
     runtime::cluster::StatusLog* statuses = nullptr;
     std::shared_ptr<ClusterView> view;
@@ -34,17 +34,17 @@ public:
   /// Called from one thread (the node's main loop).
   void publish_statuses();
 
-  runtime::rest::ServerInfo server_info(Deadline d) override { return worker().server_info(d); }
-  void health_check(Deadline d) override { worker().health_check(d); }
-  bool ready() override { return worker().ready(); }
-  std::vector<std::string> connectors(Deadline d) override { return worker().connectors(d); }
+  runtime::rest::ServerInfo server_info(Deadline d) override { return node_herder().server_info(d); }
+  void health_check(Deadline d) override { node_herder().health_check(d); }
+  bool ready() override { return node_herder().ready(); }
+  std::vector<std::string> connectors(Deadline d) override { return node_herder().connectors(d); }
   runtime::rest::ConnectorInfo connector_info(const std::string& name, Deadline d) override {
-    return worker().connector_info(name, d);
+    return node_herder().connector_info(name, d);
   }
   runtime::rest::ConnectorStatus connector_status(const std::string& name, Deadline d) override;
   runtime::rest::TaskState task_status(const runtime::rest::TaskId& id, Deadline d) override;
   std::vector<runtime::rest::TaskInfo> task_configs(const std::string& name, Deadline d) override {
-    return worker().task_configs(name, d);
+    return node_herder().task_configs(name, d);
   }
   runtime::rest::Created put_connector_config(const std::string& name,
                                               const runtime::rest::ConfigMap& config,
@@ -64,35 +64,35 @@ public:
   void stop_connector(const std::string& name, Deadline d) override;
   std::vector<runtime::rest::ConnectorOffset> connector_offsets(const std::string& name,
                                                                 Deadline d) override {
-    return worker().connector_offsets(name, d);
+    return node_herder().connector_offsets(name, d);
   }
   std::string alter_connector_offsets(const std::string& name,
                                       const std::vector<runtime::rest::ConnectorOffset>& offsets,
                                       Deadline d) override;
   std::string reset_connector_offsets(const std::string& name, Deadline d) override;
   std::vector<std::string> connector_active_topics(const std::string& name, Deadline d) override {
-    return worker().connector_active_topics(name, d);
+    return node_herder().connector_active_topics(name, d);
   }
   void reset_connector_active_topics(const std::string& name, Deadline d) override {
-    worker().reset_connector_active_topics(name, d);
+    node_herder().reset_connector_active_topics(name, d);
   }
-  std::vector<runtime::rest::PluginInfo> plugins(Deadline d) override { return worker().plugins(d); }
+  std::vector<runtime::rest::PluginInfo> plugins(Deadline d) override { return node_herder().plugins(d); }
   std::vector<runtime::rest::ConfigKeyInfo> plugin_config(const std::string& plugin, Deadline d) override {
-    return worker().plugin_config(plugin, d);
+    return node_herder().plugin_config(plugin, d);
   }
   runtime::rest::ConfigInfos validate_connector_config(const runtime::rest::ConfigMap& config,
                                                        Deadline d) override {
-    return worker().validate_connector_config(config, d);
+    return node_herder().validate_connector_config(config, d);
   }
   std::map<std::string, runtime::rest::LoggerLevel> logger_levels(Deadline d) override {
-    return worker().logger_levels(d);
+    return node_herder().logger_levels(d);
   }
   std::optional<runtime::rest::LoggerLevel> logger_level(const std::string& name, Deadline d) override {
-    return worker().logger_level(name, d);
+    return node_herder().logger_level(name, d);
   }
   std::vector<std::string> set_worker_logger_level(const std::string& name, const std::string& level,
                                                    Deadline d) override {
-    return worker().set_worker_logger_level(name, level, d);
+    return node_herder().set_worker_logger_level(name, level, d);
   }
   void set_cluster_logger_level(const std::string& name, const std::string& level, Deadline d) override;
   /// Every node's actors: this node's and, asked through its membership actor,
@@ -100,13 +100,13 @@ public:
   /// unreachable, without connectors).
   runtime::rest::ActorTree actor_tree(const std::optional<std::string>& connector, Deadline d) override;
   runtime::rest::ActorTree node_tree(const std::optional<std::string>& connector, Deadline d) override;
-  std::string metrics_text(Deadline d) override { return worker().metrics_text(d); }
+  std::string metrics_text(Deadline d) override { return node_herder().metrics_text(d); }
   /// A task running on another node is tapped there (its answer is this one).
   void tap(const runtime::rest::TaskId& id, const std::string& stage, int count, runtime::rest::Forward forward,
            Deadline d, runtime::rest::TapSink& sink) override;
 
 private:
-  Worker& worker() { return *links_.worker; }
+  NodeHerder& node_herder() { return *links_.herder; }
   /// The leader's REST URL when this node does not lead (then the request goes
   /// there); empty when it does. 503-like RestError when no leader is known.
   std::string leader_url();

@@ -11,7 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/messages.hpp"
-#include "actors/worker.hpp"
+#include "actors/cluster/node_herder.hpp"
 #include "runtime/cluster/lease.hpp"
 #include "runtime/cluster/rebalancer.hpp"
 
@@ -110,7 +110,7 @@ void step_down(node_actor* self, const std::string& why) {
     spdlog::warn("cluster: this node no longer leads: {}", why);
   st.leading = false;
   st.rebalancer.reset();
-  st.settings.worker->end_instances(); // the next leader runs the connector actors
+  st.settings.herder->end_instances(); // the next leader runs the connector actors
   st.settings.leadership->release();
   st.retry_at = Clock::now() + retry_delay;
 }
@@ -189,9 +189,9 @@ void apply_assignment(node_actor* self, const runtime::cluster::ClusterConfig& s
     return;
   auto list = a.work_of(st.settings.address);
   std::set<Work> mine(list.begin(), list.end());
-  if (!st.applied || *st.applied != a.generation || mine != st.settings.worker->assigned().first) {
+  if (!st.applied || *st.applied != a.generation || mine != st.settings.herder->assigned().first) {
     st.applied = a.generation;
-    st.settings.worker->run_only(std::move(mine), a.generation);
+    st.settings.herder->run_only(std::move(mine), a.generation);
   }
   if (a.leader == st.settings.member_id) {
     self->send(self, applied_atom::value, st.settings.address, a.generation);
@@ -205,8 +205,8 @@ void apply_assignment(node_actor* self, const runtime::cluster::ClusterConfig& s
 /// config topic was read again.
 void abandon(node_actor* self, const std::string& why) {
   auto& st = self->state;
-  if (!st.settings.worker->assigned().first.empty())
-    st.settings.worker->abandon_all(why);
+  if (!st.settings.herder->assigned().first.empty())
+    st.settings.herder->abandon_all(why);
   st.applied.reset();
   st.resync = true;
   step_down(self, why);
@@ -263,7 +263,7 @@ void resync(node_actor* self) {
   st.resync = false;
   spdlog::info("cluster: read the config topic again: applying the newest assignment");
   auto snapshot = st.settings.configs->snapshot();
-  st.settings.worker->apply_configs(snapshot);
+  st.settings.herder->apply_configs(snapshot);
   apply_assignment(self, snapshot);
 }
 
@@ -306,10 +306,10 @@ void maybe_lead(node_actor* self) {
     return;
   }
   snapshot = st.settings.configs->snapshot();
-  st.settings.worker->apply_configs(snapshot);
-  st.store_again = !store_task_configs(*st.settings.worker, *st.settings.configs);
+  st.settings.herder->apply_configs(snapshot);
+  st.store_again = !store_task_configs(*st.settings.herder, *st.settings.configs);
   st.rebalancer = std::make_unique<Rebalancer>(st.settings.max_delay);
-  st.rebalancer->set_wanted(st.settings.worker->wanted_work());
+  st.rebalancer->set_wanted(st.settings.herder->wanted_work());
   st.published = snapshot.assignment.value_or(PublishedAssignment{});
   st.rebalancer->adopt(st.settings.address, {}, st.published.generation);
   for (const auto& [address, node] : st.published.nodes)
@@ -348,11 +348,11 @@ void on_configs(node_actor* self) {
   auto snapshot = st.settings.configs->snapshot();
   st.configs_read = true; // the log reports its first read to the end first
   watch_lease(self, snapshot);
-  st.settings.worker->apply_configs(snapshot);
+  st.settings.herder->apply_configs(snapshot);
   apply_assignment(self, snapshot);
   if (st.leading) {
-    st.store_again = !store_task_configs(*st.settings.worker, *st.settings.configs);
-    st.rebalancer->set_wanted(st.settings.worker->wanted_work());
+    st.store_again = !store_task_configs(*st.settings.herder, *st.settings.configs);
+    st.rebalancer->set_wanted(st.settings.herder->wanted_work());
     supervise(self);
   }
 }
@@ -364,8 +364,8 @@ void on_tick(node_actor* self) {
   resync(self);
   maybe_lead(self);
   supervise(self);
-  if (st.leading && (st.settings.worker->take_reconfigured() || st.store_again))
-    st.store_again = !store_task_configs(*st.settings.worker, *st.settings.configs);
+  if (st.leading && (st.settings.herder->take_reconfigured() || st.store_again))
+    st.store_again = !store_task_configs(*st.settings.herder, *st.settings.configs);
   if (st.leading && Clock::now() - st.renewed >= st.settings.unreachable_after / 3)
     publish(self, st.published);
   self->delayed_send(self, tick_interval, tick_atom::value);
@@ -395,9 +395,9 @@ caf::behavior node(node_actor* self, NodeSettings settings) {
 
 } // namespace
 
-bool store_task_configs(Worker& worker, runtime::cluster::ConfigLog& configs) {
+bool store_task_configs(NodeHerder& herder, runtime::cluster::ConfigLog& configs) {
   bool stored = true;
-  for (const auto& [name, tasks] : worker.task_configs_to_store(configs.snapshot())) {
+  for (const auto& [name, tasks] : herder.task_configs_to_store(configs.snapshot())) {
     try {
       configs.put_task_configs(name, tasks);
       spdlog::info("cluster: connector {}: {} task config(s) stored", name, tasks.size());

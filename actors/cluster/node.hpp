@@ -37,14 +37,12 @@
 #include "runtime/cluster/leadership.hpp"
 #include "runtime/cluster/state_log.hpp"
 
-namespace weir::actors {
-class Worker;
-}
-
 namespace weir::actors::cluster {
 
+class NodeHerder;
+
 /// The connectors of the config topic changed: (configs_atom) to the node actor,
-/// which applies the log's snapshot to its worker.
+/// which applies the log's snapshot to its herder.
 using configs_atom = caf::atom_constant<caf::atom("configs")>;
 
 /// What the node actor knows, for the REST herder's threads to read.
@@ -66,7 +64,7 @@ struct NodeSettings {
   std::string worker_id; ///< its REST host:port, as statuses name it
   std::chrono::milliseconds max_delay{300000};  ///< scheduled.rebalance.max.delay.ms
   std::chrono::milliseconds unreachable_after{3000}; ///< cluster.unreachable.timeout.ms
-  Worker* worker = nullptr;
+  NodeHerder* herder = nullptr; ///< this node's connectors and tasks
   runtime::cluster::ConfigLog* configs = nullptr;
   runtime::cluster::Leadership* leadership = nullptr;
   std::shared_ptr<ClusterView> view;
@@ -78,7 +76,7 @@ struct NodeSettings {
 /// topic (task-NAME-N records and their commit-NAME); every node, this one
 /// included, runs its tasks from what it then reads back. False when a write
 /// failed (the stored ones still differ: the caller tries again later).
-bool store_task_configs(Worker& worker, runtime::cluster::ConfigLog& configs);
+bool store_task_configs(NodeHerder& herder, runtime::cluster::ConfigLog& configs);
 
 /// Spawns the node actor (detached: applying an assignment waits for tasks to
 /// drain).
