@@ -128,7 +128,7 @@ void AbstractHerder::start_tasks(Connector& c, const std::vector<size_t>& ids) {
   runner_.start(c.plan, c.task_configs, ids, c.partitions);
 }
 
-void AbstractHerder::use_task_configs(Connector& c, std::vector<StringMap> next) {
+std::set<size_t> AbstractHerder::use_task_configs(Connector& c, std::vector<StringMap> next) {
   std::set<size_t> changed; // running tasks whose config changed or is gone
   for (auto t : runner_.tasks_of(c.plan.name))
     if (t >= next.size() || t >= c.task_configs.size() || next[t] != c.task_configs[t])
@@ -139,6 +139,7 @@ void AbstractHerder::use_task_configs(Connector& c, std::vector<StringMap> next)
   }
   std::lock_guard lock{mutex_};
   c.task_configs = std::move(next);
+  return changed;
 }
 
 void AbstractHerder::spawn_instance(Connector& c) {
@@ -419,11 +420,11 @@ rest::ConnectorStatus AbstractHerder::restart_connector_and_tasks(const rest::Re
             restart.push_back(static_cast<size_t>(t.id));
         }
     }
-    bool all_started = c->target == "RUNNING" && !c->failure.empty(); // the instance starts every task
-    if (instance)
-      restart_instance(*c);
-    if (!all_started)
-      for (auto i : restart)
+    // A task the connector's restart started already (its config changed, or the
+    // connector had failed) is not restarted twice.
+    auto fresh = instance ? restart_instance(*c) : std::set<size_t>{};
+    for (auto i : restart)
+      if (!fresh.count(i))
         runner_.restart(request.connector, i, true); // a task stopped since is skipped
     return status;
   });

@@ -145,8 +145,8 @@ protected:
   /// change lock.
   virtual void reconfigured(Connector& c, std::vector<StringMap> configs) = 0;
   /// Kafka Connect's restart of the connector alone (POST .../restart). Holding
-  /// the change lock.
-  virtual void restart_instance(Connector& c) = 0;
+  /// the change lock. Returns the tasks it started or restarted here.
+  virtual std::set<size_t> restart_instance(Connector& c) = 0;
   /// Adds what the herder knows of assignments to the worker metrics.
   virtual void assignment_figures(runtime::metrics::WorkerFigures&) const {}
 
@@ -165,8 +165,9 @@ protected:
   /// Starts tasks `ids` of `c` with its task configs.
   void start_tasks(Connector& c, const std::vector<size_t>& ids);
   /// Makes `next` the tasks' configs: running tasks whose config changed, or that
-  /// have none in it, drain and stop (the caller starts what should run).
-  void use_task_configs(Connector& c, std::vector<StringMap> next);
+  /// have none in it, drain and stop (the caller starts what should run). Returns
+  /// those tasks.
+  std::set<size_t> use_task_configs(Connector& c, std::vector<StringMap> next);
   /// Spawns `c`'s connector actor (ending the one it had).
   void spawn_instance(Connector& c);
   /// Asks `c`'s connector actor (spawned if it has none) for its task configs.

@@ -44,12 +44,12 @@ void StandaloneHerder::reconfigured(Connector& c, std::vector<StringMap> configs
   start_missing_tasks(c);
 }
 
-void StandaloneHerder::restart_instance(Connector& c) {
+std::set<size_t> StandaloneHerder::restart_instance(Connector& c) {
   if (c.target != "RUNNING")
-    return;
+    return {};
   if (!c.failure.empty()) {
     start_connector(c);
-    return;
+    return runner_.tasks_of(c.plan.name);
   }
   spawn_instance(c);
   auto made = make_tasks(c);
@@ -58,11 +58,18 @@ void StandaloneHerder::restart_instance(Connector& c) {
     c.failure = made.failure;
     state_.with([&](auto& s) { s.set_connector_status(c.plan.name, "FAILED"); });
     spdlog::error("connector {} cannot make its tasks: {}", c.plan.name, c.failure);
-    return;
+    return {};
   }
-  use_task_configs(c, std::move(made.configs));
+  auto kept = runner_.tasks_of(c.plan.name);
+  for (auto t : use_task_configs(c, std::move(made.configs)))
+    kept.erase(t);
   start_missing_tasks(c);
   spdlog::info("connector {} restarted", c.plan.name);
+  std::set<size_t> started;
+  for (auto t : runner_.tasks_of(c.plan.name))
+    if (!kept.count(t))
+      started.insert(t);
+  return started;
 }
 
 rest::Created StandaloneHerder::put_connector_config(const std::string& name, const rest::ConfigMap& config,

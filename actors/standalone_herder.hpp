@@ -32,7 +32,7 @@ private:
   void reconfigured(Connector& c, std::vector<StringMap> configs) override;
   /// A new connector actor makes the task configs again; only the tasks whose
   /// config changed restart (new ones start, surplus ones stop).
-  void restart_instance(Connector& c) override;
+  std::set<size_t> restart_instance(Connector& c) override;
   /// prepare() and start every task.
   void start_connector(Connector& c);
   /// Starts the tasks of `c.task_configs` that do not run.

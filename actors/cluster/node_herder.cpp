@@ -41,14 +41,15 @@ void NodeHerder::reconfigured(Connector& c, std::vector<StringMap> configs) {
   reconfigured_ = true;
 }
 
-void NodeHerder::restart_instance(Connector& c) {
+std::set<size_t> NodeHerder::restart_instance(Connector& c) {
   if (c.target != "RUNNING")
-    return;
+    return {};
   if (c.instance)
     spawn_instance(c);
   made_.erase(c.plan.name);
   std::lock_guard lock{mutex_};
   c.failure = c.plan_error;
+  return {}; // tasks restart when the configs the leader stores arrive
 }
 
 void NodeHerder::assignment_figures(runtime::metrics::WorkerFigures& figures) const {

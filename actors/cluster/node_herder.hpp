@@ -76,7 +76,7 @@ private:
   /// On the leader: kept for the next store_task_configs.
   void reconfigured(Connector& c, std::vector<StringMap> configs) override;
   /// A new connector actor (on the leader) makes them on the leader's next look.
-  void restart_instance(Connector& c) override;
+  std::set<size_t> restart_instance(Connector& c) override;
   void assignment_figures(runtime::metrics::WorkerFigures& figures) const override;
   /// Makes the tasks here those of assigned_. Holding the change lock.
   void reconcile();

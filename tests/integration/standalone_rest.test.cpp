@@ -369,6 +369,24 @@ BOOST_AUTO_TEST_CASE(a_connector_restart_remakes_its_task_configs_and_restarts_o
   BOOST_TEST(log.find("task tables-1 stopped") == std::string::npos, log);
   BOOST_TEST(log.find("task tables-2 stopped") != std::string::npos, log);
   BOOST_TEST(has(w.call("GET", "/connectors/tables/status"), R"("connector":{"state":"RUNNING")"));
+
+  // With includeTasks=true a task is restarted once, even when the connector's own
+  // restart gave it a new config: a fourth table changes every task's tables.
+  Sqlite(db).exec("CREATE TABLE t4 (id INTEGER PRIMARY KEY); INSERT INTO t4 VALUES (7);");
+  since = w.process->output().size();
+  BOOST_TEST(w.call("POST", "/connectors/tables/restart?includeTasks=true").status == 202);
+  BOOST_TEST(read_topic(prefix + "t4", 1, 60s, 0s).size() == 1u);
+  log = w.process->output().substr(since);
+  auto count = [&](const std::string& text) {
+    size_t n = 0;
+    for (auto at = log.find(text); at != std::string::npos; at = log.find(text, at + 1))
+      ++n;
+    return n;
+  };
+  for (int t = 0; t < 3; ++t) {
+    auto id = std::to_string(t);
+    BOOST_TEST(count("task tables-" + id + " started") + count("connector tables task " + id + " restarted") == 1u, log);
+  }
   stop_cleanly(*w.process);
 }
 
