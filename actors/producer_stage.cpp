@@ -50,6 +50,14 @@ StageStats& observe(producer_actor* self) {
   return st.stats;
 }
 
+/// Tells the task's observer that this stage is through: drained, or failed while
+/// asked to drain (it has nothing more to deliver, so no drain need wait for it).
+void report_done(producer_actor* self) {
+  auto& st = self->state;
+  if (st.spec.observer)
+    self->send(st.spec.observer, done_atom::value, st.stats);
+}
+
 /// A failed producer holds what it has: no credit goes back, so the task stops,
 /// and no offset advances past what was delivered (or committed).
 void fail(producer_actor* self, const std::string& what) {
@@ -58,6 +66,8 @@ void fail(producer_actor* self, const std::string& what) {
   st.stats.errors += st.spec.logic->records_failed();
   mark_failed(st.stats, what);
   observe(self);
+  if (st.in.upstream_done())
+    report_done(self);
 }
 
 /// Lets the logic move (deliveries, commits, produces), then returns the credit of
@@ -82,8 +92,7 @@ void step(producer_actor* self) {
   if (logic.finished()) {
     st.stats.state = "FINISHED";
     observe(self);
-    if (st.spec.observer)
-      self->send(st.spec.observer, done_atom::value, st.stats);
+    report_done(self);
     self->quit();
     return;
   }
@@ -149,6 +158,8 @@ caf::behavior producer_behavior(producer_actor* self, ProducerSpec spec) {
       auto& st = self->state;
       st.in.end_of_stream();
       st.spec.logic->end_of_input();
+      if (st.failed)
+        return report_done(self);
       step(self);
     },
     [=](stats_atom) { return observe(self); },
