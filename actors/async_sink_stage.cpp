@@ -14,9 +14,8 @@
 #include <caf/stateful_actor.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/inlet.hpp"
 #include "actors/messages.hpp"
-#include "actors/taps.hpp"
-#include "engine/pipeline/tap.hpp"
 
 namespace weir::actors {
 
@@ -40,9 +39,7 @@ uint64_t wall_ns() {
 
 struct AsyncSinkState {
   AsyncSinkSpec spec;
-  runtime::CreditLedger ledger{Credit{}};
-  caf::actor upstream;
-  bool upstream_done = false;
+  Inlet in;
   bool failed = false;
   StageStats stats;
   // Busy is the time with a batch held (being written, or waiting for an older
@@ -50,9 +47,6 @@ struct AsyncSinkState {
   // task's bottleneck, as a blocking writer's time in write() does.
   uint64_t busy_since = 0;
   uint64_t busy_done_ns = 0;
-  // Who taps the records reaching the sink, and how many each still wants.
-  TapList taps;
-  std::unique_ptr<engine::pipeline::TapRenderer> tap_renderer;
   static inline const char* name = "weir.async_sink";
 };
 
@@ -69,7 +63,7 @@ StageStats& observe(async_sink_actor* self) {
     st.stats.busy_ns = st.busy_done_ns + (st.busy_since ? wall_ns() - st.busy_since : 0);
   }
   st.stats.mailbox = self->mailbox().size();
-  st.stats.held = {st.ledger.held_batches(), st.ledger.held_bytes()};
+  st.in.fill_stats(st.stats);
   st.stats.dead_lettered = st.spec.logic->dead_lettered();
   if (st.spec.cell)
     st.spec.cell->publish(st.stats);
@@ -79,18 +73,14 @@ StageStats& observe(async_sink_actor* self) {
 // As a blocking sink: a failed stage holds what it has, returns neither ack nor
 // credit, so nothing past the failure is committed and the upstream stops reading.
 void fail(async_sink_actor* self, const std::string& what) {
-  auto& st = self->state;
-  st.failed = true;
-  st.stats.state = "FAILED";
-  ++st.stats.errors;
-  st.stats.last_error = what;
-  spdlog::error("stage {} failed: {}", st.spec.name, what);
+  self->state.failed = true;
+  mark_failed(self->state.stats, what);
   observe(self);
 }
 
 void finish_if_drained(async_sink_actor* self) {
   auto& st = self->state;
-  if (!st.upstream_done || st.failed || st.spec.logic->held() > 0)
+  if (!st.in.upstream_done() || st.failed || st.spec.logic->held() > 0)
     return;
   st.stats.state = "FINISHED";
   observe(self);
@@ -105,19 +95,11 @@ void ack(async_sink_actor* self) {
   while (auto a = st.spec.logic->pop_acked()) {
     st.stats.records_out += a->written;
     st.stats.errors += a->errors;
-    if (st.upstream && !a->offsets.empty())
-      self->send(st.upstream, durable_atom::value, std::move(a->offsets));
-    auto c = st.ledger.on_release(a->charged);
-    if (st.upstream)
-      self->send(st.upstream, credit_atom::value, c);
+    st.in.durable(self, std::move(a->offsets));
+    st.in.release(self, a->charged);
   }
   observe(self);
   finish_if_drained(self);
-}
-
-/// Sends copies of a batch's records to whoever taps this stage.
-void feed_taps(async_sink_actor* self, const runtime::data::DecodedBatch& batch) {
-  send_to_taps(self, self->state.taps, self->state.tap_renderer, batch);
 }
 
 /// Runs a step of the logic, its CPU time charged to the stage; an exception fails
@@ -140,11 +122,11 @@ void guarded(async_sink_actor* self, F&& f) {
 caf::behavior async_sink(async_sink_actor* self, AsyncSinkSpec spec) {
   auto& st = self->state;
   st.spec = std::move(spec);
-  st.ledger = runtime::CreditLedger{Credit{st.spec.logic->max_in_flight(), st.spec.capacity_bytes}};
+  st.in = Inlet{Credit{st.spec.logic->max_in_flight(), st.spec.capacity_bytes}};
   st.stats.name = st.spec.name;
   st.stats.kind = "sink";
   st.stats.state = "RUNNING";
-  st.stats.capacity = st.ledger.capacity();
+  st.stats.capacity = st.in.capacity();
   // Called on the writer's threads: a message is the one safe way into this actor.
   // Weak, so the writer's callbacks never keep the actor alive.
   st.spec.logic->set_wake([weak = caf::actor_cast<caf::weak_actor_ptr>(self)] {
@@ -152,19 +134,12 @@ caf::behavior async_sink(async_sink_actor* self, AsyncSinkSpec spec) {
       caf::anon_send(caf::actor_cast<caf::actor>(strong), written_atom::value);
   });
   return {
-    [=](attach_atom) {
-      auto& st = self->state;
-      st.upstream = caf::actor_cast<caf::actor>(self->current_sender());
-      self->send(st.upstream, credit_atom::value, st.ledger.initial_grant());
-    },
+    [=](attach_atom) { self->state.in.attach(self); },
     [=](batch_atom, DecodedBatchMsg& msg, uint64_t charged) {
       auto& st = self->state;
-      st.ledger.on_receive(charged);
-      ++st.stats.batches_in;
-      st.stats.records_in += msg.batch->size();
-      st.stats.bytes_in += charged;
-      if (!st.taps.empty() && !st.failed)
-        feed_taps(self, *msg.batch);
+      st.in.arrived(st.stats, msg.batch->size(), charged);
+      if (!st.failed)
+        st.in.tap(self, *msg.batch);
       guarded(self, [&] { st.spec.logic->submit(std::move(msg.batch), charged); });
       observe(self);
     },
@@ -177,16 +152,11 @@ caf::behavior async_sink(async_sink_actor* self, AsyncSinkSpec spec) {
     },
     [=](rewrite_atom, uint64_t id) { guarded(self, [&] { self->state.spec.logic->restart(id); }); },
     [=](eos_atom) {
-      self->state.upstream_done = true;
+      self->state.in.end_of_stream();
       finish_if_drained(self);
     },
     [=](stats_atom) { return observe(self); },
-    [=](tap_atom, int32_t count, caf::actor& subscriber) {
-      auto& taps = self->state.taps;
-      std::erase_if(taps, [&](const auto& t) { return t.first == subscriber; });
-      if (count > 0)
-        taps.emplace_back(std::move(subscriber), count);
-    },
+    [=](tap_atom, int32_t count, caf::actor& subscriber) { self->state.in.subscribe(count, std::move(subscriber)); },
   };
 }
 

@@ -2,6 +2,7 @@
 
 #include "actors/producer_stage.hpp"
 #include "actors/stage.hpp"
+#include "engine/pipeline/producer_logic.hpp"
 #include "engine/pipeline/sink_pipeline.hpp"
 #include "engine/pipeline/source_config.hpp"
 #include "engine/pipeline/source_pipeline.hpp"
@@ -34,17 +35,20 @@ SourceTaskActors spawn_source_task(caf::actor_system& sys, const SourceTaskSpec&
   task->start(spec.stored_offsets);
   auto offsets = std::make_shared<runtime::connector_api::SourceOffsets>(spec.stored_offsets);
 
-  ProducerSpec producer{spec.connector + "-" + std::to_string(spec.task) + "/producer",
-                        producer_props, spec.capacity, spec.observer, encoder, offsets, {}};
+  pipeline::ProducerTransactions transactions;
   if (!spec.transactional_id.empty()) {
-    producer.props["transactional.id"] = spec.transactional_id;
-    producer.props["enable.idempotence"] = "true";
-    producer.transactions.enabled = true;
-    producer.transactions.offsets_topic = spec.offsets_topic;
-    producer.transactions.connector = spec.connector;
+    producer_props["transactional.id"] = spec.transactional_id;
+    producer_props["enable.idempotence"] = "true";
+    transactions.enabled = true;
+    transactions.offsets_topic = spec.offsets_topic;
+    transactions.connector = spec.connector;
     if (settings.boundary == pipeline::TransactionBoundary::Interval)
-      producer.transactions.interval = settings.boundary_interval;
+      transactions.interval = settings.boundary_interval;
   }
+  ProducerSpec producer{spec.connector + "-" + std::to_string(spec.task) + "/producer",
+                        std::make_shared<pipeline::ProducerLogic>(producer_props, encoder, offsets,
+                                                                  std::move(transactions)),
+                        spec.capacity, spec.observer};
 
   using runtime::metrics::StageRole;
   auto cell = [&](const std::string& stage, StageRole role) {

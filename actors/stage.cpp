@@ -14,15 +14,17 @@
 #include <caf/stateful_actor.hpp>
 #include <spdlog/spdlog.h>
 
+#include "actors/inlet.hpp"
 #include "runtime/credit.hpp"
-#include "actors/taps.hpp"
-#include "engine/pipeline/tap.hpp"
 
 namespace weir::actors {
 
 namespace {
 
 using runtime::payload_bytes;
+
+/// A batch whose process() asked to be tried again is due.
+using retry_atom = caf::atom_constant<caf::atom("retry")>;
 
 uint64_t thread_cpu_ns() {
   timespec ts{};
@@ -136,16 +138,14 @@ struct Pending {
 template <class Payload>
 struct StageState {
   StageSpecOf<Payload> spec;
-  runtime::CreditLedger ledger{Credit{}};
+  Inlet in;
   Outlet<Payload> out;
-  caf::actor upstream;
   std::deque<Pending<Payload>> pending; // processed, waiting for downstream credit
-  bool upstream_done = false;
+  // A batch waiting for its retry, and the batches that arrived behind it.
+  std::optional<Pending<Payload>> retrying;
+  std::deque<Pending<Payload>> queued;
   bool failed = false;
   StageStats stats;
-  // Who taps the records passing this stage, and how many each still wants.
-  TapList taps;
-  std::unique_ptr<engine::pipeline::TapRenderer> tap_renderer;
   static inline const char* name = "weir.stage";
 };
 
@@ -158,7 +158,7 @@ template <class Payload>
 StageStats& observe(stage_actor<Payload>* self) {
   auto& st = self->state;
   st.stats.mailbox = self->mailbox().size();
-  st.stats.held = {st.ledger.held_batches(), st.ledger.held_bytes()};
+  st.in.fill_stats(st.stats);
   st.out.fill_stats(st.stats);
   if (st.spec.cell)
     st.spec.cell->publish(st.stats);
@@ -166,19 +166,11 @@ StageStats& observe(stage_actor<Payload>* self) {
 }
 
 template <class Payload>
-void release(stage_actor<Payload>* self, uint64_t charged) {
-  auto& st = self->state;
-  auto c = st.ledger.on_release(charged);
-  if (st.upstream)
-    self->send(st.upstream, credit_atom::value, c);
-}
-
-template <class Payload>
 void finish_if_drained(stage_actor<Payload>* self) {
   auto& st = self->state;
   // Waiting for the downstream to return every credit also lets the sink's last
   // durable report pass through on its way to the feed.
-  if (!st.upstream_done || !st.pending.empty() || st.out.window.in_flight_batches() > 0)
+  if (!st.in.upstream_done() || st.retrying || !st.pending.empty() || st.out.window.in_flight_batches() > 0)
     return;
   st.stats.state = "FINISHED";
   observe(self);
@@ -195,19 +187,15 @@ void drain(stage_actor<Payload>* self) {
   while (!st.pending.empty() && st.out.try_send(self, st.pending.front().batch, st.stats)) {
     auto charged = st.pending.front().charged;
     st.pending.pop_front();
-    release(self, charged);
+    st.in.release(self, charged);
   }
   finish_if_drained(self);
 }
 
 template <class Payload>
 void fail(stage_actor<Payload>* self, const std::string& what) {
-  auto& st = self->state;
-  st.failed = true;
-  st.stats.state = "FAILED";
-  ++st.stats.errors;
-  st.stats.last_error = what;
-  spdlog::error("stage {} failed: {}", st.spec.name, what);
+  self->state.failed = true;
+  mark_failed(self->state.stats, what);
 }
 
 /// Sends copies of the records that passed to whoever taps this stage. Only
@@ -215,17 +203,16 @@ void fail(stage_actor<Payload>* self, const std::string& what) {
 template <class Payload>
 void feed_taps(stage_actor<Payload>* self, const Payload& batch) {
   if constexpr (std::is_same_v<Payload, runtime::data::DecodedBatch>) {
-    send_to_taps(self, self->state.taps, self->state.tap_renderer, batch);
+    self->state.in.tap(self, batch);
   }
 }
 
+/// Runs the logic on a batch, then passes it on (or, for a sink, acks it). A batch
+/// the logic wants to try again waits for a delayed retry message, and the ones
+/// arriving meanwhile queue behind it: order is kept.
 template <class Payload>
-void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
+void handle(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
   auto& st = self->state;
-  st.ledger.on_receive(charged);
-  ++st.stats.batches_in;
-  st.stats.records_in += batch.size();
-  st.stats.bytes_in += charged;
   if (!st.failed) {
     // A stage on its own thread may block in process() for seconds (a database
     // that holds a lock): its figures say so while it does. Such a batch costs a
@@ -234,15 +221,22 @@ void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
       st.stats.busy_since_ns = wall_ns();
       st.spec.cell->publish(st.stats);
     }
+    runtime::RetryAfter retry;
     try {
       CpuMeter meter{st.stats, st.spec.timed};
-      st.spec.logic->process(batch);
+      retry = st.spec.logic->process(batch);
     } catch (const std::exception& e) {
       fail(self, e.what());
     }
     st.stats.busy_since_ns = 0;
+    if (retry && !st.failed) {
+      st.retrying.emplace(Pending<Payload>{std::move(batch), charged});
+      self->delayed_send(self, *retry, retry_atom::value);
+      observe(self);
+      return;
+    }
   }
-  if (!st.failed && !st.taps.empty())
+  if (!st.failed)
     feed_taps(self, batch);
   // A failed stage holds its input: nothing past the failure moves on, and the
   // upstream, out of credit, stops reading.
@@ -256,15 +250,42 @@ void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
     st.stats.records_out += runtime::live_records(batch);
     st.stats.errors += runtime::record_errors(batch);
     st.stats.dead_lettered = st.spec.logic->dead_lettered();
-    if (st.upstream && !batch.empty())
-      self->send(st.upstream, durable_atom::value, runtime::durable_offsets(batch));
-    release(self, charged);
+    if (!batch.empty())
+      st.in.durable(self, runtime::durable_offsets(batch));
+    st.in.release(self, charged);
     observe(self);
     return;
   }
   st.pending.push_back({std::move(batch), charged});
   drain(self);
   observe(self);
+}
+
+template <class Payload>
+void on_batch(stage_actor<Payload>* self, Payload& batch, uint64_t charged) {
+  auto& st = self->state;
+  st.in.arrived(st.stats, batch.size(), charged);
+  if (st.retrying)
+    st.queued.push_back({std::move(batch), charged});
+  else
+    handle(self, batch, charged);
+}
+
+/// The batch waiting for its retry is due: tried again, then what queued behind it.
+template <class Payload>
+void on_retry(stage_actor<Payload>* self) {
+  auto& st = self->state;
+  if (!st.retrying)
+    return;
+  auto p = std::move(*st.retrying);
+  st.retrying.reset();
+  handle(self, p.batch, p.charged);
+  while (!st.retrying && !st.queued.empty()) {
+    auto next = std::move(st.queued.front());
+    st.queued.pop_front();
+    handle(self, next.batch, next.charged);
+  }
+  finish_if_drained(self);
 }
 
 /// A new stage's figures: RUNNING, nothing counted yet.
@@ -286,7 +307,7 @@ template <class Payload>
 caf::behavior stage_behavior(stage_actor<Payload>* self, StageSpecOf<Payload> spec) {
   auto& st = self->state;
   st.spec = std::move(spec);
-  st.ledger = runtime::CreditLedger{st.spec.capacity};
+  st.in = Inlet{st.spec.capacity};
   st.out.downstream = st.spec.downstream;
   st.stats = starting_stats(st.spec);
   if (st.out.downstream) {
@@ -296,34 +317,23 @@ caf::behavior stage_behavior(stage_actor<Payload>* self, StageSpecOf<Payload> sp
     self->send(st.out.downstream, attach_atom::value);
   }
   return {
-    [=](attach_atom) {
-      auto& st = self->state;
-      st.upstream = caf::actor_cast<caf::actor>(self->current_sender());
-      self->send(st.upstream, credit_atom::value, st.ledger.initial_grant());
-    },
+    [=](attach_atom) { self->state.in.attach(self); },
     [=](batch_atom, typename Wire<Payload>::type& batch, uint64_t charged) {
       on_batch(self, Wire<Payload>::unwrap(batch), charged);
     },
+    [=](retry_atom) { on_retry(self); },
     [=](credit_atom, Credit c) {
       self->state.out.window.grant(c);
       drain(self);
     },
-    [=](durable_atom, OffsetList& offsets) {
-      if (self->state.upstream)
-        self->send(self->state.upstream, durable_atom::value, std::move(offsets));
-    },
+    [=](durable_atom, OffsetList& offsets) { self->state.in.durable(self, std::move(offsets)); },
     [=](eos_atom) {
-      self->state.upstream_done = true;
+      self->state.in.end_of_stream();
       if (!self->state.failed)
         finish_if_drained(self);
     },
     [=](stats_atom) { return observe(self); },
-    [=](tap_atom, int32_t count, caf::actor& subscriber) {
-      auto& taps = self->state.taps;
-      std::erase_if(taps, [&](const auto& t) { return t.first == subscriber; });
-      if (count > 0)
-        taps.emplace_back(std::move(subscriber), count);
-    },
+    [=](tap_atom, int32_t count, caf::actor& subscriber) { self->state.in.subscribe(count, std::move(subscriber)); },
   };
 }
 

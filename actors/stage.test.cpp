@@ -97,9 +97,10 @@ BOOST_AUTO_TEST_CASE(a_slow_sink_holds_no_more_than_its_credit) {
 BOOST_AUTO_TEST_CASE(a_failing_stage_stops_the_flow) {
   struct Failing : runtime::StageLogic {
     int seen = 0;
-    void process(Batch&) override {
+    runtime::RetryAfter process(Batch&) override {
       if (++seen == 3)
         throw std::runtime_error("boom at batch 3");
+      return {};
     }
     std::string_view kind() const noexcept override { return "transform"; }
   };
@@ -125,6 +126,48 @@ BOOST_AUTO_TEST_CASE(a_failing_stage_stops_the_flow) {
   BOOST_TEST(s.records_in <= 40u); // at most its credit more arrived, and stopped there
   self->send_exit(failing, caf::exit_reason::user_shutdown);
   self->send_exit(sink_actor, caf::exit_reason::user_shutdown);
+}
+
+/// A sink that asks for its third batch again, once, after `wait`.
+struct RetryingSink : runtime::StageLogic {
+  explicit RetryingSink(std::chrono::milliseconds w) : wait(w) {}
+  std::chrono::milliseconds wait;
+  testing::CheckingSink inner;
+  int batches = 0;
+  runtime::RetryAfter process(Batch& b) override {
+    if (++batches == 3)
+      return wait;
+    return inner.process(b);
+  }
+  std::string_view kind() const noexcept override { return "sink"; }
+};
+
+BOOST_AUTO_TEST_CASE(a_sink_waiting_for_a_retry_keeps_answering_and_keeps_order) {
+  caf::scoped_actor self{*sys};
+  // A retry an hour away: meanwhile the sink answers, holding the batch.
+  auto stuck = std::make_shared<RetryingSink>(1h);
+  auto stuck_actor = spawn_stage(*sys, {"stuck", stuck, {}, {2, 1u << 20}, self});
+  auto stuck_feed = spawn_feed(*sys, {"gen", std::make_shared<testing::Generator>(1000, 10), stuck_actor});
+  bool holding = testing::wait_until(10s, 10ms, [&] {
+    StageStats s;
+    self->request(stuck_actor, 1s, stats_atom::value).receive([&](const StageStats& x) { s = x; },
+                                                              [](const caf::error&) {});
+    return s.held.batches > 0 && s.records_in >= 30u;
+  });
+  BOOST_TEST(holding);
+  BOOST_TEST(stuck->inner.received() == 20u);
+  self->send_exit(stuck_feed, caf::exit_reason::user_shutdown);
+  self->send_exit(stuck_actor, caf::exit_reason::user_shutdown);
+
+  // A retry due soon: every record arrives, in order.
+  auto sink = std::make_shared<RetryingSink>(10ms);
+  auto sink_actor = spawn_stage(*sys, {"sink", sink, {}, {2, 1u << 20}, self});
+  spawn_feed(*sys, {"gen", std::make_shared<testing::Generator>(1000, 10), sink_actor});
+  StageStats done;
+  self->receive([&](done_atom, const StageStats& s) { done = s; }, caf::after(60s) >> [] {});
+  BOOST_TEST(done.state == "FINISHED");
+  BOOST_TEST(sink->inner.received() == 1000u);
+  BOOST_TEST(sink->inner.out_of_order() == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(a_failing_source_is_logged_as_what_it_is) {

@@ -7,7 +7,9 @@
 // transform and the sink). The interfaces are templates over that payload.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -41,6 +43,12 @@ std::vector<kafka::TopicPartitionOffset> durable_offsets(const data::DecodedBatc
 /// The sum of the known lags (-1 when none is known).
 int64_t total_lag(const std::vector<kafka::PartitionLag>& lags);
 
+/// process()'s answer: empty when the batch is done; otherwise the wait before the
+/// same batch is to be processed again (a sink writer retrying within
+/// errors.retry.timeout). The actor waits with a delayed message, not a sleep, so
+/// it keeps answering stop, stats and taps meanwhile.
+using RetryAfter = std::optional<std::chrono::milliseconds>;
+
 /// A stage that transforms or consumes batches (an SMT, a sink writer). One actor
 /// calls it at a time, so implementations need no locking.
 template <class Payload>
@@ -48,9 +56,9 @@ class StageLogicOf {
 public:
   virtual ~StageLogicOf() = default;
 
-  /// Processes a batch in place. For a sink, returning means the batch is durable.
-  /// Throwing fails the stage; the exception's message becomes its last error.
-  virtual void process(Payload& batch) = 0;
+  /// Processes a batch in place. For a sink, a done batch is durable. Throwing fails
+  /// the stage; the exception's message becomes its last error.
+  virtual RetryAfter process(Payload& batch) = 0;
 
   /// The stage kind shown in the actor tree ("transform", "sink", ...).
   virtual std::string_view kind() const noexcept = 0;

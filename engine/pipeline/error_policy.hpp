@@ -38,12 +38,12 @@ class ErrorPolicy;
 class RetryBackoff {
 public:
   explicit RetryBackoff(const ErrorPolicy& policy);
-  /// Sleeps before the next attempt, or throws TaskFailure ("`what`: `e`") when the
-  /// next attempt would start past errors.retry.timeout (-1: never).
-  void wait_or_fail(std::string_view what, const std::exception& e);
-  /// The same without sleeping, for a caller that must not block (an actor): the
-  /// wait before the next attempt, or TaskFailure.
+  /// The wait before the next attempt, or TaskFailure ("`what`: `e`") when the next
+  /// attempt would start past errors.retry.timeout (-1: never). An actor waits with a
+  /// delayed message, so it keeps answering meanwhile.
   std::chrono::milliseconds next_or_fail(std::string_view what, const std::exception& e);
+  /// next_or_fail(), then sleeps: only for a thread of its own (with_retries).
+  void wait_or_fail(std::string_view what, const std::exception& e);
 
 private:
   const ErrorPolicy& policy_;
@@ -69,7 +69,8 @@ public:
 
   /// Runs `attempt` until it does not throw `Retriable`, within errors.retry.timeout
   /// (RetryBackoff), sleeping on the calling thread; then TaskFailure. Other
-  /// exceptions pass through.
+  /// exceptions pass through. Only for a caller on a thread of its own that has
+  /// nothing else to do meanwhile (a sink task's consumer, a detached actor).
   template <class Retriable, class Attempt>
   void with_retries(std::string_view what, Attempt&& attempt) const {
     RetryBackoff backoff{*this};

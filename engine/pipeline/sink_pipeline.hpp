@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/convert/converter.hpp"
@@ -59,7 +60,7 @@ class TransformLogic : public DecodedStageLogic {
 public:
   TransformLogic(std::shared_ptr<transforms::TransformStage> stage,
                  std::shared_ptr<ErrorPolicy> policy);
-  void process(data::DecodedBatch& batch) override;
+  RetryAfter process(data::DecodedBatch& batch) override;
   std::string_view kind() const noexcept override { return "transform"; }
 
 private:
@@ -67,20 +68,22 @@ private:
   std::shared_ptr<ErrorPolicy> policy_;
 };
 
-/// The connector's writer as the last stage: retries a failing batch within
-/// `errors.retry.timeout`, then sends rejected records to the dead-letter queue.
+/// The connector's writer as the last stage: a failed write asks for the same batch
+/// again after RetryBackoff's wait, within `errors.retry.timeout` (then TaskFailure);
+/// a written batch's rejected records go to the dead-letter queue.
 class SinkWriterLogic : public DecodedStageLogic {
 public:
   SinkWriterLogic(std::unique_ptr<SinkWriter> writer, std::shared_ptr<ErrorPolicy> policy);
-  void process(data::DecodedBatch& batch) override;
+  RetryAfter process(data::DecodedBatch& batch) override;
   std::string_view kind() const noexcept override { return "sink"; }
   uint64_t dead_lettered() const noexcept override { return policy_->dead_lettered(); }
 
 private:
-  void write_with_retries(data::DecodedBatch& batch);
-
   std::unique_ptr<SinkWriter> writer_;
   std::shared_ptr<ErrorPolicy> policy_;
+  // The batch being retried: its waits so far, and its errors before the first attempt.
+  std::optional<RetryBackoff> backoff_;
+  size_t seen_ = 0;
 };
 
 } // namespace weir::engine::pipeline

@@ -75,16 +75,22 @@ void SourcePoller::decode(data::DecodedBatch& out) {
   policy_->check(out, seen);
 }
 
-void SourceEncoder::encode(data::DecodedBatch& in, Batch& out) {
+std::optional<std::chrono::milliseconds> SourceEncoder::encode(data::DecodedBatch& in, Batch& out) {
   if (topics_)
     topics_->ensure(in);
   size_t seen = in.errors().size();
-  policy_->with_retries<data::RetriableError>("Exception in converter", [&] {
-    out.clear(); // and its sequence
-    out.sequence = in.raw().sequence;
+  out.clear(); // and its sequence
+  out.sequence = in.raw().sequence;
+  try {
     codec_.encode(in, out);
-  });
+  } catch (const data::RetriableError& e) {
+    if (!backoff_)
+      backoff_.emplace(*policy_);
+    return backoff_->next_or_fail("Exception in converter", e);
+  }
+  backoff_.reset();
   policy_->check(in, seen);
+  return std::nullopt;
 }
 
 } // namespace weir::engine::pipeline

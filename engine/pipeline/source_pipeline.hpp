@@ -10,7 +10,9 @@
 // delivered, and only then do the offsets count.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
 
 #include "runtime/convert/converter.hpp"
 #include "engine/pipeline/error_policy.hpp"
@@ -53,7 +55,9 @@ private:
 /// The converters at the end of a source pipeline: a decoded batch in, the bytes
 /// to produce out. A record that fails to serialize is handed to the error policy
 /// (errors.tolerance=none fails the task; all skips and logs it), never dropped
-/// silently.
+/// silently. A converter's retriable failure (a schema registry down) asks for the
+/// same batch again after RetryBackoff's wait, within errors.retry.timeout; the
+/// caller waits without blocking (the producer actor, with a delayed message).
 class SourceEncoder {
 public:
   /// `topics` (optional) creates the records' topics first (KIP-158).
@@ -62,14 +66,16 @@ public:
     : codec_(std::move(codec)), policy_(std::move(policy)), topics_(std::move(topics)) {}
 
   /// Serializes `in` into `out` (cleared first, memory reused); out.sequence is
-  /// in's. Throws TaskFailure under errors.tolerance=none, kafka::KafkaError when a
-  /// topic cannot be created.
-  void encode(data::DecodedBatch& in, Batch& out);
+  /// in's. Returns empty when done, else the wait before calling again with the same
+  /// batch. Throws TaskFailure under errors.tolerance=none or past the retry timeout,
+  /// kafka::KafkaError when a topic cannot be created.
+  std::optional<std::chrono::milliseconds> encode(data::DecodedBatch& in, Batch& out);
 
 private:
   convert::RecordCodec codec_;
   std::shared_ptr<ErrorPolicy> policy_;
   std::unique_ptr<TopicCreator> topics_;
+  std::optional<RetryBackoff> backoff_; // the batch being retried
 };
 
 } // namespace weir::engine::pipeline

@@ -52,12 +52,13 @@ private:
 /// Appends "|seen" to every value: a stand-in transform that changes sizes.
 class Tagger : public runtime::StageLogic {
 public:
-  void process(Batch& b) override {
+  runtime::RetryAfter process(Batch& b) override {
     for (size_t i = 0; i < b.size(); ++i) {
       std::string v{b.bytes(b[i].value)};
       v += "|seen";
       b.set_value(i, v);
     }
+    return {};
   }
   std::string_view kind() const noexcept override { return "transform"; }
 };
@@ -67,7 +68,7 @@ class CheckingSink : public runtime::StageLogic {
 public:
   explicit CheckingSink(std::chrono::milliseconds delay = {}) : delay_(delay) {}
 
-  void process(Batch& b) override {
+  runtime::RetryAfter process(Batch& b) override {
     if (delay_.count() > 0)
       std::this_thread::sleep_for(delay_);
     for (const auto& r : b.records()) {
@@ -78,6 +79,7 @@ public:
         untransformed_.fetch_add(1);
     }
     received_.fetch_add(b.size());
+    return {};
   }
   std::string_view kind() const noexcept override { return "sink"; }
 
