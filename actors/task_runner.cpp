@@ -658,14 +658,14 @@ caf::actor TaskRunner::tap_target(const ConnectorPlan& plan, int id, const std::
   auto at = std::find(names.begin(), names.end(), stage);
   if (at == names.end())
     throw rest::not_found("Stage " + stage + " not found in task " + name);
-  // The reader (consumer or poller) and a source's producer pass raw or encoded
-  // batches: the decoded records are seen at the SMTs and the sink.
-  if (at == names.begin() || (plan.source && at + 1 == names.end())) {
+  // The reader (consumer or poller) passes raw batches: the decoded records are
+  // seen at the SMTs and at the last stage (a sink's writer, a source's producer).
+  if (at == names.begin()) {
     std::string list;
-    for (auto it = names.begin() + 1; it != names.end() - (plan.source ? 1 : 0); ++it)
+    for (auto it = names.begin() + 1; it != names.end(); ++it)
       list += (list.empty() ? "" : ", ") + *it;
-    throw rest::bad_request("Stage " + stage + " of task " + name + " cannot be tapped: tap an SMT stage or the sink ("
-                            + (list.empty() ? std::string{"none in this task"} : list) + ")");
+    throw rest::bad_request("Stage " + stage + " of task " + name + " cannot be tapped: tap an SMT stage, the sink or "
+                            "the producer (" + list + ")");
   }
   return task->stages.at(static_cast<size_t>(at - names.begin()));
 }

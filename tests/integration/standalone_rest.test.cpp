@@ -321,8 +321,13 @@ BOOST_AUTO_TEST_CASE(tap_shows_the_records_passing_an_smt_stage) {
   // The poller passes no decoded records of its own; an unknown stage is a 404.
   auto reader = w.call("GET", "/weir/connectors/slow/tasks/0/stages/poller/tap?count=1");
   BOOST_TEST(reader.status == 400);
-  BOOST_TEST(has(reader, "tap an SMT stage or the sink (tag)"));
+  BOOST_TEST(has(reader, "tap an SMT stage, the sink or the producer (tag, producer)"));
   BOOST_TEST(w.call("GET", "/weir/connectors/slow/tasks/0/stages/nope/tap?count=1").status == 404);
+  // The producer sees the records as they go to Kafka, after every SMT.
+  auto produced = w.call("GET", "/weir/connectors/slow/tasks/0/stages/producer/tap?count=2");
+  BOOST_TEST(produced.status == 200);
+  BOOST_TEST(std::count(produced.body.begin(), produced.body.end(), '\n') == 2);
+  BOOST_TEST(has(produced, R"("tapped":"yes")"));
   stop_cleanly(*w.process);
 }
 

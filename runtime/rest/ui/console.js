@@ -530,9 +530,10 @@ function fillTapStages() {
     for (const c of node.connectors || [])
       for (const task of c.tasks || [])
         for (const stage of task.stages || [])
-          // Records are decoded at the SMTs and the sink's writer; readers and a
-          // source's producer pass raw batches, which the node does not tap.
-          if (stage.role === "transform" || stage.role === "sink_writer") options.push(`${c.name}/${task.id}/${stage.name}`);
+          // Records are decoded at the SMTs, the sink's writer and a source's
+          // producer; readers pass raw batches, which the node does not tap.
+          if (stage.role === "transform" || stage.role === "sink_writer" || stage.role === "source_writer")
+            options.push(`${c.name}/${task.id}/${stage.name}`);
   const have = [...select.options].map((o) => o.value);
   if (have.join("\n") === options.join("\n")) return;
   const value = select.value;
