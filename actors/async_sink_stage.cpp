@@ -86,6 +86,7 @@ void fail(async_sink_actor* self, const std::string& what) {
   st.stats.last_error = what;
   spdlog::error("stage {} failed: {}", st.spec.name, what);
   observe(self);
+  self->quit(caf::make_error(caf::sec::runtime_error, what)); // as a failed stage (stage.cpp)
 }
 
 void finish_if_drained(async_sink_actor* self) {

@@ -74,6 +74,7 @@ void fail(producer_actor* self, const std::string& what) {
   st.stats.last_error = what;
   spdlog::error("producer {} failed: {}", st.spec.name, what);
   publish(self);
+  self->quit(caf::make_error(caf::sec::runtime_error, what)); // as a failed stage (stage.cpp)
 }
 
 /// Writes the offsets the transaction's batches reach into the offsets topic, then
