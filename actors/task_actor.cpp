@@ -20,6 +20,7 @@ struct TaskState {
   int32_t task = 0;
   caf::actor parent;
   std::vector<caf::actor> stages; ///< those not yet down, reader first
+  bool reader_up = true;          ///< a drain goes to the reader, while there is one
   bool ending = false;
   caf::error reason; ///< why it ends, once it does
   static inline const char* name = "weir.task";
@@ -70,13 +71,14 @@ caf::behavior task_behavior(task_actor* self, std::string connector, int32_t tas
   });
   self->set_down_handler([=](caf::down_msg& down) {
     auto& st = self->state;
+    if (!st.stages.empty() && st.stages.front().address() == down.source)
+      st.reader_up = false;
     std::erase_if(st.stages, [&](const caf::actor& s) { return s.address() == down.source; });
     // The first abnormal end is the failure; the stages linked to it end with the
     // same reason, and those the task ends itself are no failure.
     if (down.reason && !st.ending) {
       auto trace = trace_of(self, down.reason);
-      spdlog::warn("task {}-{} ends its stages after a failure: a sink task's partitions go to the running tasks",
-                   st.connector, st.task);
+      spdlog::warn("task {}-{} ends its stages after a failure", st.connector, st.task);
       self->send(st.parent, task_failed_atom::value, st.connector, st.task, std::move(trace));
       return end(self, std::move(down.reason));
     }
@@ -88,7 +90,7 @@ caf::behavior task_behavior(task_actor* self, std::string connector, int32_t tas
     // Drain: the reader stops reading, what is in flight is written and committed,
     // and the stages quit one after the other.
     [=](stop_atom) {
-      if (!self->state.stages.empty())
+      if (self->state.reader_up)
         self->send(self->state.stages.front(), stop_atom::value);
     },
   };

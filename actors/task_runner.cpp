@@ -409,6 +409,8 @@ void TaskRunner::task_failed(const std::string& connector, size_t i, const caf::
   auto& t = it->second;
   t.failure = trace;
   t.stages.clear(); // ended with the task; its names stay, for the tree
+  // A drain that waits for it waits no more: nothing past the failure is written.
+  done_->mark(last_stage(*here->second.plan, i));
   state_.with([&](auto& s) {
     s.set_task_status(connector, static_cast<int>(i), "FAILED", here->second.plan->scrub(trace));
   });
