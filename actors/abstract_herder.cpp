@@ -210,7 +210,7 @@ void AbstractHerder::tick() {
   if (!changes)
     return; // a change is in progress: next tick
   doing("restarting failed tasks");
-  runner_.restart_failed();
+  runner_.restart_due();
   apply_reconfigurations();
 }
 

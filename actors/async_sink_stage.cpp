@@ -76,6 +76,7 @@ void fail(async_sink_actor* self, const std::string& what) {
   self->state.failed = true;
   mark_failed(self->state.stats, what);
   observe(self);
+  self->quit(caf::make_error(caf::sec::runtime_error, what)); // as a failed stage (stage.cpp)
 }
 
 void finish_if_drained(async_sink_actor* self) {

@@ -68,6 +68,7 @@ void fail(producer_actor* self, const std::string& what) {
   observe(self);
   if (st.in.upstream_done())
     report_done(self);
+  self->quit(caf::make_error(caf::sec::runtime_error, what)); // as a failed stage (stage.cpp)
 }
 
 /// Lets the logic move (deliveries, commits, produces), then returns the credit of

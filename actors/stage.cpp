@@ -196,6 +196,10 @@ template <class Payload>
 void fail(stage_actor<Payload>* self, const std::string& what) {
   self->state.failed = true;
   mark_failed(self->state.stats, what);
+  // Its last figures stay published; its end carries the trace, so its task actor,
+  // which monitors it, hears of the failure as a message.
+  observe(self);
+  self->quit(caf::make_error(caf::sec::runtime_error, what));
 }
 
 /// Sends copies of the records that passed to whoever taps this stage. Only
@@ -471,6 +475,7 @@ void pump(feed_actor<Payload>* self) {
       spdlog::error("{} failed: {}", role_of(st.spec), e.what());
       st.ended = true;
       observe(self, true);
+      self->quit(caf::make_error(caf::sec::runtime_error, std::string{e.what()})); // as a failed stage
       return;
     }
     st.ended = status == runtime::FeedOf<Payload>::Status::end;

@@ -94,7 +94,7 @@ BOOST_AUTO_TEST_CASE(a_slow_sink_holds_no_more_than_its_credit) {
   BOOST_TEST(sink->out_of_order() == 0u);
 }
 
-BOOST_AUTO_TEST_CASE(a_failing_stage_stops_the_flow) {
+BOOST_AUTO_TEST_CASE(a_failing_stage_stops_the_flow_and_ends_with_its_trace) {
   struct Failing : runtime::StageLogic {
     int seen = 0;
     runtime::RetryAfter process(Batch&) override {
@@ -104,28 +104,29 @@ BOOST_AUTO_TEST_CASE(a_failing_stage_stops_the_flow) {
     }
     std::string_view kind() const noexcept override { return "transform"; }
   };
+  runtime::metrics::MetricsRegistry registry;
   caf::scoped_actor self{*sys};
   auto sink = std::make_shared<testing::CheckingSink>();
   auto sink_actor = spawn_stage(*sys, {"sink", sink, {}, {2, 1u << 20}, self});
-  auto failing = spawn_stage(*sys, {"failing", std::make_shared<Failing>(), sink_actor,
-                                    {2, 1u << 20}, {}});
+  StageSpec failing_spec{"failing", std::make_shared<Failing>(), sink_actor, {2, 1u << 20}, {}};
+  failing_spec.cell = registry.cell({"c", 0, "failing"}, runtime::metrics::StageRole::transform);
+  auto failing = spawn_stage(*sys, std::move(failing_spec));
+  self->monitor(failing);
   spawn_feed(*sys, {"gen", std::make_shared<testing::Generator>(10000, 10), failing});
-  StageStats s;
-  for (int i = 0; i < 100; ++i) {
-    self->request(failing, 1s, stats_atom::value).receive([&](const StageStats& x) { s = x; },
-                                                          [](const caf::error&) {});
-    if (s.state == "FAILED")
-      break;
-    std::this_thread::sleep_for(20ms);
-  }
+  // Its end carries the trace, for whoever monitors it (its task actor).
+  caf::error reason;
+  self->receive([&](caf::down_msg& down) { reason = std::move(down.reason); }, caf::after(10s) >> [] {});
+  BOOST_REQUIRE(reason);
+  BOOST_REQUIRE(reason.context().match_elements<std::string>());
+  BOOST_TEST(reason.context().get_as<std::string>(0) == "boom at batch 3");
+  // Its last figures were published first.
+  auto s = registry.snapshot().at(0).stats;
   BOOST_TEST(s.state == "FAILED");
   BOOST_TEST(s.last_error == "boom at batch 3");
+  BOOST_TEST(s.records_in <= 40u); // at most its credit more arrived, and stopped there
   // Batches 1 and 2 passed; the failed batch and everything after it did not.
   std::this_thread::sleep_for(100ms);
   BOOST_TEST(sink->received() == 20u);
-  BOOST_TEST(s.records_in <= 40u); // at most its credit more arrived, and stopped there
-  self->send_exit(failing, caf::exit_reason::user_shutdown);
-  self->send_exit(sink_actor, caf::exit_reason::user_shutdown);
 }
 
 /// A sink that asks for its third batch again, once, after `wait`.
@@ -186,20 +187,15 @@ BOOST_AUTO_TEST_CASE(a_failing_source_is_logged_as_what_it_is) {
   FeedSpec consumer{"orders-1/consumer", std::make_shared<Failing>(), sink_actor};
   consumer.role = "the consumer of sink task orders-1";
   auto source = spawn_feed(*sys, std::move(consumer));
-  // The actor logs before it answers a stats request that shows it FAILED.
-  bool failed = testing::wait_until(10s, 10ms, [&] {
-    bool seen = false;
-    self->request(source, 1s, stats_atom::value)
-      .receive([&](const StageStats& s) { seen = s.state == "FAILED"; }, [](const caf::error&) {});
-    return seen;
-  });
+  self->monitor(source);
+  // The actor logs before it ends with the trace.
+  caf::error reason;
+  self->receive([&](caf::down_msg& down) { reason = std::move(down.reason); }, caf::after(10s) >> [] {});
   spdlog::set_default_logger(previous);
-  BOOST_TEST(failed);
+  BOOST_TEST(bool{reason});
   BOOST_TEST(log.str().find("the consumer of sink task orders-1 failed: broker gone") != std::string::npos,
              log.str());
   BOOST_TEST(log.str().find("feed orders-1/consumer") == std::string::npos, log.str());
-  self->send_exit(source, caf::exit_reason::user_shutdown);
-  self->send_exit(sink_actor, caf::exit_reason::user_shutdown);
 }
 
 BOOST_AUTO_TEST_CASE(a_busy_sink_s_figures_are_readable_without_asking_it) {

@@ -4,13 +4,12 @@ namespace weir::actors {
 
 using runtime::metrics::StageRole;
 
-TaskFigures task_figures(bool started, const std::string& failure, int id,
+TaskFigures task_figures(const std::string& failure, int id,
                          const std::vector<runtime::metrics::StageSnapshot>& stages) {
   TaskFigures f;
-  if (!started) {
+  if (!failure.empty()) {
     f.state = "FAILED";
     f.trace = failure;
-    return f;
   }
   bool finished = true;
   for (const auto& s : stages) {
@@ -18,10 +17,6 @@ TaskFigures task_figures(bool started, const std::string& failure, int id,
       continue;
     f.errors += s.stats.errors;
     finished = finished && s.stats.state == "FINISHED";
-    if (s.stats.state == "FAILED" && f.state != "FAILED") {
-      f.state = "FAILED";
-      f.trace = s.stats.last_error;
-    }
     if (s.role == StageRole::sink_writer || s.role == StageRole::source_writer)
       f.written = s.stats.records_out;
     if (s.role == StageRole::source_writer)

@@ -1,6 +1,7 @@
-// How a task is doing, read from its stages' published statistics: its state, its
-// counts, and the words its status and the actor tree show. Plain C++: no actor
-// is asked anything.
+// How a task is doing: its state, as its runner recorded it (FAILED when a task
+// actor reported a failure, or the task could not start), and its counts and the
+// words its status and the actor tree show, read from its stages' published
+// statistics. Plain C++: no actor is asked anything.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,7 @@ namespace weir::actors {
 
 /// A task's figures from its stages' published statistics.
 struct TaskFigures {
-  std::string state = "RUNNING"; ///< FAILED when a stage failed, FINISHED when all did
+  std::string state = "RUNNING"; ///< FAILED when it failed, FINISHED when all its stages did
   std::string trace;
   uint64_t written = 0; ///< by the sink writer, or produced by a source task
   uint64_t errors = 0;
@@ -24,9 +25,9 @@ struct TaskFigures {
   std::string waiting;     ///< its Kafka client's, while it cannot work ("waiting for the broker since ...")
 };
 
-/// The figures of task `id` from `stages` (a connector's snapshot). A task whose
-/// stages could not start is FAILED with `failure`.
-TaskFigures task_figures(bool started, const std::string& failure, int id,
+/// The figures of task `id` from `stages` (a connector's snapshot). A task with a
+/// `failure` (it failed, or could not start) is FAILED with it as the trace.
+TaskFigures task_figures(const std::string& failure, int id,
                          const std::vector<runtime::metrics::StageSnapshot>& stages);
 
 /// Why a running sink task has no partition, as far as is known: what its consumer

@@ -13,8 +13,7 @@
 
 #include "actors/messages.hpp"
 #include "actors/scheduler.hpp"
-#include "actors/sink_task_actor.hpp"
-#include "actors/source_task_actor.hpp"
+#include "actors/task_actor.hpp"
 #include "engine/pipeline/connector_config.hpp"
 #include "engine/pipeline/source_config.hpp"
 #include "engine/pipeline/source_offsets_topic.hpp"
@@ -32,13 +31,21 @@ using namespace std::chrono_literals;
 /// One task's actors, the config it runs with and its history of automatic restarts.
 struct TaskRunner::Task {
   StringMap config;
-  std::vector<caf::actor> stages; ///< reader first; empty when it could not start
+  caf::actor actor; ///< its task actor (ended, once it failed); none when it could not start
+  std::vector<caf::actor> stages; ///< reader first; empty when it could not start or failed
   std::vector<std::string> names; ///< the stages' names, in the same order
   std::shared_ptr<runtime::connector_api::SourceOffsets> offsets; ///< a source task's
-  std::string failure; ///< why it could not start
+  std::string failure; ///< why it could not start, or failed: it is FAILED when set
   int restarts = 0;    ///< automatic restarts in a row
+  uint64_t restarted = 0; ///< task actors of it that ended before this one (any restart)
   std::optional<Clock::time_point> restart_at;
   bool gave_up = false;
+};
+
+/// The runner as its parent actor sees it: gone once the runner is destroyed.
+struct TaskRunner::ParentLink {
+  std::mutex mutex;
+  TaskRunner* runner = nullptr;
 };
 
 /// The drained tasks' done reports, from the observer actor to whoever waits.
@@ -126,14 +133,28 @@ TaskRunner::TaskRunner(caf::actor_system& sys, SharedStore& state, runtime::metr
   observer_ = sys_.spawn([board = done_](caf::event_based_actor*) -> caf::behavior {
     return {[board](done_atom, const StageStats& stats) { board->mark(stats.name); }};
   });
+  // The parent of every task actor: a failure reaches the runner as a message.
+  link_ = std::make_shared<ParentLink>();
+  link_->runner = this;
+  parent_ = sys_.spawn([link = link_](caf::event_based_actor* self) -> caf::behavior {
+    return {[=](task_failed_atom, const std::string& connector, int32_t task, const std::string& trace) {
+      std::lock_guard lock{link->mutex};
+      if (link->runner && task >= 0)
+        link->runner->task_failed(connector, static_cast<size_t>(task), self->current_sender(), trace);
+    }};
+  });
 }
 
 TaskRunner::~TaskRunner() {
+  {
+    std::lock_guard lock{link_->mutex};
+    link_->runner = nullptr;
+  }
   for (auto& [name, r] : running_)
     for (auto& [id, t] : r.tasks)
-      for (auto& stage : t.stages)
-        caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
+      caf::anon_send_exit(t.actor, caf::exit_reason::user_shutdown); // its stages end with it
   running_.clear();
+  caf::anon_send_exit(parent_, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(observer_, caf::exit_reason::user_shutdown);
 }
 
@@ -152,7 +173,8 @@ TaskRunner::Task TaskRunner::spawn(const ConnectorPlan& plan, size_t t, const St
       if (options_.static_group_members)
         spec.group_instance_id = task_client_id(worker, plan.name, t);
       spec.join_gate = std::move(join_gate);
-      auto spawned = spawn_sink_task(sys_, spec);
+      auto spawned = spawn_task(sys_, spec, parent_);
+      task.actor = std::move(spawned.actor);
       task.stages = std::move(spawned.stages);
       task.names = std::move(spawned.names);
     } else {
@@ -161,7 +183,8 @@ TaskRunner::Task TaskRunner::spawn(const ConnectorPlan& plan, size_t t, const St
                           plan.exactly_once ? task_client_id(worker, plan.name, t) : std::string{},
                           plan.exactly_once ? plan.offsets_topic : std::string{}};
       spec.metrics = &metrics_;
-      auto spawned = spawn_source_task(sys_, spec);
+      auto spawned = spawn_task(sys_, spec, parent_);
+      task.actor = std::move(spawned.actor);
       task.stages = std::move(spawned.stages);
       task.names = std::move(spawned.names);
       task.offsets = spawned.offsets;
@@ -207,10 +230,12 @@ void TaskRunner::start(const ConnectorPlan& plan, const std::vector<StringMap>& 
   here.plan = std::make_shared<const ConnectorPlan>(plan);
   for (auto& [t, task] : started) {
     state_.with([&](auto& s) {
-      s.set_task_status(plan.name, static_cast<int>(t), task.stages.empty() ? "FAILED" : "RUNNING", task.failure);
+      s.set_task_status(plan.name, static_cast<int>(t), task.failure.empty() ? "RUNNING" : "FAILED", task.failure);
     });
     spdlog::info("task {} started (generation {})", task_name(plan.name, t), generation_);
-    here.tasks[t] = std::move(task);
+    auto& slot = here.tasks[t] = std::move(task);
+    if (!slot.failure.empty())
+      apply_policy(plan.name, t, slot);
   }
 }
 
@@ -220,16 +245,14 @@ std::vector<std::string> TaskRunner::ask_to_drain(const std::string& connector,
   auto it = running_.find(connector);
   if (it == running_.end())
     return waiting;
-  auto stages = metrics_.snapshot(connector);
   for (auto& [i, t] : it->second.tasks) {
     // A task that never started, finished or failed has nothing to drain (a
-    // failed stage holds the batch it failed on: nothing past it may be
+    // failed stage ended with the batch it failed on: nothing past it was
     // committed). Its actors just end.
     auto last = last_stage(*it->second.plan, i);
-    if ((only && !only->count(i)) || t.stages.empty() || done_->has(last)
-        || task_figures(true, t.failure, static_cast<int>(i), stages).state == "FAILED")
+    if ((only && !only->count(i)) || !t.failure.empty() || !t.actor || done_->has(last))
       continue;
-    caf::anon_send(t.stages.front(), stop_atom::value);
+    caf::anon_send(t.actor, stop_atom::value);
     waiting.push_back(last);
   }
   return waiting;
@@ -251,9 +274,10 @@ std::vector<caf::actor> TaskRunner::end_tasks(const std::string& connector,
     // Every drained source task reported its last delivery before its done.
     if (t.offsets)
       store_offsets_locked(*plan, t.offsets->take_changes(), {}, false);
-    for (auto& stage : t.stages) {
-      caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
-      ended.push_back(stage);
+    // A task actor ends once its stages have: waiting for it waits for them.
+    if (t.actor) {
+      caf::anon_send_exit(t.actor, caf::exit_reason::user_shutdown);
+      ended.push_back(t.actor);
     }
     spdlog::info("task {} stopped (generation {})", task_name(connector, id), generation_);
     it = tasks.erase(it);
@@ -276,7 +300,7 @@ void TaskRunner::await_exit(std::vector<caf::actor> actors) {
                   caf::after(std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()))
                     >> [] {});
   if (left > 0)
-    spdlog::warn("{} stage actor(s) still ending after 15 s", left);
+    spdlog::warn("{} task actor(s) still ending after 15 s", left);
 }
 
 void TaskRunner::drain(const std::string& connector, const std::optional<std::set<size_t>>& only,
@@ -311,7 +335,8 @@ void TaskRunner::drain(const std::string& connector, const std::optional<std::se
 void TaskRunner::restart(const std::string& connector, size_t i, bool by_request) {
   std::shared_ptr<const ConnectorPlan> plan;
   StringMap config;
-  std::vector<caf::actor> old;
+  caf::actor old;
+  uint64_t restarted = 0;
   {
     std::lock_guard lock{mutex_};
     auto here = running_.find(connector);
@@ -321,16 +346,17 @@ void TaskRunner::restart(const std::string& connector, size_t i, bool by_request
     auto& t = here->second.tasks.at(i);
     if (t.offsets)
       store_offsets_locked(*plan, t.offsets->take_changes(), {}, false);
-    old = std::exchange(t.stages, {});
+    old = std::exchange(t.actor, {});
+    t.stages.clear();
     t.failure = "restarting";
     config = t.config;
+    restarted = t.restarted + 1;
   }
   runtime::connector_api::OffsetMap stored;
   if (plan->source)
     stored = stored_offsets(connector);
-  for (auto& stage : old)
-    caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
-  old.clear();
+  caf::anon_send_exit(old, caf::exit_reason::user_shutdown); // its stages end with it
+  old = nullptr;
   Task task;
   task.config = config;
   try {
@@ -355,58 +381,71 @@ void TaskRunner::restart(const std::string& connector, size_t i, bool by_request
   std::lock_guard lock{mutex_};
   auto here = running_.find(connector);
   if (here == running_.end() || !here->second.tasks.count(i)) { // abandoned meanwhile
-    for (auto& stage : task.stages)
-      caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
+    caf::anon_send_exit(task.actor, caf::exit_reason::user_shutdown);
     return;
   }
   auto& slot = here->second.tasks.at(i);
   task.restarts = by_request ? 0 : slot.restarts + 1;
+  task.restarted = restarted;
   slot = std::move(task);
   state_.with([&](auto& s) {
-    s.set_task_status(connector, static_cast<int>(i), slot.stages.empty() ? "FAILED" : "RUNNING", slot.failure);
+    s.set_task_status(connector, static_cast<int>(i), slot.failure.empty() ? "RUNNING" : "FAILED", slot.failure);
   });
   spdlog::info("connector {} task {} restarted", connector, i);
+  if (!slot.failure.empty())
+    apply_policy(connector, i, slot);
 }
 
-// A task that gave up ends its stages, keeping the failure for its status: a sink
-// task's consumer leaves the group, so its partitions go to the running tasks
-// instead of waiting for a restart that may never come.
-void TaskRunner::restart_failed() {
+void TaskRunner::task_failed(const std::string& connector, size_t i, const caf::strong_actor_ptr& from,
+                             const std::string& trace) {
+  std::lock_guard lock{mutex_};
+  auto here = running_.find(connector);
+  if (here == running_.end())
+    return;
+  auto it = here->second.tasks.find(i);
+  // From a run ended since (restarted, say): not this one's failure.
+  if (it == here->second.tasks.end() || !it->second.actor || it->second.actor != caf::actor_cast<caf::actor>(from))
+    return;
+  auto& t = it->second;
+  t.failure = trace;
+  t.stages.clear(); // ended with the task; its names stay, for the tree
+  // A drain that waits for it waits no more: nothing past the failure is written.
+  done_->mark(last_stage(*here->second.plan, i));
+  state_.with([&](auto& s) {
+    s.set_task_status(connector, static_cast<int>(i), "FAILED", here->second.plan->scrub(trace));
+  });
+  apply_policy(connector, i, t);
+}
+
+// A task that gave up stays FAILED with its trace until restarted through the
+// REST API; its stages have ended, so a sink task's partitions went to the
+// running tasks of its group.
+void TaskRunner::apply_policy(const std::string& connector, size_t i, Task& t) {
+  if (t.gave_up || t.restart_at)
+    return;
+  if (t.restarts >= options_.restart_max_attempts) {
+    t.gave_up = true;
+    if (options_.restart_max_attempts > 0)
+      spdlog::error("connector {} task {}: still FAILED after {} automatic restart(s); "
+                    "restart it through the REST API once the cause is fixed",
+                    connector, i, t.restarts);
+    return;
+  }
+  auto backoff = std::min(options_.restart_backoff * (1 << std::min(t.restarts, 20)), options_.restart_backoff_max);
+  t.restart_at = Clock::now() + backoff;
+  spdlog::warn("connector {} task {} FAILED; automatic restart {} of {} in {} ms", connector, i, t.restarts + 1,
+               options_.restart_max_attempts, backoff.count());
+}
+
+void TaskRunner::restart_due() {
   std::vector<std::pair<std::string, size_t>> due;
   auto now = Clock::now();
   {
     std::lock_guard lock{mutex_};
-    for (auto& [name, here] : running_) {
-      auto stages = metrics_.snapshot(name);
-      for (auto& [i, t] : here.tasks) {
-        auto f = task_figures(!t.stages.empty(), t.failure, static_cast<int>(i), stages);
-        if (t.gave_up || f.state != "FAILED")
-          continue;
-        if (!t.restart_at) {
-          if (t.restarts >= options_.restart_max_attempts) {
-            t.gave_up = true;
-            if (options_.restart_max_attempts > 0)
-              spdlog::error("connector {} task {}: still FAILED after {} automatic restart(s); "
-                            "restart it through the REST API once the cause is fixed",
-                            name, i, t.restarts);
-            t.failure = f.trace;
-            for (auto& stage : t.stages)
-              caf::anon_send_exit(stage, caf::exit_reason::user_shutdown);
-            t.stages.clear();
-            spdlog::info("task {} ended its stages after giving up: its partitions go to the running tasks",
-                         task_name(name, i));
-            continue;
-          }
-          auto backoff = std::min(options_.restart_backoff * (1 << std::min(t.restarts, 20)),
-                                  options_.restart_backoff_max);
-          t.restart_at = now + backoff;
-          spdlog::warn("connector {} task {} FAILED; automatic restart {} of {} in {} ms", name, i,
-                       t.restarts + 1, options_.restart_max_attempts, backoff.count());
-        } else if (now >= *t.restart_at) {
+    for (const auto& [name, here] : running_)
+      for (const auto& [i, t] : here.tasks)
+        if (!t.gave_up && t.restart_at && now >= *t.restart_at)
           due.emplace_back(name, i);
-        }
-      }
-    }
   }
   for (const auto& [name, i] : due)
     restart(name, i, false);
@@ -416,8 +455,7 @@ void TaskRunner::abandon_all(const std::string& why) {
   std::lock_guard lock{mutex_};
   for (auto& [name, here] : running_)
     for (auto& [t, task] : here.tasks) {
-      for (auto& stage : task.stages)
-        caf::anon_send_exit(stage, caf::exit_reason::kill);
+      caf::anon_send_exit(task.actor, caf::exit_reason::kill); // its stages end with it
       spdlog::warn("task {} abandoned: {}", task_name(name, t), why);
     }
   running_.clear();
@@ -580,16 +618,13 @@ std::vector<rest::TaskState> TaskRunner::statuses(const ConnectorPlan& plan, int
   if (here == running_.end())
     return out;
   for (const auto& [t, task] : here->second.tasks) {
-    auto f = task_figures(!task.stages.empty(), task.failure, static_cast<int>(t), stages);
+    auto f = task_figures(task.failure, static_cast<int>(t), stages);
     if (f.state == "FAILED" && task.restart_at && !task.gave_up)
       f.trace += "\n[weir] automatic restart " + std::to_string(task.restarts + 1) + " of "
                  + std::to_string(options_.restart_max_attempts) + " is scheduled";
     else if (f.state == "FAILED" && task.gave_up && task.restarts > 0)
       f.trace += "\n[weir] gave up after " + std::to_string(task.restarts)
                  + " automatic restart(s) (task.restart.max.attempts)";
-    else if (f.state == "RUNNING" && task.restart_at && !task.gave_up)
-      f.trace = "restarting: automatic restart " + std::to_string(task.restarts + 1) + " of "
-                + std::to_string(options_.restart_max_attempts) + " is under way";
     else if (f.state == "RUNNING" && !f.waiting.empty())
       // Kafka Connect has no such state: RUNNING stays, for its clients, with the reason.
       f.trace = f.waiting + "; it resumes by itself once the broker answers";
@@ -611,7 +646,7 @@ std::map<size_t, TaskFigures> TaskRunner::figures(const std::string& connector) 
   std::lock_guard lock{mutex_};
   if (auto here = running_.find(connector); here != running_.end())
     for (const auto& [t, task] : here->second.tasks)
-      out[t] = task_figures(!task.stages.empty(), task.failure, static_cast<int>(t), stages);
+      out[t] = task_figures(task.failure, static_cast<int>(t), stages);
   return out;
 }
 
@@ -628,6 +663,8 @@ void TaskRunner::fill_tree(const ConnectorPlan& plan, rest::TreeTask& task) cons
   auto running = here->second.tasks.find(static_cast<size_t>(task.id));
   if (running == here->second.tasks.end())
     return;
+  if (running->second.actor)
+    task.instance = rest::TreeInstance{running->second.actor.id(), running->second.restarted};
   for (const auto& stage_name : running->second.names)
     for (const auto& s : stages)
       if (s.key.task == task.id && s.key.stage == stage_name) {
@@ -654,6 +691,8 @@ caf::actor TaskRunner::tap_target(const ConnectorPlan& plan, int id, const std::
       task = &it->second;
   if (!task)
     throw rest::not_found("Task " + name + " not found");
+  if (task->stages.empty())
+    throw rest::bad_request("Task " + name + " is not running: " + plan.scrub(task->failure));
   const auto& names = task->names;
   auto at = std::find(names.begin(), names.end(), stage);
   if (at == names.end())

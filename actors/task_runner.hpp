@@ -1,13 +1,19 @@
 // The task runner: Kafka Connect's Worker. It runs the tasks a herder gives it on
-// this node (their stage actors), drains them on stop (in-flight batches written,
-// offsets committed), restarts a FAILED task with backoff, stores source offsets,
-// and tells how its tasks are doing. It decides nothing about which tasks should
-// run, or with which configs: its herder (standalone, or a cluster node's) does.
+// this node (a task actor each, over its stage actors), drains them on stop
+// (in-flight batches written, offsets committed), restarts a FAILED task with
+// backoff, stores source offsets, and tells how its tasks are doing. It decides
+// nothing about which tasks should run, or with which configs: its herder
+// (standalone, or a cluster node's) does.
+//
+// Its parent actor is the parent of every task actor: a task's failure arrives
+// there as a message (task_failed_atom, with the trace), and the runner applies
+// the policy at once: FAILED with the trace, an automatic restart scheduled with
+// backoff, or given up. The restart itself runs with the herder's other changes.
 //
 // Threading: changes (start, drain, restart...) come one at a time from the herder,
 // which serializes them. Reads (statuses, tree, figures) take only a short lock and
-// read the stages' published statistics, never an actor, so a stuck stage cannot
-// freeze them.
+// read what the runner recorded and the stages' published statistics, never an
+// actor, so a stuck stage cannot freeze them.
 #pragma once
 
 #include <chrono>
@@ -99,9 +105,8 @@ public:
   /// Ends task `task` of `connector` and starts it again with the same config.
   /// `by_request`: through the REST API, which starts its automatic restarts anew.
   void restart(const std::string& connector, size_t task, bool by_request);
-  /// The automatic restart policy: schedules a FAILED task's restart with backoff,
-  /// restarts those due, and gives up past restart_max_attempts.
-  void restart_failed();
+  /// Restarts the FAILED tasks whose automatic restart is due (see apply_policy).
+  void restart_due();
   /// Ends every task at once, without draining or committing anything (`why`, for
   /// the log): their work may have moved, and Kafka fences late commits.
   void abandon_all(const std::string& why);
@@ -150,6 +155,13 @@ public:
   struct Task;
 
 private:
+  /// From the parent actor: task `task` of `connector` failed (its task actor
+  /// `from` says so; a run ended since is ignored).
+  void task_failed(const std::string& connector, size_t task, const caf::strong_actor_ptr& from,
+                   const std::string& trace);
+  /// The automatic restart policy for a task just FAILED: its restart scheduled with
+  /// backoff, or given up past restart_max_attempts. Under mutex_.
+  void apply_policy(const std::string& connector, size_t task, Task& t);
   Task spawn(const engine::worker::ConnectorPlan& plan, size_t t, const StringMap& config,
              const runtime::connector_api::OffsetMap& stored,
              std::shared_ptr<engine::pipeline::JoinGate> join_gate);
@@ -167,6 +179,7 @@ private:
   void judge_tasks(); // verdicts_ from rates_ and node_sampler_; under mutex_
 
   struct DoneBoard;
+  struct ParentLink;
   /// A connector's tasks here, with the plan they run under.
   struct Running {
     std::shared_ptr<const engine::worker::ConnectorPlan> plan;
@@ -179,6 +192,8 @@ private:
   TaskRunnerOptions options_;
   std::shared_ptr<DoneBoard> done_;
   caf::actor observer_; // takes the (done, stats) of drained tasks into done_
+  std::shared_ptr<ParentLink> link_;
+  caf::actor parent_; // of every task actor: takes their failures to task_failed()
 
   mutable std::mutex mutex_; // guards what follows
   std::map<std::string, Running> running_; // by connector

@@ -599,7 +599,7 @@ CompletionSource rest_completion(RestClient& client) {
 
 namespace {
 
-/// ", actor #12, restarted 1 time(s)": the connector actor on this node, if any.
+/// ", actor #12, restarted 1 time(s)": the connector's or task's actor on this node, if any.
 std::string instance_note(element connector) {
   element instance;
   if (connector["instance"].get(instance) || instance.is_null())
@@ -623,7 +623,8 @@ std::string render_tree(const std::string& tree_json) {
         out += "  connector " + text(connector, "name") + " (" + text(connector, "type") + ") " +
                state_line(connector) + instance_note(connector) + '\n';
         for (element task : connector["tasks"].get_array()) {
-          out += "    task " + std::to_string(integer(task, "id")) + ' ' + state_line(task) + '\n';
+          out += "    task " + std::to_string(integer(task, "id")) + ' ' + state_line(task) + instance_note(task)
+                 + '\n';
           if (auto verdict = text(task, "bottleneck"); !verdict.empty())
             out += "      " + verdict + '\n';
           if (auto latency = poll_to_ack(task); !latency.empty())

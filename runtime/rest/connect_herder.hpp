@@ -192,6 +192,13 @@ struct TreeStage {
   double upstream_wait = 0;
 };
 
+/// The actor behind a connector (Kafka Connect's Connector instance) or a task on
+/// its node.
+struct TreeInstance {
+  uint64_t actor = 0;    ///< its CAF actor id
+  uint64_t restarts = 0; ///< actors of the same connector (task) that ended before it here
+};
+
 struct TreeTask {
   int id = 0;
   StateInfo state;
@@ -202,12 +209,8 @@ struct TreeTask {
   /// acks, in seconds; 0 before the first ack.
   double poll_to_ack_p50 = 0;
   double poll_to_ack_p99 = 0;
-};
-
-/// A connector's own actor (Kafka Connect's Connector instance) on a node.
-struct TreeInstance {
-  uint64_t actor = 0;    ///< its CAF actor id
-  uint64_t restarts = 0; ///< connector actors that ended before it (restarts, reconfigurations)
+  /// Its task actor here (ended, once it FAILED); none when it could not start.
+  std::optional<TreeInstance> instance = {};
 };
 
 struct TreeConnector {

@@ -67,7 +67,7 @@ const std::string sink_connector =
     credit + counters +
     R"("errors":0,"last_error":null,"cpu_ns":4000000,"cpu_per_sec":0.5,)"
     R"("busy_ns":0,"busy":0.6,"ns_per_record":4000.0,"credit_wait_ns":0,"credit_wait":0.0,"upstream_wait":0.5,)"
-    R"("idle":0.0,"lag":null,"partitions":null}]}]})";
+    R"("idle":0.0,"lag":null,"partitions":null}],"instance":{"actor":20,"restarts":0}}]})";
 // The fake node's figures (FakeHerder::actor_tree).
 const std::string fake_node =
     R"({"id":"127.0.0.1:8083","leader":true,"scheduler":{"threads":[)"

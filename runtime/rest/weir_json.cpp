@@ -54,6 +54,20 @@ void text_or_null(std::string_view name, const std::string& value, std::string& 
   else append_json_string(value, out);
 }
 
+/// ,"instance":{"actor":N,"restarts":K}, or null.
+void append_instance(const std::optional<TreeInstance>& instance, std::string& out) {
+  out += ",\"instance\":";
+  if (!instance) {
+    out += "null";
+    return;
+  }
+  out += "{\"actor\":";
+  append_int(static_cast<int64_t>(instance->actor), out);
+  out += ",\"restarts\":";
+  append_int(static_cast<int64_t>(instance->restarts), out);
+  out += '}';
+}
+
 void append_task(const TreeTask& task, std::string& out) {
   out += "{\"id\":";
   append_int(task.id, out);
@@ -73,6 +87,7 @@ void append_task(const TreeTask& task, std::string& out) {
   }
   out += ",\"stages\":";
   append_array(task.stages, append_tree_stage, out);
+  append_instance(task.instance, out); // last: added after the fields readers already knew
   out += '}';
 }
 
@@ -83,16 +98,7 @@ void append_connector(const TreeConnector& connector, std::string& out) {
   append_json_string(connector_type_name(connector.type), out);
   out += ',';
   append_state_fields(connector.state, out);
-  out += ",\"instance\":";
-  if (connector.instance) {
-    out += "{\"actor\":";
-    append_int(static_cast<int64_t>(connector.instance->actor), out);
-    out += ",\"restarts\":";
-    append_int(static_cast<int64_t>(connector.instance->restarts), out);
-    out += '}';
-  } else {
-    out += "null";
-  }
+  append_instance(connector.instance, out);
   out += ",\"tasks\":";
   append_array(connector.tasks, append_task, out);
   out += '}';
@@ -275,6 +281,15 @@ Credit credit(element e) {
 
 StateInfo state(element e) { return {text(e, "state"), text(e, "worker_id"), text(e, "trace")}; }
 
+/// A connector's or a task's "instance", if any.
+std::optional<TreeInstance> instance_of(element e) {
+  element instance;
+  if (e["instance"].get(instance) || instance.is_null())
+    return std::nullopt;
+  return TreeInstance{static_cast<uint64_t>(signed_or(instance, "actor", 0)),
+                      static_cast<uint64_t>(signed_or(instance, "restarts", 0))};
+}
+
 TreeStage stage(element e) {
   TreeStage st;
   st.name = text(e, "name");
@@ -379,15 +394,13 @@ ActorTree parse_actor_tree(std::string_view json) {
       malformed("a node without \"connectors\"");
     for (element c : connectors) {
       TreeConnector tc{text(c, "name"), type_named(text(c, "type")), state(c), {}};
-      element instance;
-      if (!c["instance"].get(instance) && !instance.is_null())
-        tc.instance = TreeInstance{static_cast<uint64_t>(signed_or(instance, "actor", 0)),
-                                   static_cast<uint64_t>(signed_or(instance, "restarts", 0))};
+      tc.instance = instance_of(c);
       simdjson::dom::array tasks;
       if (!c["tasks"].get(tasks))
         for (element t : tasks) {
           TreeTask task{static_cast<int>(signed_or(t, "id", 0)), state(t), {}, text(t, "bottleneck"),
                         text(t, "bottleneck_stage")};
+          task.instance = instance_of(t);
           element latency;
           if (!t["poll_to_ack"].get(latency)) {
             task.poll_to_ack_p50 = real(latency, "p50");

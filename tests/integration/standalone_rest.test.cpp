@@ -274,8 +274,8 @@ BOOST_AUTO_TEST_CASE(config_providers_resolve_only_when_the_worker_names_them) {
   }
 }
 
-// Issue 19 item 3: a task that gave up (FAILED, no automatic restart left) leaves
-// its consumer group, so its partitions go to the running tasks. Partition 0 starts
+// Issue 19 item 3: a FAILED task ends its stages (here with no automatic restart
+// left), so its consumer leaves the group and its partitions go to the running tasks. Partition 0 starts
 // with a record that is not JSON (errors.tolerance=none: the task reading it fails);
 // partition 1 holds valid records. Whichever task fails first gives partition 0 up,
 // the other task is handed it and fails on the same record: both end FAILED. (A
@@ -298,7 +298,7 @@ BOOST_AUTO_TEST_CASE(a_task_that_gave_up_leaves_the_group_so_its_partitions_move
   };
   bool both = eventually([&] { return failed(0) && failed(1); }, 60s);
   BOOST_TEST(both, "task 0 FAILED: " << failed(0) << ", task 1 FAILED: " << failed(1));
-  BOOST_TEST(w.process->output().find("ended its stages after giving up") != std::string::npos);
+  BOOST_TEST(w.process->output().find("ends its stages after a failure") != std::string::npos);
   BOOST_TEST_MESSAGE(lines_in(dir.path() + "/out.txt") << " of partition 1's 100 records written");
   stop_cleanly(*w.process);
 }
@@ -448,6 +448,12 @@ BOOST_AUTO_TEST_CASE(a_failed_stage_fails_its_task_alone_and_the_automatic_resta
   BOOST_REQUIRE_MESSAGE(eventually([&] { return rows() == 10 && lines_in(lines) == 10; }, 60s),
                         rows() << " rows, " << lines_in(lines) << " lines");
   auto since = w.process->output().size();
+  // The task's own actor, at the end of its level in the tree.
+  static const std::regex task_actor_re(R"re(\],"instance":\{"actor":([0-9]+),"restarts":([0-9]+)\}\})re");
+  std::smatch before, after;
+  auto tree = w.call("GET", "/weir/tree/rows").body;
+  BOOST_REQUIRE_MESSAGE(std::regex_search(tree, before, task_actor_re), tree);
+  BOOST_TEST(before[2] == "0");
 
   Sqlite(db).exec("DROP TABLE users");
   produce(rows_topic, 10, [](size_t i) { return json_record(10 + i); });
@@ -459,6 +465,10 @@ BOOST_AUTO_TEST_CASE(a_failed_stage_fails_its_task_alone_and_the_automatic_resta
   produce(lines_topic, 10, [](size_t i) { return json_record(10 + i); });
   BOOST_REQUIRE_MESSAGE(eventually([&] { return rows() == 10; }, 60s), "after the restart: " << rows() << " rows");
   BOOST_TEST(has(w.call("GET", "/connectors/rows/tasks/0/status"), R"("state":"RUNNING")"));
+  tree = w.call("GET", "/weir/tree/rows").body;
+  BOOST_REQUIRE_MESSAGE(std::regex_search(tree, after, task_actor_re), tree);
+  BOOST_TEST(after[1] != before[1]); // a new task actor
+  BOOST_TEST(after[2] != "0");
   BOOST_REQUIRE_MESSAGE(eventually([&] { return lines_in(lines) == 20; }, 60s), lines_in(lines) << " lines");
   auto log = w.process->output().substr(since);
   BOOST_TEST(log.find("automatic restart 1 of") != std::string::npos, log);

@@ -367,6 +367,7 @@ private:
     for (int id = 0; id < task_count(c); ++id) {
       TaskState state = task_state(name, id, c);
       TreeTask task{id, state.state, {}};
+      task.instance = TreeInstance{static_cast<uint64_t>(20 + id), 0};
       for (size_t i = 0; i < names.size(); ++i)
         task.stages.push_back(fake_stage(names[i], i, names.size() - 1, connector.type == ConnectorType::sink, state));
       // A running task's verdict names its writer.
