@@ -12,6 +12,7 @@
 #include "actors/messages.hpp"
 #include "runtime/kafka/embedded_cluster.hpp"
 #include "tests/support/kafka_unit.hpp"
+#include "tests/support/actor_system.hpp"
 #include "runtime/connector_api/source_task.hpp"
 
 using namespace weir;
@@ -21,14 +22,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct System {
-  caf::actor_system_config cfg;
-  std::unique_ptr<caf::actor_system> sys;
-  System() {
-    announce_types(cfg);
-    sys = std::make_unique<caf::actor_system>(cfg);
-  }
-};
+using testing::System;
 
 SourceTaskSpec datagen(const std::string& topic, uint64_t iterations) {
   SourceTaskSpec spec;

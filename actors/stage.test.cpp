@@ -12,6 +12,7 @@
 #include "actors/stage.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/test_stages.hpp"
+#include "tests/support/actor_system.hpp"
 
 using namespace weir;
 using namespace weir::actors;
@@ -19,14 +20,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct System {
-  caf::actor_system_config cfg;
-  std::unique_ptr<caf::actor_system> sys;
-  System() {
-    announce_types(cfg);
-    sys = std::make_unique<caf::actor_system>(cfg);
-  }
-};
+using testing::System;
 
 /// Runs generator -> tagger -> sink and returns the sink's final stats.
 StageStats run_pipeline(caf::actor_system& sys, std::shared_ptr<testing::CheckingSink> sink,

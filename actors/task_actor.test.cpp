@@ -8,6 +8,7 @@
 #include "actors/stage.hpp"
 #include "actors/task_actor.hpp"
 #include "tests/support/test_stages.hpp"
+#include "tests/support/actor_system.hpp"
 
 using namespace weir;
 using namespace weir::actors;
@@ -15,14 +16,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-struct System {
-  caf::actor_system_config cfg;
-  std::unique_ptr<caf::actor_system> sys;
-  System() {
-    announce_types(cfg);
-    sys = std::make_unique<caf::actor_system>(cfg);
-  }
-};
+using testing::System;
 
 /// Passes batches on, and throws at the `fail_at`th (never when 0).
 struct Failing : runtime::StageLogic {
