@@ -625,6 +625,7 @@ rest::ActorTree AbstractHerder::actor_tree(const std::optional<std::string>& con
     rest::TreeConnector tc{name, c->plan.type(), status.connector, {}};
     if (c->instance)
       tc.instance = rest::TreeInstance{c->instance.get().id(), c->instances - 1};
+    tc.actor = runner_.supervisor_id(name);
     for (const auto& ts : status.tasks) {
       rest::TreeTask task{ts.id, ts.state, {}};
       runner_.fill_tree(c->plan, task);

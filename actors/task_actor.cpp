@@ -103,16 +103,4 @@ caf::actor spawn_task_actor(caf::actor_system& sys, std::string connector, int32
   return sys.spawn(task_behavior, std::move(connector), task, std::move(stages), std::move(parent));
 }
 
-TaskActors spawn_task(caf::actor_system& sys, const SinkTaskSpec& spec, caf::actor parent) {
-  auto spawned = spawn_sink_task(sys, spec);
-  auto actor = spawn_task_actor(sys, spec.connector, spec.task, spawned.stages, std::move(parent));
-  return {std::move(actor), std::move(spawned.stages), std::move(spawned.names)};
-}
-
-TaskActors spawn_task(caf::actor_system& sys, const SourceTaskSpec& spec, caf::actor parent) {
-  auto spawned = spawn_source_task(sys, spec);
-  auto actor = spawn_task_actor(sys, spec.connector, spec.task, spawned.stages, std::move(parent));
-  return {std::move(actor), std::move(spawned.stages), std::move(spawned.names), std::move(spawned.offsets)};
-}
-
 } // namespace weir::actors

@@ -4,6 +4,7 @@
 #include <caf/actor_system_config.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include "actors/connector_supervisor.hpp"
 #include "actors/messages.hpp"
 #include "actors/stage.hpp"
 #include "actors/task_actor.hpp"
@@ -120,6 +121,74 @@ BOOST_AUTO_TEST_CASE(ending_a_task_ends_its_stages_and_is_no_failure) {
     BOOST_TEST(downs(self, stages).size() == stages.size());
     BOOST_TEST(!told_of_a_failure(self));
   }
+}
+
+// --- the connector's supervisor: the parent of its task actors on a node
+
+namespace {
+
+/// What a supervisor handed on: (task, the failed task actor, trace), as a message
+/// to the test's actor.
+TaskFailed tell(caf::scoped_actor& self) {
+  return [to = caf::actor{self}](int32_t task, const caf::actor_addr& from, const std::string& trace) {
+    caf::anon_send(to, task, from, trace);
+  };
+}
+
+struct Failure {
+  int32_t task = -1;
+  caf::actor_addr from;
+  std::string trace;
+};
+
+/// The failures handed on within `wait`.
+std::vector<Failure> failures(caf::scoped_actor& self, std::chrono::milliseconds wait) {
+  std::vector<Failure> out;
+  bool more = true;
+  while (more)
+    self->receive([&](int32_t task, caf::actor_addr& from, std::string& trace) {
+                    out.push_back({task, std::move(from), std::move(trace)});
+                  },
+                  caf::after(wait) >> [&] { more = false; });
+  return out;
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(a_supervisor_spawns_its_task_actors_and_hands_on_each_failure_once) {
+  caf::scoped_actor self{*sys};
+  auto supervisor = spawn_connector_supervisor(*sys, "orders", tell(self));
+  auto healthy_stages = pipeline(*sys, 100000000, 0, {});
+  auto healthy = spawn_child_task(*sys, supervisor, 0, healthy_stages);
+  auto failing_stages = pipeline(*sys, 1000000, 3, {});
+  auto failing = spawn_child_task(*sys, supervisor, 1, failing_stages);
+  auto seen = failures(self, 2000ms);
+  BOOST_TEST_REQUIRE(seen.size() == 1u);
+  BOOST_TEST(seen[0].task == 1);
+  BOOST_TEST((seen[0].from == failing.address()), "not the failed task actor");
+  BOOST_TEST(seen[0].trace == "boom at batch 3");
+  // The other task runs on; ending the supervisor ends it, and that is no failure.
+  self->monitor(healthy);
+  self->send_exit(supervisor, caf::exit_reason::user_shutdown);
+  bool ended = false;
+  self->receive([&](caf::down_msg& down) { ended = down.source == healthy.address(); }, caf::after(10s) >> [] {});
+  BOOST_TEST(ended);
+  BOOST_TEST(failures(self, 200ms).empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_task_actor_that_dies_without_a_word_is_a_failure_and_an_ended_one_is_not) {
+  caf::scoped_actor self{*sys};
+  auto supervisor = spawn_connector_supervisor(*sys, "orders", tell(self));
+  auto ended = spawn_child_task(*sys, supervisor, 0, pipeline(*sys, 100000000, 0, {}));
+  auto lost = spawn_child_task(*sys, supervisor, 1, pipeline(*sys, 100000000, 0, {}));
+  self->send_exit(ended, caf::exit_reason::user_shutdown); // what the runner does when it stops a task
+  self->send_exit(lost, caf::make_error(caf::sec::runtime_error, std::string{"node lost"}));
+  auto seen = failures(self, 2000ms);
+  BOOST_TEST_REQUIRE(seen.size() == 1u);
+  BOOST_TEST(seen[0].task == 1);
+  BOOST_TEST((seen[0].from == lost.address()));
+  BOOST_TEST(seen[0].trace.find("node lost") != std::string::npos, seen[0].trace);
+  self->send_exit(supervisor, caf::exit_reason::user_shutdown);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

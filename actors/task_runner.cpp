@@ -12,8 +12,8 @@
 #include <spdlog/spdlog.h>
 
 #include "actors/messages.hpp"
+#include "actors/connector_supervisor.hpp"
 #include "actors/scheduler.hpp"
-#include "actors/task_actor.hpp"
 #include "engine/pipeline/connector_config.hpp"
 #include "engine/pipeline/source_config.hpp"
 #include "engine/pipeline/source_offsets_topic.hpp"
@@ -42,7 +42,7 @@ struct TaskRunner::Task {
   bool gave_up = false;
 };
 
-/// The runner as its parent actor sees it: gone once the runner is destroyed.
+/// The runner as its supervisors see it: gone once the runner is destroyed.
 struct TaskRunner::ParentLink {
   std::mutex mutex;
   TaskRunner* runner = nullptr;
@@ -133,16 +133,8 @@ TaskRunner::TaskRunner(caf::actor_system& sys, SharedStore& state, runtime::metr
   observer_ = sys_.spawn([board = done_](caf::event_based_actor*) -> caf::behavior {
     return {[board](done_atom, const StageStats& stats) { board->mark(stats.name); }};
   });
-  // The parent of every task actor: a failure reaches the runner as a message.
   link_ = std::make_shared<ParentLink>();
   link_->runner = this;
-  parent_ = sys_.spawn([link = link_](caf::event_based_actor* self) -> caf::behavior {
-    return {[=](task_failed_atom, const std::string& connector, int32_t task, const std::string& trace) {
-      std::lock_guard lock{link->mutex};
-      if (link->runner && task >= 0)
-        link->runner->task_failed(connector, static_cast<size_t>(task), self->current_sender(), trace);
-    }};
-  });
 }
 
 TaskRunner::~TaskRunner() {
@@ -151,16 +143,15 @@ TaskRunner::~TaskRunner() {
     link_->runner = nullptr;
   }
   for (auto& [name, r] : running_)
-    for (auto& [id, t] : r.tasks)
-      caf::anon_send_exit(t.actor, caf::exit_reason::user_shutdown); // its stages end with it
+    caf::anon_send_exit(r.supervisor, caf::exit_reason::user_shutdown); // its tasks, and their stages, end with it
   running_.clear();
-  caf::anon_send_exit(parent_, caf::exit_reason::user_shutdown);
   caf::anon_send_exit(observer_, caf::exit_reason::user_shutdown);
 }
 
 TaskRunner::Task TaskRunner::spawn(const ConnectorPlan& plan, size_t t, const StringMap& config,
                                    const runtime::connector_api::OffsetMap& stored,
-                                   std::shared_ptr<engine::pipeline::JoinGate> join_gate) {
+                                   std::shared_ptr<engine::pipeline::JoinGate> join_gate,
+                                   const caf::actor& supervisor) {
   Task task;
   task.config = config;
   const auto& worker = options_.config;
@@ -173,7 +164,7 @@ TaskRunner::Task TaskRunner::spawn(const ConnectorPlan& plan, size_t t, const St
       if (options_.static_group_members)
         spec.group_instance_id = task_client_id(worker, plan.name, t);
       spec.join_gate = std::move(join_gate);
-      auto spawned = spawn_task(sys_, spec, parent_);
+      auto spawned = spawn_task(sys_, spec, supervisor);
       task.actor = std::move(spawned.actor);
       task.stages = std::move(spawned.stages);
       task.names = std::move(spawned.names);
@@ -183,7 +174,7 @@ TaskRunner::Task TaskRunner::spawn(const ConnectorPlan& plan, size_t t, const St
                           plan.exactly_once ? task_client_id(worker, plan.name, t) : std::string{},
                           plan.exactly_once ? plan.offsets_topic : std::string{}};
       spec.metrics = &metrics_;
-      auto spawned = spawn_task(sys_, spec, parent_);
+      auto spawned = spawn_task(sys_, spec, supervisor);
       task.actor = std::move(spawned.actor);
       task.stages = std::move(spawned.stages);
       task.names = std::move(spawned.names);
@@ -215,11 +206,16 @@ void TaskRunner::start(const ConnectorPlan& plan, const std::vector<StringMap>& 
       failure = plan.scrub(e.what());
     }
   }
+  caf::actor supervisor;
+  {
+    std::lock_guard lock{mutex_};
+    supervisor = supervisor_of(plan);
+  }
   auto join_gate = std::make_shared<engine::pipeline::JoinGate>(partitions);
   for (auto t : ids) {
     done_->forget(last_stage(plan, t));
     if (failure.empty())
-      started[t] = spawn(plan, t, configs.at(t), stored, join_gate);
+      started[t] = spawn(plan, t, configs.at(t), stored, join_gate, supervisor);
     else {
       started[t].config = configs.at(t);
       started[t].failure = failure;
@@ -264,7 +260,7 @@ std::vector<caf::actor> TaskRunner::end_tasks(const std::string& connector,
   auto here = running_.find(connector);
   if (here == running_.end())
     return ended;
-  auto& [plan, tasks] = here->second;
+  auto& [plan, tasks, supervisor] = here->second;
   for (auto it = tasks.begin(); it != tasks.end();) {
     auto& [id, t] = *it;
     if (only && !only->count(id)) {
@@ -281,6 +277,10 @@ std::vector<caf::actor> TaskRunner::end_tasks(const std::string& connector,
     }
     spdlog::info("task {} stopped (generation {})", task_name(connector, id), generation_);
     it = tasks.erase(it);
+  }
+  if (tasks.empty() && supervisor) {
+    caf::anon_send_exit(supervisor, caf::exit_reason::user_shutdown);
+    ended.push_back(std::exchange(supervisor, {}));
   }
   return ended;
 }
@@ -335,7 +335,7 @@ void TaskRunner::drain(const std::string& connector, const std::optional<std::se
 void TaskRunner::restart(const std::string& connector, size_t i, bool by_request) {
   std::shared_ptr<const ConnectorPlan> plan;
   StringMap config;
-  caf::actor old;
+  caf::actor old, supervisor;
   uint64_t restarted = 0;
   {
     std::lock_guard lock{mutex_};
@@ -343,6 +343,7 @@ void TaskRunner::restart(const std::string& connector, size_t i, bool by_request
     if (here == running_.end() || !here->second.tasks.count(i))
       return; // stopped since
     plan = here->second.plan;
+    supervisor = here->second.supervisor;
     auto& t = here->second.tasks.at(i);
     if (t.offsets)
       store_offsets_locked(*plan, t.offsets->take_changes(), {}, false);
@@ -374,7 +375,7 @@ void TaskRunner::restart(const std::string& connector, size_t i, bool by_request
         metrics_.cell(s.key, s.role)->publish(fresh);
       }
     done_->forget(last_stage(*plan, i));
-    task = spawn(*plan, i, config, stored, nullptr);
+    task = spawn(*plan, i, config, stored, nullptr, supervisor);
   } catch (const std::exception& e) {
     task.failure = e.what();
   }
@@ -396,7 +397,22 @@ void TaskRunner::restart(const std::string& connector, size_t i, bool by_request
     apply_policy(connector, i, slot);
 }
 
-void TaskRunner::task_failed(const std::string& connector, size_t i, const caf::strong_actor_ptr& from,
+caf::actor TaskRunner::supervisor_of(const ConnectorPlan& plan) {
+  auto& here = running_[plan.name];
+  if (!here.plan)
+    here.plan = std::make_shared<const ConnectorPlan>(plan);
+  if (!here.supervisor)
+    here.supervisor = spawn_connector_supervisor(
+      sys_, plan.name,
+      [link = link_, connector = plan.name](int32_t task, const caf::actor_addr& from, const std::string& trace) {
+        std::lock_guard lock{link->mutex};
+        if (link->runner && task >= 0)
+          link->runner->task_failed(connector, static_cast<size_t>(task), from, trace);
+      });
+  return here.supervisor;
+}
+
+void TaskRunner::task_failed(const std::string& connector, size_t i, const caf::actor_addr& from,
                              const std::string& trace) {
   std::lock_guard lock{mutex_};
   auto here = running_.find(connector);
@@ -404,7 +420,7 @@ void TaskRunner::task_failed(const std::string& connector, size_t i, const caf::
     return;
   auto it = here->second.tasks.find(i);
   // From a run ended since (restarted, say): not this one's failure.
-  if (it == here->second.tasks.end() || !it->second.actor || it->second.actor != caf::actor_cast<caf::actor>(from))
+  if (it == here->second.tasks.end() || !it->second.actor || it->second.actor.address() != from)
     return;
   auto& t = it->second;
   t.failure = trace;
@@ -453,17 +469,22 @@ void TaskRunner::restart_due() {
 
 void TaskRunner::abandon_all(const std::string& why) {
   std::lock_guard lock{mutex_};
-  for (auto& [name, here] : running_)
+  for (auto& [name, here] : running_) {
     for (auto& [t, task] : here.tasks) {
       caf::anon_send_exit(task.actor, caf::exit_reason::kill); // its stages end with it
       spdlog::warn("task {} abandoned: {}", task_name(name, t), why);
     }
+    caf::anon_send_exit(here.supervisor, caf::exit_reason::user_shutdown);
+  }
   running_.clear();
 }
 
 void TaskRunner::forget(const std::string& connector) {
   std::lock_guard lock{mutex_};
-  running_.erase(connector);
+  if (auto it = running_.find(connector); it != running_.end()) {
+    caf::anon_send_exit(it->second.supervisor, caf::exit_reason::user_shutdown);
+    running_.erase(it);
+  }
   metrics_.remove_connector(connector);
   rates_.forget(connector);
 }
@@ -679,6 +700,14 @@ void TaskRunner::fill_tree(const ConnectorPlan& plan, rest::TreeTask& task) cons
         }
         task.stages.push_back(std::move(stage));
       }
+}
+
+std::optional<uint64_t> TaskRunner::supervisor_id(const std::string& connector) const {
+  std::lock_guard lock{mutex_};
+  auto here = running_.find(connector);
+  if (here == running_.end() || !here->second.supervisor)
+    return std::nullopt;
+  return here->second.supervisor.id();
 }
 
 caf::actor TaskRunner::tap_target(const ConnectorPlan& plan, int id, const std::string& stage) const {

@@ -5,10 +5,11 @@
 // nothing about which tasks should run, or with which configs: its herder
 // (standalone, or a cluster node's) does.
 //
-// Its parent actor is the parent of every task actor: a task's failure arrives
-// there as a message (task_failed_atom, with the trace), and the runner applies
-// the policy at once: FAILED with the trace, an automatic restart scheduled with
-// backoff, or given up. The restart itself runs with the herder's other changes.
+// Each connector with tasks here has a supervisor actor, the parent of its task
+// actors (connector_supervisor.hpp): a task's failure arrives there as a message
+// (task_failed_atom, with the trace), and the runner applies the policy at once:
+// FAILED with the trace, an automatic restart scheduled with backoff, or given up.
+// The restart itself runs with the herder's other changes.
 //
 // Threading: changes (start, drain, restart...) come one at a time from the herder,
 // which serializes them. Reads (statuses, tree, figures) take only a short lock and
@@ -145,6 +146,9 @@ public:
   std::map<size_t, TaskFigures> figures(const std::string& connector) const;
   /// A task's stage level in the actor tree (empty when it does not run here).
   void fill_tree(const engine::worker::ConnectorPlan& plan, runtime::rest::TreeTask& task) const;
+  /// The id of `connector`'s supervisor here, the parent of its task actors, while
+  /// any of its tasks run here.
+  std::optional<uint64_t> supervisor_id(const std::string& connector) const;
   /// The stage actor of a task that a tap may watch; RestError 404/400 otherwise.
   caf::actor tap_target(const engine::worker::ConnectorPlan& plan, int task, const std::string& stage) const;
   /// This node's scheduler and process over the last interval.
@@ -155,21 +159,22 @@ public:
   struct Task;
 
 private:
-  /// From the parent actor: task `task` of `connector` failed (its task actor
-  /// `from` says so; a run ended since is ignored).
-  void task_failed(const std::string& connector, size_t task, const caf::strong_actor_ptr& from,
-                   const std::string& trace);
+  /// From the connector's supervisor: task `task` of `connector` failed (its task
+  /// actor `from`; a run ended since is ignored).
+  void task_failed(const std::string& connector, size_t task, const caf::actor_addr& from, const std::string& trace);
+  /// `connector`'s supervisor here, spawned on first use. Under mutex_.
+  caf::actor supervisor_of(const engine::worker::ConnectorPlan& plan);
   /// The automatic restart policy for a task just FAILED: its restart scheduled with
   /// backoff, or given up past restart_max_attempts. Under mutex_.
   void apply_policy(const std::string& connector, size_t task, Task& t);
   Task spawn(const engine::worker::ConnectorPlan& plan, size_t t, const StringMap& config,
              const runtime::connector_api::OffsetMap& stored,
-             std::shared_ptr<engine::pipeline::JoinGate> join_gate);
+             std::shared_ptr<engine::pipeline::JoinGate> join_gate, const caf::actor& supervisor);
   /// Sends stop to every task of `connector` with something to drain; returns the
   /// stages whose done to wait for. Under mutex_.
   std::vector<std::string> ask_to_drain(const std::string& connector, const std::optional<std::set<size_t>>& only);
-  /// Stores source offsets and tells the tasks' actors to end; returns them. Under
-  /// mutex_.
+  /// Stores source offsets and tells the tasks' actors to end (and the connector's
+  /// supervisor, once none is left); returns them. Under mutex_.
   std::vector<caf::actor> end_tasks(const std::string& connector, const std::optional<std::set<size_t>>& only);
   /// Waits (at most 15 s) until `actors` have ended. Not under mutex_.
   void await_exit(std::vector<caf::actor> actors);
@@ -180,10 +185,11 @@ private:
 
   struct DoneBoard;
   struct ParentLink;
-  /// A connector's tasks here, with the plan they run under.
+  /// A connector's tasks here, with the plan they run under and their parent.
   struct Running {
     std::shared_ptr<const engine::worker::ConnectorPlan> plan;
     std::map<size_t, Task> tasks;
+    caf::actor supervisor;
   };
 
   caf::actor_system& sys_;
@@ -192,8 +198,7 @@ private:
   TaskRunnerOptions options_;
   std::shared_ptr<DoneBoard> done_;
   caf::actor observer_; // takes the (done, stats) of drained tasks into done_
-  std::shared_ptr<ParentLink> link_;
-  caf::actor parent_; // of every task actor: takes their failures to task_failed()
+  std::shared_ptr<ParentLink> link_; // how supervisors reach task_failed()
 
   mutable std::mutex mutex_; // guards what follows
   std::map<std::string, Running> running_; // by connector

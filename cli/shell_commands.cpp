@@ -599,14 +599,23 @@ CompletionSource rest_completion(RestClient& client) {
 
 namespace {
 
-/// ", actor #12, restarted 1 time(s)": the connector's or task's actor on this node, if any.
-std::string instance_note(element connector) {
+/// ", actor #12, restarted 1 time(s)": a task's actor on this node, if any; for a
+/// connector (`prefix` "instance"), its instance.
+std::string instance_note(element e, std::string_view prefix = "actor") {
   element instance;
-  if (connector["instance"].get(instance) || instance.is_null())
+  if (e["instance"].get(instance) || instance.is_null())
     return {};
   auto restarts = integer(instance, "restarts");
-  return ", actor #" + std::to_string(integer(instance, "actor"))
+  return ", " + std::string{prefix} + " #" + std::to_string(integer(instance, "actor"))
          + (restarts > 0 ? ", restarted " + std::to_string(restarts) + " time(s)" : "");
+}
+
+/// ", actor #11": a connector's supervisor on this node (its tasks' parent), if any.
+std::string supervisor_note(element connector) {
+  int64_t actor = 0;
+  if (connector["actor"].get(actor))
+    return {};
+  return ", actor #" + std::to_string(actor);
 }
 
 } // namespace
@@ -621,7 +630,7 @@ std::string render_tree(const std::string& tree_json) {
       out += node_header(node, "  ");
       for (element connector : node["connectors"].get_array()) {
         out += "  connector " + text(connector, "name") + " (" + text(connector, "type") + ") " +
-               state_line(connector) + instance_note(connector) + '\n';
+               state_line(connector) + supervisor_note(connector) + instance_note(connector, "instance") + '\n';
         for (element task : connector["tasks"].get_array()) {
           out += "    task " + std::to_string(integer(task, "id")) + ' ' + state_line(task) + instance_note(task)
                  + '\n';

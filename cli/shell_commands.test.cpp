@@ -57,14 +57,14 @@ const std::string source_json = R"({"name":"source","config":{"connector.class":
 const std::string node_header =
     "  threads 0/2 busy (50% 25%), run queue 1, cpu 100.0%, rss 64.0 MiB, fds 32, connections 8\n";
 const std::string sink_tree =
-    "  connector sink (sink) RUNNING, actor #7, restarted 1 time(s)\n"
+    "  connector sink (sink) RUNNING, actor #6, instance #7, restarted 1 time(s)\n"
     "    task 0 RUNNING, actor #20\n"
     "      bottleneck: sink (fake)\n"
     "      poll to ack p50 12.0 ms, p99 40.0 ms\n"
     "      consumer  sink_reader  consumer  RUNNING  in 100.0/s  out 100.0/s  mailbox 0  credit -    in flight 1/8  cpu 25.0%  busy 30%  2.00 µs/record  waiting on poll            lag 42 (orders/0 10, orders/1 12, orders/2 20)  partitions 3\n"
     "      sink      sink_writer  sink      RUNNING  in 100.0/s  out 100.0/s  mailbox 1  credit 2/8  in flight -    cpu 50.0%  busy 60%  4.00 µs/record  waiting on previous stage\n";
 const std::string source_tree =
-    "  connector source (source) RUNNING, actor #7, restarted 1 time(s)\n"
+    "  connector source (source) RUNNING, actor #6, instance #7, restarted 1 time(s)\n"
     "    task 0 RUNNING, actor #20\n"
     "      bottleneck: producer (fake)\n"
     "      poll to ack p50 12.0 ms, p99 40.0 ms\n"

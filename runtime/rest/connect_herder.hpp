@@ -221,6 +221,9 @@ struct TreeConnector {
   /// Its connector actor, on the node that has one: in standalone while it is
   /// started, in a cluster on the leader.
   std::optional<TreeInstance> instance = {};
+  /// Its supervisor on this node, the parent of its task actors here, while any of
+  /// its tasks run here.
+  std::optional<uint64_t> actor = {};
 };
 
 struct TreeNode {

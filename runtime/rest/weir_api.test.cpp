@@ -53,7 +53,7 @@ const std::string counters = R"("records_in":1000,"records_out":1000,"batches_in
                              R"("records_in_per_sec":100.0,"records_out_per_sec":100.0,"bytes_in_per_sec":10000.0,)";
 const std::string sink_connector =
     R"({"name":"sink","type":"sink","state":"RUNNING","worker_id":"127.0.0.1:8083",)"
-    R"("instance":{"actor":7,"restarts":1},"tasks":[)"
+    R"("actor":6,"instance":{"actor":7,"restarts":1},"tasks":[)"
     R"({"id":0,"state":"RUNNING","worker_id":"127.0.0.1:8083",)"
     R"x("bottleneck":"bottleneck: sink (fake)","bottleneck_stage":"sink","poll_to_ack":{"p50":0.012,"p99":0.04},)x"
     R"("stages":[)"

@@ -98,6 +98,11 @@ void append_connector(const TreeConnector& connector, std::string& out) {
   append_json_string(connector_type_name(connector.type), out);
   out += ',';
   append_state_fields(connector.state, out);
+  key("actor", out);
+  if (connector.actor)
+    append_int(static_cast<int64_t>(*connector.actor), out);
+  else
+    out += "null";
   append_instance(connector.instance, out);
   out += ",\"tasks\":";
   append_array(connector.tasks, append_task, out);
@@ -395,6 +400,8 @@ ActorTree parse_actor_tree(std::string_view json) {
     for (element c : connectors) {
       TreeConnector tc{text(c, "name"), type_named(text(c, "type")), state(c), {}};
       tc.instance = instance_of(c);
+      if (auto actor = signed_or(c, "actor", -1); actor >= 0)
+        tc.actor = static_cast<uint64_t>(actor);
       simdjson::dom::array tasks;
       if (!c["tasks"].get(tasks))
         for (element t : tasks) {

@@ -351,12 +351,14 @@ BOOST_AUTO_TEST_CASE(a_connector_restart_remakes_its_task_configs_and_restarts_o
   BOOST_TEST(has(tasks, R"("tables":"t2")"));
   BOOST_TEST(!has(tasks, R"("tables":"t3")"));
 
-  // The connector's own actor, in the tree above its tasks.
-  static const std::regex instance_re(R"re("instance":\{"actor":([0-9]+),"restarts":([0-9]+)\})re");
+  // The connector's instance and its tasks' parent, in the tree above its tasks.
+  static const std::regex instance_re(R"re("actor":([0-9]+),"instance":\{"actor":([0-9]+),"restarts":([0-9]+)\})re");
   std::smatch before, after;
   auto tree = w.call("GET", "/weir/tree/tables").body;
-  BOOST_REQUIRE(std::regex_search(tree, before, instance_re));
-  BOOST_TEST(before[2] == "0");
+  BOOST_REQUIRE_MESSAGE(std::regex_search(tree, before, instance_re), tree);
+  BOOST_TEST(before[3] == "0");
+  BOOST_TEST(before[1] != before[2]);
+  const auto parent = before[1].str(), instance = before[2].str(); // `tree` changes below
 
   Sqlite(db).exec("CREATE TABLE t3 (id INTEGER PRIMARY KEY); INSERT INTO t3 VALUES (5);");
   auto since = w.process->output().size();
@@ -364,8 +366,9 @@ BOOST_AUTO_TEST_CASE(a_connector_restart_remakes_its_task_configs_and_restarts_o
   BOOST_TEST(has(w.call("GET", "/connectors/tables/tasks"), R"("tables":"t3")"));
   tree = w.call("GET", "/weir/tree/tables").body;
   BOOST_REQUIRE(std::regex_search(tree, after, instance_re));
-  BOOST_TEST(after[2] == "1");
-  BOOST_TEST(after[1] != before[1]); // a new connector actor
+  BOOST_TEST(after[3] == "1");
+  BOOST_TEST(after[2] != instance); // a new connector instance
+  BOOST_TEST(after[1] == parent);    // under the same parent of its tasks
   BOOST_TEST(read_topic(prefix + "t3", 1, 60s, 0s).size() == 1u);
   Sqlite(db).exec("INSERT INTO t1 VALUES (2);");
   BOOST_TEST(read_topic(prefix + "t1", 2, 60s, 0s).size() == 2u); // task 0 went on from its offset
@@ -450,10 +453,15 @@ BOOST_AUTO_TEST_CASE(a_failed_stage_fails_its_task_alone_and_the_automatic_resta
   auto since = w.process->output().size();
   // The task's own actor, at the end of its level in the tree.
   static const std::regex task_actor_re(R"re(\],"instance":\{"actor":([0-9]+),"restarts":([0-9]+)\}\})re");
-  std::smatch before, after;
+  // Its parent: the connector's actor on this node.
+  static const std::regex parent_re(R"re("actor":([0-9]+),"instance")re");
+  std::smatch before, after, parent;
   auto tree = w.call("GET", "/weir/tree/rows").body;
   BOOST_REQUIRE_MESSAGE(std::regex_search(tree, before, task_actor_re), tree);
   BOOST_TEST(before[2] == "0");
+  const auto task_actor = before[1].str(); // `tree` changes below
+  BOOST_REQUIRE_MESSAGE(std::regex_search(tree, parent, parent_re), tree);
+  const auto parent_actor = parent[1].str();
 
   Sqlite(db).exec("DROP TABLE users");
   produce(rows_topic, 10, [](size_t i) { return json_record(10 + i); });
@@ -467,8 +475,10 @@ BOOST_AUTO_TEST_CASE(a_failed_stage_fails_its_task_alone_and_the_automatic_resta
   BOOST_TEST(has(w.call("GET", "/connectors/rows/tasks/0/status"), R"("state":"RUNNING")"));
   tree = w.call("GET", "/weir/tree/rows").body;
   BOOST_REQUIRE_MESSAGE(std::regex_search(tree, after, task_actor_re), tree);
-  BOOST_TEST(after[1] != before[1]); // a new task actor
+  BOOST_TEST(after[1] != task_actor); // a new task actor
   BOOST_TEST(after[2] != "0");
+  BOOST_REQUIRE_MESSAGE(std::regex_search(tree, parent, parent_re), tree);
+  BOOST_TEST(parent[1] == parent_actor); // under the same parent
   BOOST_REQUIRE_MESSAGE(eventually([&] { return lines_in(lines) == 20; }, 60s), lines_in(lines) << " lines");
   auto log = w.process->output().substr(since);
   BOOST_TEST(log.find("automatic restart 1 of") != std::string::npos, log);

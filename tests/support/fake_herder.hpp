@@ -363,6 +363,7 @@ private:
   static TreeConnector tree_connector(const std::string& name, const Connector& c) {
     TreeConnector connector{name, type(c), {c.state, "127.0.0.1:8083", ""}, {}};
     connector.instance = TreeInstance{7, 1};
+    connector.actor = 6;
     auto names = stage_names(c);
     for (int id = 0; id < task_count(c); ++id) {
       TaskState state = task_state(name, id, c);
