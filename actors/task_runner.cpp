@@ -602,10 +602,16 @@ void TaskRunner::store_offsets_locked(const ConnectorPlan& plan, const runtime::
 runtime::connector_api::OffsetMap TaskRunner::stored_offsets(const std::string& connector) {
   if (options_.offsets_topic.empty())
     return state_.with([&](auto& s) { return s.source_offsets(connector); });
-  {
+  // The offsets written so far first, waited for in short slices: reads take the
+  // same lock, and must not wait on an unreachable broker.
+  for (auto until = Clock::now() + 10s;;) {
     std::lock_guard lock{mutex_};
-    if (offsets_producer_ && !offsets_producer_->flush(10s))
+    if (!offsets_producer_ || offsets_producer_->flush(20ms))
+      break;
+    if (Clock::now() >= until) {
       spdlog::warn("source offsets of {} not all written to {} within 10 s", connector, options_.offsets_topic);
+      break;
+    }
   }
   auto props = engine::pipeline::task_client_props({}, options_.config, "consumer");
   return engine::pipeline::read_offsets_topic(props, options_.offsets_topic, connector);
