@@ -306,7 +306,10 @@ void HttpServer::Impl::dispatch(std::unique_ptr<Connection>& slot) {
   queued_bytes += exchange.head.request.body.size();
   std::lock_guard lock{mutex};
   ready.push_back(std::move(exchange));
-  if (idle_handlers == 0 && handlers.size() < options.max_handler_threads) {
+  // Another thread when the requests waiting outnumber the idle threads: a thread
+  // woken for an earlier request may not have taken it yet, and a request must not
+  // wait behind one that streams (a tap) while threads are to spare.
+  if (ready.size() > idle_handlers && handlers.size() < options.max_handler_threads) {
     try {
       handlers.emplace_back([this] {
         pthread_setname_np(pthread_self(), "weir-rest-h"); // grouped as the REST server's (docs/metrics.md)

@@ -258,6 +258,31 @@ BOOST_AUTO_TEST_CASE(requests_waiting_for_a_handler_count_against_the_buffered_b
   BOOST_TEST(queued.read_response().body == "6000");
 }
 
+// A burst of requests that each hold their handler (taps stream for seconds) gets
+// a thread each while threads are to spare: none waits behind another.
+BOOST_AUTO_TEST_CASE(a_burst_of_long_requests_gets_a_handler_thread_each) {
+  Gate gate;
+  HttpServer server(local(), [&](const HttpRequest& request) {
+    if (request.target == "/slow")
+      gate.pass();
+    return json_response(200, "{}");
+  });
+  TestClient fast(server.port());
+  BOOST_TEST(fast.request("GET", "/fast").status == 200); // its thread waits, idle, for the burst
+  std::vector<std::unique_ptr<TestClient>> slow;
+  for (int i = 0; i < 16; ++i) {
+    slow.push_back(std::make_unique<TestClient>(server.port()));
+    slow.back()->send_raw("GET /slow HTTP/1.1\r\n\r\n");
+  }
+  for (int waited = 0; gate.entered < 16 && waited < 1000; ++waited) // at most 10 s
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  BOOST_TEST(gate.entered == 16);
+  BOOST_TEST(fast.request("GET", "/fast").status == 200);
+  gate.open();
+  for (auto& client : slow)
+    BOOST_TEST(client->read_response().status == 200);
+}
+
 BOOST_AUTO_TEST_CASE(handler_exceptions_become_error_bodies) {
   HttpServer server(local(), echo);
   TestClient client(server.port());

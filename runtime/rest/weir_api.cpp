@@ -1,5 +1,6 @@
 #include "runtime/rest/weir_api.hpp"
 
+#include <atomic>
 #include <charconv>
 #include <limits>
 #include <memory>
@@ -29,6 +30,7 @@ int64_t int_param(const RouteRequest& request, std::string_view name, int64_t lo
 struct WeirApi {
   ConnectHerder& herder;
   ConnectApiOptions options;
+  std::shared_ptr<std::atomic<int>> taps = std::make_shared<std::atomic<int>>(0); ///< streaming now
 
   Deadline deadline() const { return std::chrono::steady_clock::now() + options.request_timeout; }
 
@@ -75,10 +77,17 @@ struct WeirApi {
     int64_t max_ms = options.request_timeout.count();
     auto timeout = std::chrono::milliseconds(
         int_param(request, "timeout_ms", 1, max_ms, std::min<int64_t>(tap_default_timeout.count(), max_ms)));
+    // A slot among the taps streaming now, held until the answer is done with.
+    if (taps->fetch_add(1) >= tap_max_concurrent) {
+      --*taps;
+      throw RestError(429, "Too many taps: this worker streams at most " + std::to_string(tap_max_concurrent) +
+                             " at once; retry when one has ended");
+    }
+    auto slot = std::shared_ptr<void>(nullptr, [taps = taps](void*) { --*taps; });
     HttpResponse response{200, {}, {}, std::string{ndjson_content_type}};
     // Streamed: each record goes out as it passes, and the tap ends when the client goes.
     response.stream = [herder = &herder, id, stage = request.param("stage"), count, forward = forward_param(request),
-                       deadline = std::chrono::steady_clock::now() + timeout](ResponseStream& out) {
+                       deadline = std::chrono::steady_clock::now() + timeout, slot](ResponseStream& out) {
       struct Lines final : TapSink {
         ResponseStream& out;
         explicit Lines(ResponseStream& o) : out(o) {}

@@ -17,6 +17,10 @@ inline constexpr int tap_default_count = 10;
 inline constexpr int tap_max_count = 10'000;
 /// How long a tap waits for its records by default (capped by the request timeout).
 inline constexpr std::chrono::milliseconds tap_default_timeout{10'000};
+/// The most taps a server streams at once: each holds a handler thread (of 64,
+/// HttpServerOptions) for its whole life, and the other requests need some. One more
+/// is 429.
+inline constexpr int tap_max_concurrent = 16;
 
 /// The most lines one GET /weir/logs returns (all the node keeps, runtime/log_tail.hpp).
 inline constexpr int logs_max_limit = 1000;

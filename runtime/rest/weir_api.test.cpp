@@ -3,6 +3,9 @@
 // the log tail's lines.
 #include <boost/test/unit_test.hpp>
 
+#include <atomic>
+#include <thread>
+
 #include <spdlog/spdlog.h>
 
 #include "runtime/log_tail.hpp"
@@ -226,6 +229,33 @@ BOOST_AUTO_TEST_CASE(tap_of_a_paused_connector_answers_no_records) {
   auto tap = weir.client.request("GET", "/weir/connectors/sink/tasks/0/stages/consumer/tap?count=5&timeout_ms=10");
   BOOST_TEST(tap.status == 200);
   BOOST_TEST(tap.body.empty());
+}
+
+// Each tap holds a handler thread while it streams: past tap_max_concurrent at once,
+// one more is 429, the other requests are still answered, and once one has ended a
+// tap is taken again.
+BOOST_AUTO_TEST_CASE(taps_beyond_the_limit_are_429_and_leave_the_other_requests_served) {
+  Weir weir;
+  weir.client.request("PUT", "/connectors/sink/pause"); // its taps wait out their time
+  const std::string path = "/weir/connectors/sink/tasks/0/stages/consumer/tap?count=1&timeout_ms=";
+  std::vector<std::thread> holders;
+  std::atomic<int> answered{0};
+  for (int i = 0; i < tap_max_concurrent; ++i)
+    holders.emplace_back([&] {
+      TestClient own{weir.server.port()};
+      if (own.request("GET", path + "3000").status == 200)
+        ++answered;
+    });
+  std::this_thread::sleep_for(std::chrono::milliseconds{1000}); // every one streaming by now
+  auto refused = weir.client.request("GET", path + "10");
+  BOOST_TEST(refused.status == 429);
+  BOOST_TEST(refused.body == error(429, "Too many taps: this worker streams at most " +
+                                          std::to_string(tap_max_concurrent) + " at once; retry when one has ended"));
+  BOOST_TEST(weir.client.request("GET", "/connectors").status == 200);
+  for (auto& t : holders)
+    t.join();
+  BOOST_TEST(answered == tap_max_concurrent);
+  BOOST_TEST(weir.client.request("GET", path + "10").status == 200);
 }
 
 BOOST_AUTO_TEST_CASE(tap_validates_its_parameters) {

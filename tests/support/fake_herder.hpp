@@ -241,8 +241,10 @@ public:
   }
   /// `count` records at once while the connector runs; none otherwise (as if the
   /// deadline passed with nothing flowing). Stops when the sink refuses one.
-  void tap(const TaskId& id, const std::string& stage, int count, Forward, Deadline, TapSink& sink) override {
+  void tap(const TaskId& id, const std::string& stage, int count, Forward, Deadline deadline,
+           TapSink& sink) override {
     std::vector<std::string> records;
+    bool paused = false;
     {
       std::lock_guard lock{mutex_};
       const Connector& c = get(id.connector);
@@ -251,7 +253,7 @@ public:
       auto stages = stage_names(c);
       if (std::find(stages.begin(), stages.end(), stage) == stages.end())
         throw not_found("Stage " + stage + " not found in task " + task);
-      if (c.state != "RUNNING") return;
+      paused = c.state != "RUNNING";
       std::string topic = c.config.count("topics") ? c.config.at("topics") : "fake-topic";
       for (int i = 0; i < count; ++i) {
         std::string record = "{\"topic\":";
@@ -263,8 +265,11 @@ public:
         records.push_back(std::move(record));
       }
     }
+    // No record passes a paused connector's stages: the tap waits out its time.
+    while (paused && std::chrono::steady_clock::now() < deadline && !sink.gone())
+      std::this_thread::sleep_for(std::chrono::milliseconds{5});
     for (const auto& record : records)
-      if (!sink.record(record)) return;
+      if (paused || !sink.record(record)) return;
   }
 
 private:
