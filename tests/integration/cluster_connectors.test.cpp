@@ -295,4 +295,36 @@ BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again
   cluster.stop_all();
 }
 
+// The connector's actor follows its instance: the node that gets the instance when
+// its node leaves starts one, and from then on reports the connector's status; the
+// task configs, which the new actor makes the same, are not stored again.
+BOOST_AUTO_TEST_CASE(the_connector_actor_moves_with_its_instance) {
+  Cluster cluster(3, {{"scheduled.rebalance.max.delay.ms", "0"}});
+  const auto lines = cluster.dir / "lines.txt";
+  std::ofstream(lines) << "one\ntwo\n";
+  const auto topic = unique_name("weir-itest-conn-moves");
+  const auto file = unique_name("file-src");
+  cluster.start_all();
+  auto r = cluster[2].call("POST", "/connectors",
+                           R"({"name":")" + file + R"(","config":{"connector.class":"FileStreamSource",)"
+                             R"("tasks.max":"1","file":")" + lines + R"(","topic":")" + topic + R"("}})");
+  BOOST_REQUIRE_MESSAGE(r.status == 201, r.status << " " << r.body);
+  wait_task_configs(cluster, file, 1, [&](const auto& c) { return c.at(0).at("file") == lines; });
+  const auto config_topic = cluster.group + "-configs";
+  auto& first = wait_instance_placed(cluster, config_topic, file);
+  BOOST_TEST_MESSAGE("instance on node " << first.name);
+
+  first.process->signal(SIGTERM); // leaves: its instance goes to another node at once
+  auto ended = first.process->wait(60s);
+  BOOST_REQUIRE_MESSAGE((ended && ended->clean()), "node " << first.name << " after SIGTERM: "
+                                                           << (ended ? ended->describe() : "still running"));
+  const auto& second = wait_instance_placed(cluster, config_topic, file);
+  BOOST_TEST(&second != &first);
+  BOOST_TEST(runs_instance(second, file, 0), "a new connector actor on node " << second.name);
+  auto stored = read_topic(config_topic, 1, 30s);
+  BOOST_TEST(records_of(stored, "commit-" + file).size() == 1u, "the same task configs are stored once");
+  BOOST_TEST(read_topic(topic, 2, 60s, 0s).size() >= 2u);
+  cluster.stop_all();
+}
+
 BOOST_AUTO_TEST_SUITE_END()
