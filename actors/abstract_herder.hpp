@@ -123,7 +123,8 @@ protected:
   struct Connector {
     engine::worker::ConnectorPlan plan;
     /// Its connector actor (Kafka Connect's Connector instance), while it has one:
-    /// in standalone from its start, in a cluster on the leader.
+    /// in standalone from its start, in a cluster on the node its instance is
+    /// assigned to.
     OwnedActor instance;
     uint64_t instances = 0;         ///< connector actors spawned for it: 1 + its restarts
     std::string target = "RUNNING"; ///< RUNNING, PAUSED or STOPPED

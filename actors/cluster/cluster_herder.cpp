@@ -6,6 +6,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/event_based_actor.hpp>
 #include <caf/scoped_actor.hpp>
+#include <caf/send.hpp>
 
 #include <spdlog/spdlog.h>
 
@@ -171,16 +172,20 @@ void ClusterHerder::stop_connector(const std::string& name, Deadline d) {
 }
 
 void ClusterHerder::restart_connector(const std::string& name, Deadline d) {
-  // The leader's connector makes its task configs again; every node restarts the
-  // tasks whose stored config then changed.
-  if (auto url = leader_url(); !url.empty()) {
-    rest::forward_request(url, "POST", path_of(name) + "/restart", {}, links_.rest_token, remaining(d));
-    return;
-  }
-  node_herder().restart_connector(name, d);
-  store_task_configs(node_herder(), *links_.configs);
-  if (!links_.configs->catch_up(remaining(d)))
-    throw rest::RequestTimeout("reading the config topic back after restarting connector " + name);
+  // The node its instance is assigned to restarts its connector actor, which makes
+  // its task configs again for the leader to store; every node restarts the tasks
+  // whose stored config then changed. Another node's is told through its
+  // membership actor, and does not pass it on: should the instance have moved
+  // meanwhile, its new node has started a new connector actor anyway.
+  auto assignment = links_.configs->snapshot().assignment;
+  auto owner = assignment ? assignment->owner_of({name, runtime::cluster::Work::connector_instance}) : std::string{};
+  if (owner.empty() || owner == links_.address)
+    return node_herder().restart_connector(name, d); // nothing when no connector actor runs here
+  node_herder().connector_info(name, d); // 404 when unknown
+  auto handle = links_.view->handle_of(owner);
+  if (!handle)
+    throw rest::conflict("Cannot restart connector " + name + ": its node " + owner + " is not reachable");
+  caf::anon_send(handle, forward_atom::value, caf::make_message(restart_atom::value, name));
 }
 
 rest::ConnectorStatus ClusterHerder::connector_status(const std::string& name, Deadline d) {

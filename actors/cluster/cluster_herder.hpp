@@ -2,7 +2,8 @@
 // this node's herder (NodeHerder) and the shared topics (a task running elsewhere shows the
 // status its node wrote to the status topic); changes to connectors are forwarded
 // to the leader, which validates them and writes them to the config topic, from
-// which every node applies them; a task's restart goes to the node running it.
+// which every node applies them; a task's restart goes to the node running it, a
+// connector's restart to the node its instance is assigned to.
 #pragma once
 
 #include <memory>

@@ -7,6 +7,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/actor_system_config.hpp>
 #include <caf/event_based_actor.hpp>
+#include <caf/message_builder.hpp>
 #include <caf/stateful_actor.hpp>
 #include <spdlog/spdlog.h>
 
@@ -48,6 +49,15 @@ std::string ClusterView::leader_rest_url(const std::string& self_id) const {
   return {};
 }
 
+caf::actor ClusterView::handle_of(const std::string& address) const {
+  std::lock_guard lock{mutex_};
+  for (const auto& m : members_.members)
+    if (m.address == address && m.status == MemberStatus::up)
+      if (auto it = members_.handles.find(m.id); it != members_.handles.end())
+        return it->second;
+  return {};
+}
+
 namespace {
 
 /// How often the node checks its timers (departed nodes' delays, Kafka, the lease).
@@ -79,6 +89,8 @@ struct NodeState {
   Clock::time_point retry_at{};
   bool waiting_logged = false;
   bool store_again = false; ///< task configs could not all be stored: the next tick tries again
+  /// What this node last offered the leader, by connector (logged once each).
+  std::map<std::string, std::vector<StringMap>> offered;
   static inline const char* name = "node";
 };
 
@@ -109,8 +121,7 @@ void step_down(node_actor* self, const std::string& why) {
   if (st.leading)
     spdlog::warn("cluster: this node no longer leads: {}", why);
   st.leading = false;
-  st.rebalancer.reset();
-  st.settings.herder->end_instances(); // the next leader runs the connector actors
+  st.rebalancer.reset(); // the connector actors here stay: they follow the assignment
   st.settings.leadership->release();
   st.retry_at = Clock::now() + retry_delay;
 }
@@ -275,6 +286,91 @@ void watch_lease(node_actor* self, const runtime::cluster::ClusterConfig& snapsh
                     Clock::now());
 }
 
+/// On the leader: writes `tasks` as `name`'s task configs (task-NAME-N records and
+/// their commit-NAME) and reads them back, so the next offer finds them stored.
+/// False when the write failed (the next tick tries again).
+bool store(node_actor* self, const std::string& name, const std::vector<StringMap>& tasks) {
+  auto& configs = *self->state.settings.configs;
+  try {
+    configs.put_task_configs(name, tasks);
+    spdlog::info("cluster: connector {}: {} task config(s) stored", name, tasks.size());
+  } catch (const std::exception& e) {
+    spdlog::warn("cluster: connector {}: cannot store its task configs: {}", name, e.what());
+    return false;
+  }
+  if (!configs.catch_up(acquire_timeout))
+    spdlog::warn("cluster: connector {}: its task configs were not read back within 5 s", name);
+  return true;
+}
+
+/// Kafka Connect's reconfiguration: the task configs that the connector actors here
+/// made and the config topic lacks go to the leader, which stores them; this node
+/// stores them itself when it leads (and a stopped connector's, which are none).
+/// An offer the leader did not take is made again with the next change of the
+/// config topic, which the leader's renewals bring at least every third of the
+/// unreachable timeout.
+void offer_task_configs(node_actor* self) {
+  auto& st = self->state;
+  st.store_again = false;
+  auto snapshot = st.settings.configs->snapshot();
+  auto offers = st.settings.herder->task_configs_to_store(snapshot, st.leading);
+  auto generation = st.settings.herder->assigned().second;
+  for (auto& [name, tasks] : offers) {
+    if (st.leading) {
+      st.store_again = !store(self, name, tasks) || st.store_again;
+      continue;
+    }
+    auto config = snapshot.connectors.find(name);
+    auto leader = snapshot.assignment ? st.members.handles.find(snapshot.assignment->leader) : st.members.handles.end();
+    if (config == snapshot.connectors.end() || leader == st.members.handles.end())
+      continue; // no leader to send them to yet
+    caf::message_builder list;
+    for (const auto& task : tasks)
+      list.append(task);
+    if (auto last = st.offered.find(name); last == st.offered.end() || last->second != tasks) {
+      spdlog::info("cluster: connector {}: {} task config(s) sent to the leader {}", name, tasks.size(),
+                   snapshot.assignment->leader);
+      st.offered.insert_or_assign(name, tasks);
+    }
+    self->send(leader->second, forward_atom::value,
+               caf::make_message(task_configs_atom::value, name, config->second, list.to_message(),
+                                 st.settings.address, generation));
+  }
+}
+
+/// On the leader: stores the task configs that node `from` offered for `name`, made
+/// from `config` under `generation`, if `from` owns the connector's instance in the
+/// newest assignment, the config is the one stored, and the stored task configs
+/// differ. Anything else is stale (an instance that has moved, a config replaced
+/// since) and dropped: the owner offers again.
+void on_offered(node_actor* self, const std::string& name, const StringMap& config, const caf::message& list,
+                const std::string& from, uint64_t generation) {
+  auto& st = self->state;
+  if (!st.leading)
+    return;
+  auto owner = st.published.owner_of({name, Work::connector_instance});
+  if (owner != from || generation > st.published.generation) {
+    spdlog::info("cluster: connector {}: ignored the task configs from {} (generation {}): its instance is on "
+                 "{} in generation {}",
+                 name, from, generation, owner.empty() ? "no node" : owner, st.published.generation);
+    return;
+  }
+  auto snapshot = st.settings.configs->snapshot();
+  auto stored_config = snapshot.connectors.find(name);
+  auto target = snapshot.target_states.find(name);
+  if (stored_config == snapshot.connectors.end() || stored_config->second != config
+      || (target != snapshot.target_states.end() && target->second == "STOPPED"))
+    return; // deleted, reconfigured or stopped since
+  std::vector<StringMap> tasks;
+  for (size_t i = 0; i < list.size(); ++i)
+    if (list.match_element<StringMap>(i))
+      tasks.push_back(list.get_as<StringMap>(i));
+  auto stored = snapshot.task_configs.find(name);
+  if (!snapshot.awaiting_task_configs.count(name) && stored != snapshot.task_configs.end() && stored->second == tasks)
+    return; // stored already
+  store(self, name, tasks); // should it fail, the owner offers them again
+}
+
 /// Takes the leadership when membership names this node and no other node's
 /// lease is alive: fences every earlier leader, reads the config topic to its end
 /// and adopts its newest assignment (a leader change moves nothing by itself).
@@ -307,7 +403,6 @@ void maybe_lead(node_actor* self) {
   }
   snapshot = st.settings.configs->snapshot();
   st.settings.herder->apply_configs(snapshot);
-  st.store_again = !store_task_configs(*st.settings.herder, *st.settings.configs);
   st.rebalancer = std::make_unique<Rebalancer>(st.settings.max_delay);
   st.rebalancer->set_wanted(st.settings.herder->wanted_work());
   st.published = snapshot.assignment.value_or(PublishedAssignment{});
@@ -324,6 +419,7 @@ void maybe_lead(node_actor* self) {
   renewal.leader = st.settings.member_id;
   if (publish(self, std::move(renewal)))
     supervise(self);
+  offer_task_configs(self);
 }
 
 void on_members(node_actor* self, MembershipSnapshot snapshot) {
@@ -350,8 +446,8 @@ void on_configs(node_actor* self) {
   watch_lease(self, snapshot);
   st.settings.herder->apply_configs(snapshot);
   apply_assignment(self, snapshot);
+  offer_task_configs(self);
   if (st.leading) {
-    st.store_again = !store_task_configs(*st.settings.herder, *st.settings.configs);
     st.rebalancer->set_wanted(st.settings.herder->wanted_work());
     supervise(self);
   }
@@ -364,8 +460,8 @@ void on_tick(node_actor* self) {
   resync(self);
   maybe_lead(self);
   supervise(self);
-  if (st.leading && (st.settings.herder->take_reconfigured() || st.store_again))
-    st.store_again = !store_task_configs(*st.settings.herder, *st.settings.configs);
+  if (st.settings.herder->take_reconfigured() || st.store_again)
+    offer_task_configs(self);
   if (st.leading && Clock::now() - st.renewed >= st.settings.unreachable_after / 3)
     publish(self, st.published);
   self->delayed_send(self, tick_interval, tick_atom::value);
@@ -389,25 +485,22 @@ caf::behavior node(node_actor* self, NodeSettings settings) {
       st.rebalancer->applied(node, generation);
       supervise(self);
     },
+    [=](task_configs_atom, const std::string& connector, const StringMap& config, const caf::message& tasks,
+        const std::string& from, uint64_t generation) {
+      on_offered(self, connector, config, tasks, from, generation);
+    },
+    [=](restart_atom, const std::string& connector) {
+      try {
+        self->state.settings.herder->restart_connector(connector, Clock::now() + 60s);
+      } catch (const std::exception& e) {
+        spdlog::warn("cluster: cannot restart connector {}: {}", connector, e.what());
+      }
+    },
     [=](tick_atom) { on_tick(self); },
   };
 }
 
 } // namespace
-
-bool store_task_configs(NodeHerder& herder, runtime::cluster::ConfigLog& configs) {
-  bool stored = true;
-  for (const auto& [name, tasks] : herder.task_configs_to_store(configs.snapshot())) {
-    try {
-      configs.put_task_configs(name, tasks);
-      spdlog::info("cluster: connector {}: {} task config(s) stored", name, tasks.size());
-    } catch (const std::exception& e) {
-      spdlog::warn("cluster: connector {}: cannot store its task configs: {}", name, e.what());
-      stored = false;
-    }
-  }
-  return stored;
-}
 
 caf::actor spawn_node(caf::actor_system& sys, NodeSettings settings) {
   return sys.spawn<caf::detached>(node, std::move(settings));

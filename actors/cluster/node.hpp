@@ -13,9 +13,22 @@
 // newest one is its own). So a partition between nodes that both reach Kafka leaves
 // the leader in place; a leader killed, frozen or cut from Kafka loses it.
 //
-// Protocol between nodes (liveness only: safety rests on the topic):
-//   node -> leader: (revoked_atom, node address, generation) once the work an
+// Protocol between nodes (liveness only: safety rests on the topic), each message
+// sent through the receiver's membership actor (forward_atom) and never forwarded
+// further:
+//   node -> leader: (applied_atom, node address, generation) once the work an
 //                   assignment took from it drained and committed
+//   node -> leader: (task_configs_atom, connector, its config, task configs, node
+//                   address, generation): what the connector actor on the node its
+//                   instance is assigned to made, for the leader to store (Kafka
+//                   Connect's PUT /connectors/NAME/tasks). The leader stores them
+//                   only if that node owns the instance in its newest assignment
+//                   and the config is the stored one; a node that does not lead
+//                   drops them. The owner offers them again with every change of
+//                   the config topic (the leader renews its assignment there)
+//                   until they are stored
+//   node -> node:   (restart_atom, connector) to the node its instance is assigned
+//                   to: POST /connectors/NAME/restart
 //   node -> node:   (tree_atom, connector, budget ms) -> its actor tree as JSON
 //                   (membership_actor.hpp), for GET /weir/tree?scope=cluster
 // A node whose process was frozen, or that has not heard from Kafka for the
@@ -45,6 +58,14 @@ class NodeHerder;
 /// which applies the log's snapshot to its herder.
 using configs_atom = caf::atom_constant<caf::atom("configs")>;
 
+/// Task configs made on the node of a connector's instance, for the leader:
+/// (task_configs_atom, connector, StringMap config, caf::message of StringMaps,
+/// address, generation) to the node actor, through the leader's membership actor.
+using task_configs_atom = caf::atom_constant<caf::atom("taskconfs")>;
+/// (restart_atom, connector) to the node actor: restart the connector's actor if
+/// it runs here.
+using restart_atom = caf::atom_constant<caf::atom("restart")>;
+
 /// What the node actor knows, for the REST herder's threads to read.
 class ClusterView {
 public:
@@ -52,6 +73,9 @@ public:
   MembershipSnapshot members() const;
   /// The leader's REST URL, empty when no leader is known or it is this node.
   std::string leader_rest_url(const std::string& self_id) const;
+  /// The membership actor of the Up member at `address` (cluster.listen), null
+  /// when there is none.
+  caf::actor handle_of(const std::string& address) const;
 
 private:
   mutable std::mutex mutex_;
@@ -70,13 +94,6 @@ struct NodeSettings {
   std::shared_ptr<ClusterView> view;
   std::shared_ptr<Liveness> liveness; ///< the membership actor's timer
 };
-
-/// The leader's part of Kafka Connect's reconfiguration: writes the task configs of
-/// every connector whose stored ones are missing or out of date to the config
-/// topic (task-NAME-N records and their commit-NAME); every node, this one
-/// included, runs its tasks from what it then reads back. False when a write
-/// failed (the stored ones still differ: the caller tries again later).
-bool store_task_configs(NodeHerder& herder, runtime::cluster::ConfigLog& configs);
 
 /// Spawns the node actor (detached: applying an assignment waits for tasks to
 /// drain).

@@ -42,14 +42,26 @@ void NodeHerder::reconfigured(Connector& c, std::vector<StringMap> configs) {
 }
 
 std::set<size_t> NodeHerder::restart_instance(Connector& c) {
-  if (c.target != "RUNNING")
-    return {};
-  if (c.instance)
-    spawn_instance(c);
+  if (c.target != "RUNNING" || !c.instance)
+    return {}; // only the node its instance is assigned to restarts it
+  spawn_instance(c);
+  made_.erase(c.plan.name);
+  {
+    std::lock_guard lock{mutex_};
+    c.failure = c.plan_error;
+  }
+  reconfigured_ = true; // the new actor makes them for the node actor's next offer
+  return {}; // tasks restart when the configs the leader stores arrive
+}
+
+bool NodeHerder::owns_instance(const std::string& name) const {
+  return assigned_.count(runtime::cluster::Work{name, runtime::cluster::Work::connector_instance}) > 0;
+}
+
+void NodeHerder::end_instance(Connector& c) {
   made_.erase(c.plan.name);
   std::lock_guard lock{mutex_};
-  c.failure = c.plan_error;
-  return {}; // tasks restart when the configs the leader stores arrive
+  c.instance = {};
 }
 
 void NodeHerder::assignment_figures(runtime::metrics::WorkerFigures& figures) const {
@@ -100,7 +112,7 @@ void NodeHerder::apply_configs(const runtime::cluster::ClusterConfig& cluster) {
         c->plan_error = error;
         c->failure.clear();
         c->target = target;
-        c->instance = {}; // the leader's next look spawns one for the new config
+        c->instance = {}; // reconcile spawns one for the new config where it is assigned
       }
       prepare(*c);
       spdlog::info("connector {} configured ({})", name, target);
@@ -132,14 +144,18 @@ void NodeHerder::apply_configs(const runtime::cluster::ClusterConfig& cluster) {
 }
 
 std::map<std::string, std::vector<StringMap>>
-NodeHerder::task_configs_to_store(const runtime::cluster::ClusterConfig& cluster) {
+NodeHerder::task_configs_to_store(const runtime::cluster::ClusterConfig& cluster, bool leading) {
   std::lock_guard changes{changes_};
   std::map<std::string, std::vector<StringMap>> out;
   for (auto& [name, cp] : connectors_) {
     auto& c = *cp;
     if (!cluster.connectors.count(name) || !c.failure.empty())
       continue;
-    std::vector<StringMap> want; // a stopped connector's tasks have none
+    // A stopped connector's tasks have none, which the leader stores: it has no
+    // instance to make them.
+    if (c.target == "STOPPED" ? !leading : !owns_instance(name))
+      continue;
+    std::vector<StringMap> want;
     if (c.target != "STOPPED") {
       if (!made_.count(name)) {
         auto made = make_tasks(c);
@@ -178,8 +194,17 @@ void NodeHerder::run_only(std::set<runtime::cluster::Work> mine, uint64_t genera
 void NodeHerder::reconcile() {
   for (auto& [name, cp] : connectors_) {
     auto& c = *cp;
-    std::set<size_t> want;
-    if (c.target == "RUNNING" && c.failure.empty())
+    // Its connector actor runs where its instance is assigned, and nowhere else.
+    bool instance_here = c.target != "STOPPED" && c.plan_error.empty() && owns_instance(name);
+    if (instance_here && !c.instance) {
+      spawn_instance(c);
+      spdlog::info("connector {}: its connector actor runs here (generation {})", name, generation_);
+    } else if (!instance_here && c.instance) {
+      end_instance(c);
+      spdlog::info("connector {}: its connector actor no longer runs here (generation {})", name, generation_);
+    }
+    std::set<size_t> want; // a connector that failed to make new ones keeps its tasks, as in Kafka Connect
+    if (c.target == "RUNNING" && c.plan_error.empty())
       for (const auto& w : assigned_)
         if (w.connector == name && !w.is_connector() && static_cast<size_t>(w.task) < c.task_configs.size())
           want.insert(static_cast<size_t>(w.task));
@@ -204,16 +229,22 @@ void NodeHerder::reconcile() {
 void NodeHerder::abandon_all(const std::string& why) {
   std::lock_guard changes{changes_};
   runner_.abandon_all(why);
+  made_.clear();
   std::lock_guard lock{mutex_};
   assigned_.clear();
+  for (auto& [name, c] : connectors_)
+    c->instance = {};
 }
 
 std::set<runtime::cluster::Work> NodeHerder::wanted_work() const {
   std::lock_guard lock{mutex_};
   std::set<runtime::cluster::Work> out;
+  // Whether a connector could make its task configs is known only where its
+  // instance runs (it reports FAILED): its work stays wanted, as in Kafka Connect.
   for (const auto& [name, c] : connectors_)
-    if (c->target == "RUNNING" && c->failure.empty()) {
-      auto work = runtime::cluster::work_of(name, static_cast<int>(c->task_configs.size()));
+    if (c->target != "STOPPED" && c->plan_error.empty()) {
+      int tasks = c->target == "RUNNING" ? static_cast<int>(c->task_configs.size()) : 0;
+      auto work = runtime::cluster::work_of(name, tasks);
       out.insert(work.begin(), work.end());
     }
   return out;
@@ -222,14 +253,6 @@ std::set<runtime::cluster::Work> NodeHerder::wanted_work() const {
 std::pair<std::set<runtime::cluster::Work>, uint64_t> NodeHerder::assigned() const {
   std::lock_guard lock{mutex_};
   return {assigned_, generation_};
-}
-
-void NodeHerder::end_instances() {
-  std::lock_guard changes{changes_};
-  made_.clear();
-  std::lock_guard lock{mutex_};
-  for (auto& [name, c] : connectors_)
-    c->instance = {};
 }
 
 std::set<std::string> NodeHerder::instances() const {

@@ -1,9 +1,10 @@
 // A cluster node's herder (the connector and task side of Kafka Connect's
 // DistributedHerder): connectors come from the config topic, every node runs the
-// task configs stored there, and only the tasks the supervisor assigns to it. On
-// the leader, the connector actors make the task configs that the leader stores
-// (Kafka Connect's reconfiguration). Its REST face is ClusterHerder, which reads
-// here and writes changes to the config topic; the node actor drives the rest.
+// task configs stored there, and only the tasks the supervisor assigns to it. A
+// connector's actor runs on the node its connector work item is assigned to; the
+// task configs it makes go to the leader, which alone stores them (Kafka Connect's
+// reconfiguration). Its REST face is ClusterHerder, which reads here and writes
+// changes to the config topic; the node actor drives the rest.
 #pragma once
 
 #include <atomic>
@@ -30,33 +31,36 @@ public:
   /// Tasks start only through run_only(), and with the task configs the leader
   /// stored (a task whose stored config changes restarts).
   void apply_configs(const runtime::cluster::ClusterConfig& cluster);
-  /// On the leader: the task configs to store for each connector whose stored ones
-  /// are missing, out of date (its config changed since) or not what its connector
-  /// makes now (after a restart): Kafka Connect's reconfiguration. A STOPPED
-  /// connector's are none. A connector that cannot make them is FAILED.
-  std::map<std::string, std::vector<StringMap>> task_configs_to_store(const runtime::cluster::ClusterConfig& cluster);
-  /// On the leader: whether a connector actor reported new task configs since the
-  /// last call (store_task_configs then stores them).
+  /// The task configs the leader should store, in their stored form, for each
+  /// connector whose stored ones are missing, out of date (its config changed
+  /// since) or not what its connector makes now (after a restart): Kafka Connect's
+  /// reconfiguration. Those of the connectors whose instance is assigned here, made
+  /// by their actors; and, when `leading`, a STOPPED connector's, which are none. A
+  /// connector that cannot make them is FAILED.
+  std::map<std::string, std::vector<StringMap>> task_configs_to_store(const runtime::cluster::ClusterConfig& cluster,
+                                                                      bool leading);
+  /// Whether a connector actor here reported new task configs, or was restarted,
+  /// since the last call (the node actor then offers them to the leader).
   bool take_reconfigured() { return reconfigured_.exchange(false); }
   /// Runs exactly `mine` here: tasks no longer in it drain, commit and stop; new
-  /// ones start. Returns once the stopped ones are stopped.
+  /// ones start; a connector's actor runs here while its instance is in it.
+  /// Returns once the stopped ones are stopped.
   void run_only(std::set<runtime::cluster::Work> mine, uint64_t generation);
-  /// Ends every task here at once, without draining or committing anything: this
-  /// node was frozen or cut from Kafka (`why`, for the log), and its work may have
-  /// moved (Kafka fences its late commits).
+  /// Ends every task and connector actor here at once, without draining or
+  /// committing anything: this node was frozen or cut from Kafka (`why`, for the
+  /// log), and its work may have moved (Kafka fences its late commits).
   void abandon_all(const std::string& why);
-  /// Everything that should run somewhere: each RUNNING connector's instance and
+  /// Everything that should run somewhere: the instance of each connector that is
+  /// not STOPPED (a PAUSED one's makes its task configs too) and a RUNNING one's
   /// tasks.
   std::set<runtime::cluster::Work> wanted_work() const;
   /// What the supervisor assigned here, and under which generation.
   std::pair<std::set<runtime::cluster::Work>, uint64_t> assigned() const;
   /// Every connector's status as this node sees it: its own tasks only.
   std::vector<runtime::rest::ConnectorStatus> local_statuses() const;
-  /// The connectors whose connector actor runs here (on the leader): this node
-  /// reports their status.
+  /// The connectors whose connector actor runs here: this node reports their
+  /// status.
   std::set<std::string> instances() const;
-  /// Ends every connector actor here: this node no longer leads.
-  void end_instances();
 
   // A node's connector changes reach it through the config topic (apply_configs),
   // written there by ClusterHerder: these are never called.
@@ -70,20 +74,27 @@ public:
   void stop_connector(const std::string&, Deadline) override;
 
 private:
-  /// None: the leader makes them (task_configs_to_store) and every node runs the
-  /// stored ones.
+  /// None: the node with the connector's instance makes them
+  /// (task_configs_to_store), the leader stores them and every node runs the stored
+  /// ones.
   std::optional<std::vector<StringMap>> make_task_configs(Connector&) override { return std::nullopt; }
-  /// On the leader: kept for the next store_task_configs.
+  /// Kept for the node actor's next offer to the leader.
   void reconfigured(Connector& c, std::vector<StringMap> configs) override;
-  /// A new connector actor (on the leader) makes them on the leader's next look.
+  /// A new connector actor (where the instance is assigned) makes them for the
+  /// node actor's next offer.
   std::set<size_t> restart_instance(Connector& c) override;
   void assignment_figures(runtime::metrics::WorkerFigures& figures) const override;
-  /// Makes the tasks here those of assigned_. Holding the change lock.
+  /// Makes the tasks and connector actors here those of assigned_. Holding the
+  /// change lock.
   void reconcile();
+  /// Whether `name`'s instance is assigned here. Holding the change lock.
+  bool owns_instance(const std::string& name) const;
+  /// Ends `c`'s connector actor and forgets what it made. Holding the change lock.
+  void end_instance(Connector& c);
 
   // Under the change lock:
-  /// On the leader: the task configs each connector's actor made for its current
-  /// config (until a restart makes them again).
+  /// The task configs each connector actor here made for its current config (until
+  /// a restart makes them again).
   std::map<std::string, std::vector<StringMap>> made_;
   /// Connectors whose config changed after their task configs were stored: no task
   /// of them starts until the leader stores the next ones.

@@ -1,8 +1,10 @@
-// Connectors in a cluster (issue 21): the leader's connector makes its task configs
-// once and stores them in the config topic in Kafka Connect's format (task-NAME-N
-// records, then commit-NAME); every node runs its tasks from them and answers
-// GET /connectors/NAME/tasks with them. POST /connectors/NAME/restart (no
-// includeTasks) makes them again: only the tasks whose config changed restart.
+// Connectors in a cluster (issue 21): a connector's actor runs on the node its
+// instance is assigned to, which reports the connector's status; the task configs
+// it makes reach the leader, which stores them once in the config topic in Kafka
+// Connect's format (task-NAME-N records, then commit-NAME); every node runs its
+// tasks from them and answers GET /connectors/NAME/tasks with them.
+// POST /connectors/NAME/restart (no includeTasks) makes them again: only the tasks
+// whose config changed restart.
 #include "tests/integration/node_cluster.hpp"
 
 #include <fstream>
@@ -89,6 +91,75 @@ std::set<int64_t> ids_in(const std::string& topic, size_t expected) {
   return ids;
 }
 
+/// The node whose work holds connector `name`'s instance in the newest assignment
+/// the leader committed to `config_topic`; nullptr when none does.
+Node* instance_node(Cluster& cluster, const std::string& config_topic, const std::string& name) {
+  auto records = records_of(read_topic(config_topic, 1, 10s, 0s), "weir-assignment");
+  simdjson::dom::parser parser;
+  simdjson::dom::array nodes;
+  if (records.empty() || !records.back().value || parser.parse(*records.back().value)["nodes"].get(nodes))
+    return nullptr;
+  for (auto n : nodes) {
+    std::string_view address;
+    simdjson::dom::array work;
+    if (n["address"].get(address) || n["work"].get(work))
+      continue;
+    for (auto w : work) {
+      std::string_view connector;
+      int64_t task = 0;
+      if (!w.at(0).get(connector) && !w.at(1).get(task) && connector == name && task == -1)
+        for (auto& node : cluster.nodes)
+          if (node.listen == address)
+            return &node;
+    }
+  }
+  return nullptr;
+}
+
+/// Whether `n`'s own actor tree shows connector `name`'s actor (`restarts` times
+/// restarted, if given).
+bool runs_instance(const Node& n, const std::string& name, std::optional<int> restarts = std::nullopt) {
+  auto tree = n.call("GET", "/weir/tree/" + name + "?scope=node").body;
+  std::regex instance(R"re("instance":\{"actor":[0-9]+,"restarts":)re"
+                      + (restarts ? std::to_string(*restarts) : std::string{"[0-9]+"})
+                      + R"re(\},"tasks")re"); // the connector's, not its tasks'
+  return std::regex_search(tree, instance);
+}
+
+/// Waits (30 s at most) until connector `name`'s actor runs on the node its
+/// instance is assigned to and on no other, and every node shows that node's
+/// worker id in the connector's status; returns that node.
+Node& wait_instance_placed(Cluster& cluster, const std::string& config_topic, const std::string& name) {
+  Node* owner = nullptr;
+  std::string last;
+  bool placed = wait_until(30s, 500ms, [&] {
+    owner = instance_node(cluster, config_topic, name);
+    if (!owner || !owner->process || !owner->process->running()) {
+      last = owner ? "its instance is assigned to node " + owner->name + ", which has stopped"
+                   : "no node has its instance in the assignment";
+      return false;
+    }
+    const std::string reported = R"("connector":{"state":"RUNNING","worker_id":")" + owner->worker_id + "\"";
+    for (const auto& n : cluster.nodes) {
+      if (!n.process || !n.process->running())
+        continue;
+      if (runs_instance(n, name) != (&n == owner)) {
+        last = "node " + n.name + (&n == owner ? " runs no" : " runs a") + " connector actor; it is assigned to "
+               + owner->name;
+        return false;
+      }
+      if (n.call("GET", "/connectors/" + name + "/status").body.find(reported) == std::string::npos) {
+        last = "node " + n.name + " does not show " + reported;
+        return false;
+      }
+    }
+    return true;
+  });
+  BOOST_REQUIRE_MESSAGE(placed, "connector " << name << ": its actor is not where it is assigned within 30 s ("
+                                             << last << ")");
+  return *owner;
+}
+
 } // namespace
 
 BOOST_AUTO_TEST_SUITE(cluster_connectors)
@@ -123,19 +194,17 @@ BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again
   BOOST_TEST(configs.at(2).at("tables") == "");
   BOOST_TEST(ids_in(prefix + "t1", 2) == (std::set<int64_t>{1, 2}));
   BOOST_TEST(read_topic(prefix + "lines", 3, 60s, 0s).size() == 3u);
-  // The connector's own status comes from its actor's node, the leader (node a, the
-  // oldest), on every node.
-  const std::string reported = R"("connector":{"state":"RUNNING","worker_id":")" + cluster[0].worker_id + "\"";
-  bool leader_reports = wait_until(30s, 200ms, [&] {
-    return std::all_of(cluster.nodes.begin(), cluster.nodes.end(), [&](const Node& n) {
-      return n.call("GET", "/connectors/" + jdbc + "/status").body.find(reported) != std::string::npos;
-    });
-  });
-  BOOST_TEST(leader_reports, "not every node shows " << reported << ": "
-                                                     << cluster[2].call("GET", "/connectors/" + jdbc + "/status").body);
-
-  // ...stored once, in Kafka Connect's records, whichever node took the POST.
+  // Each connector's actor runs on the node its instance is assigned to, which
+  // reports the connector's status, on every node. Two connectors over three nodes:
+  // one of them is not on the leader (node a, the oldest).
   const auto config_topic = cluster.group + "-configs";
+  const auto& jdbc_node = wait_instance_placed(cluster, config_topic, jdbc);
+  const auto& file_node = wait_instance_placed(cluster, config_topic, file);
+  BOOST_TEST_MESSAGE("instances: " << jdbc << " on node " << jdbc_node.name << ", " << file << " on node "
+                                   << file_node.name);
+  BOOST_TEST(&jdbc_node != &file_node, "the assignor spreads the connectors' instances");
+
+  // ...stored once, in Kafka Connect's records, whichever node made them.
   auto stored = read_topic(config_topic, 1, 30s);
   for (const auto& name : {jdbc, file}) {
     auto commits = records_of(stored, "commit-" + name);
@@ -157,7 +226,7 @@ BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again
   std::vector<size_t> since;
   for (const auto& n : cluster.nodes)
     since.push_back(n.log_size());
-  // The tree: the connector's own actor is on the leader alone.
+  // The whole tree: the connector's own actor is on its node alone.
   auto instances = [&](int restarts) { // connector actors in the tree that restarted `restarts` times
     auto tree = cluster[2].call("GET", "/weir/tree/" + jdbc).body;
     std::regex instance(R"re("instance":\{"actor":[0-9]+,"restarts":)re" + std::to_string(restarts)
@@ -165,13 +234,17 @@ BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again
     return std::distance(std::sregex_iterator(tree.begin(), tree.end(), instance), std::sregex_iterator());
   };
   BOOST_TEST(instances(0) == 1);
-  r = cluster[1].call("POST", "/connectors/" + jdbc + "/restart"); // not the leader: it forwards
+  BOOST_TEST(runs_instance(jdbc_node, jdbc, 0));
+  // Asked of a node that does not run it: the request goes to the one that does.
+  const auto& asked = &jdbc_node == &cluster[1] ? cluster[2] : cluster[1];
+  r = asked.call("POST", "/connectors/" + jdbc + "/restart");
   BOOST_REQUIRE_MESSAGE(r.status == 204, r.status << " " << r.body);
   configs = wait_task_configs(cluster, jdbc, 3, [](const auto& c) { return c.at(2).at("tables") == "t3"; });
   BOOST_TEST(configs.at(0).at("tables") == "t1");
   BOOST_TEST(configs.at(1).at("tables") == "t2");
   BOOST_TEST(ids_in(prefix + "t3", 1) == (std::set<int64_t>{7}));
   BOOST_TEST(instances(1) == 1); // restarted: a new connector actor
+  BOOST_TEST(runs_instance(jdbc_node, jdbc, 1), "restarted on its node " << jdbc_node.name);
 
   // The tasks that kept their config kept running: their offsets move on.
   Sqlite(db).exec("INSERT INTO t1 VALUES (3, 'e'); INSERT INTO t2 VALUES (2, 'f');");
@@ -219,6 +292,38 @@ BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again
     return commits.size() == 2u && *commits[1].value == R"({"tasks":0})";
   });
   BOOST_TEST(cleared, "no commit of 0 tasks for the stopped connector");
+  cluster.stop_all();
+}
+
+// The connector's actor follows its instance: the node that gets the instance when
+// its node leaves starts one, and from then on reports the connector's status; the
+// task configs, which the new actor makes the same, are not stored again.
+BOOST_AUTO_TEST_CASE(the_connector_actor_moves_with_its_instance) {
+  Cluster cluster(3, {{"scheduled.rebalance.max.delay.ms", "0"}});
+  const auto lines = cluster.dir / "lines.txt";
+  std::ofstream(lines) << "one\ntwo\n";
+  const auto topic = unique_name("weir-itest-conn-moves");
+  const auto file = unique_name("file-src");
+  cluster.start_all();
+  auto r = cluster[2].call("POST", "/connectors",
+                           R"({"name":")" + file + R"(","config":{"connector.class":"FileStreamSource",)"
+                             R"("tasks.max":"1","file":")" + lines + R"(","topic":")" + topic + R"("}})");
+  BOOST_REQUIRE_MESSAGE(r.status == 201, r.status << " " << r.body);
+  wait_task_configs(cluster, file, 1, [&](const auto& c) { return c.at(0).at("file") == lines; });
+  const auto config_topic = cluster.group + "-configs";
+  auto& first = wait_instance_placed(cluster, config_topic, file);
+  BOOST_TEST_MESSAGE("instance on node " << first.name);
+
+  first.process->signal(SIGTERM); // leaves: its instance goes to another node at once
+  auto ended = first.process->wait(60s);
+  BOOST_REQUIRE_MESSAGE((ended && ended->clean()), "node " << first.name << " after SIGTERM: "
+                                                           << (ended ? ended->describe() : "still running"));
+  const auto& second = wait_instance_placed(cluster, config_topic, file);
+  BOOST_TEST(&second != &first);
+  BOOST_TEST(runs_instance(second, file, 0), "a new connector actor on node " << second.name);
+  auto stored = read_topic(config_topic, 1, 30s);
+  BOOST_TEST(records_of(stored, "commit-" + file).size() == 1u, "the same task configs are stored once");
+  BOOST_TEST(read_topic(topic, 2, 60s, 0s).size() >= 2u);
   cluster.stop_all();
 }
 
