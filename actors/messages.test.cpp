@@ -11,6 +11,7 @@
 #include <caf/message.hpp>
 
 #include "actors/cluster/membership_actor.hpp"
+#include "actors/cluster/node.hpp"
 #include "actors/messages.hpp"
 #include "runtime/convert/converter.hpp"
 
@@ -143,6 +144,30 @@ BOOST_AUTO_TEST_CASE(membership_messages_round_trip) {
   BOOST_TEST(s.leader == a.id);
   BOOST_TEST(s.refused == snapshot.refused);
   BOOST_TEST(s.freezes == 2u);
+}
+
+// A node's task configs on their way to the leader, inside the forward the leader's
+// membership actor passes on; and a connector restart for the node of its instance.
+BOOST_AUTO_TEST_CASE(task_config_offers_and_restarts_round_trip) {
+  using StringMap = std::map<std::string, std::string>;
+  StringMap config{{"connector.class", "JdbcSourceConnector"}, {"tasks.max", "2"}};
+  auto tasks = caf::make_message(StringMap{{"tables", "t1"}}, StringMap{{"tables", "t2"}});
+  auto offer = caf::make_message(cluster::task_configs_atom::value, std::string{"src"}, config, tasks,
+                                 std::string{"127.0.0.1:7001"}, uint64_t{5});
+  auto out = round_trip(caf::make_message(cluster::forward_atom::value, offer));
+  BOOST_REQUIRE((out.match_elements<cluster::forward_atom, caf::message>()));
+  const auto& inner = out.get_as<caf::message>(1);
+  BOOST_REQUIRE((inner.match_elements<cluster::task_configs_atom, std::string, StringMap, caf::message, std::string,
+                                      uint64_t>()));
+  BOOST_TEST(inner.get_as<std::string>(1) == "src");
+  BOOST_TEST((inner.get_as<StringMap>(2) == config));
+  const auto& list = inner.get_as<caf::message>(3);
+  BOOST_REQUIRE(list.size() == 2u);
+  BOOST_TEST(list.get_as<StringMap>(1).at("tables") == "t2");
+  BOOST_TEST(inner.get_as<std::string>(4) == "127.0.0.1:7001");
+  BOOST_TEST(inner.get_as<uint64_t>(5) == 5u);
+  auto restart = round_trip(caf::make_message(cluster::restart_atom::value, std::string{"src"}));
+  BOOST_REQUIRE((restart.match_elements<cluster::restart_atom, std::string>()));
 }
 
 BOOST_AUTO_TEST_CASE(decoded_batch_round_trips_with_values_and_states) {
