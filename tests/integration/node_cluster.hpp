@@ -171,7 +171,9 @@ struct Node {
   /// One HTTP request; status 0 when the node does not answer.
   ClientResponse call(std::string_view method, const std::string& target, std::string_view body = {}) const {
     try {
-      TestClient client{rest_port};
+      // A write goes through the leader and waits for the config topic: give it the
+      // time a loaded machine takes (Kafka Connect's own REST timeout is 90 s).
+      TestClient client{rest_port, std::chrono::seconds{30}};
       return client.request(method, target, body);
     } catch (const std::exception&) {
       return {};
