@@ -1,7 +1,6 @@
 #include "engine/pipeline/error_policy.hpp"
 
 #include <algorithm>
-#include <thread>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -147,10 +146,6 @@ void ErrorPolicy::dead_letter(const data::DecodedBatch& batch) {
 
 RetryBackoff::RetryBackoff(const ErrorPolicy& policy)
   : policy_(policy), deadline_(std::chrono::steady_clock::now() + policy.retry_timeout()) {}
-
-void RetryBackoff::wait_or_fail(std::string_view what, const std::exception& e) {
-  std::this_thread::sleep_for(next_or_fail(what, e));
-}
 
 std::chrono::milliseconds RetryBackoff::next_or_fail(std::string_view what, const std::exception& e) {
   bool forever = policy_.retry_timeout().count() < 0;

@@ -42,8 +42,6 @@ public:
   /// attempt would start past errors.retry.timeout (-1: never). An actor waits with a
   /// delayed message, so it keeps answering meanwhile.
   std::chrono::milliseconds next_or_fail(std::string_view what, const std::exception& e);
-  /// next_or_fail(), then sleeps: only for a thread of its own (with_retries).
-  void wait_or_fail(std::string_view what, const std::exception& e);
 
 private:
   const ErrorPolicy& policy_;
@@ -66,23 +64,6 @@ public:
   bool tolerate_all() const noexcept { return tolerate_all_; }
   std::chrono::milliseconds retry_timeout() const noexcept { return retry_timeout_; }
   std::chrono::milliseconds retry_delay_max() const noexcept { return retry_delay_max_; }
-
-  /// Runs `attempt` until it does not throw `Retriable`, within errors.retry.timeout
-  /// (RetryBackoff), sleeping on the calling thread; then TaskFailure. Other
-  /// exceptions pass through. Only for a caller on a thread of its own that has
-  /// nothing else to do meanwhile (a sink task's consumer, a detached actor).
-  template <class Retriable, class Attempt>
-  void with_retries(std::string_view what, Attempt&& attempt) const {
-    RetryBackoff backoff{*this};
-    for (;;) {
-      try {
-        attempt();
-        return;
-      } catch (const Retriable& e) {
-        backoff.wait_or_fail(what, e);
-      }
-    }
-  }
 
   /// Handles the errors recorded since `seen` (an index into batch.errors()), then
   /// advances `seen`. Throws TaskFailure under errors.tolerance=none.
