@@ -155,4 +155,11 @@ std::chrono::milliseconds RetryBackoff::next_or_fail(std::string_view what, cons
   return std::exchange(delay_, std::min(delay_ * 2, policy_.retry_delay_max()));
 }
 
+std::chrono::milliseconds ErrorPolicy::next_retry(std::optional<RetryBackoff>& backoff,
+                                                  std::string_view what, const std::exception& e) const {
+  if (!backoff)
+    backoff.emplace(*this);
+  return backoff->next_or_fail(what, e);
+}
+
 } // namespace weir::engine::pipeline

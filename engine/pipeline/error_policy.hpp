@@ -12,6 +12,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -64,6 +65,13 @@ public:
   bool tolerate_all() const noexcept { return tolerate_all_; }
   std::chrono::milliseconds retry_timeout() const noexcept { return retry_timeout_; }
   std::chrono::milliseconds retry_delay_max() const noexcept { return retry_delay_max_; }
+
+  /// An attempt failed with `e`: the wait before the next one (RetryBackoff's), the
+  /// retries' clock starting at the first failure (`backoff` empty: it is started).
+  /// The caller resets `backoff` once an attempt succeeds. TaskFailure past
+  /// errors.retry.timeout.
+  std::chrono::milliseconds next_retry(std::optional<RetryBackoff>& backoff, std::string_view what,
+                                       const std::exception& e) const;
 
   /// Handles the errors recorded since `seen` (an index into batch.errors()), then
   /// advances `seen`. Throws TaskFailure under errors.tolerance=none.

@@ -27,9 +27,7 @@ DecodedFeed::Status ConvertingReader::fill(data::DecodedBatch& out, uint64_t max
     // A service the converters need is down (a schema registry): the same records
     // again after the wait, within errors.retry.timeout, then the task fails. The
     // consumer actor waits with a delayed message and reads nothing new meanwhile.
-    if (!backoff_)
-      backoff_.emplace(*policy_);
-    retry_after_ = backoff_->next_or_fail("Exception in converter", e);
+    retry_after_ = policy_->next_retry(backoff_, "Exception in converter", e);
     held_ = out.take_raw();
     held_end_ = end;
     out.reset(Batch{});
@@ -63,9 +61,7 @@ RetryAfter SinkWriterLogic::process(data::DecodedBatch& batch) {
   try {
     writer_->write(batch);
   } catch (const std::exception& e) {
-    if (!backoff_)
-      backoff_.emplace(*policy_);
-    return backoff_->next_or_fail("Exception in sink writer", e);
+    return policy_->next_retry(backoff_, "Exception in sink writer", e);
   }
   backoff_.reset();
   policy_->check(batch, seen_);
