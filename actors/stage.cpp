@@ -23,7 +23,8 @@ namespace {
 
 using runtime::payload_bytes;
 
-/// A batch whose process() asked to be tried again is due.
+/// A batch whose process() asked to be tried again is due, or a feed's fill() that
+/// answered `again`.
 using retry_atom = caf::atom_constant<caf::atom("retry")>;
 
 uint64_t thread_cpu_ns() {
@@ -349,6 +350,7 @@ struct SourceState {
   bool blocked = false;         // out of credit: not pulling
   bool paused = false;          // blocked for a while: the feed was told to pause
   bool idle = false;            // the feed had nothing; wait for the tick
+  bool retrying = false;        // the feed answered `again`; wait for the retry message
   bool tick_pending = false;
   bool ended = false;
   bool eos_sent = false;
@@ -453,7 +455,7 @@ void pump(feed_actor<Payload>* self) {
     if (st.ended)
       return end_stream(self);
   }
-  while (!st.ended && !st.idle) {
+  while (!st.ended && !st.idle && !st.retrying) {
     auto room = std::min(st.out.window.sendable_bytes(), st.spec.max_batch_bytes);
     if (room == 0) {
       st.out.waiting.start();
@@ -503,6 +505,13 @@ void pump(feed_actor<Payload>* self) {
       st.idle = true;
       st.idling.start();
       return schedule_tick(self, st.spec.idle_delay);
+    }
+    // A service the feed needs is down: the same fill() again later, by message, so
+    // stop and stats are answered meanwhile (a detached feed's thread does not sleep).
+    if (status == runtime::FeedOf<Payload>::Status::again) {
+      st.retrying = true;
+      self->delayed_send(self, st.spec.feed->retry_after(), retry_atom::value);
+      return;
     }
   }
 }
@@ -558,6 +567,11 @@ caf::behavior feed_behavior(feed_actor<Payload>* self, FeedSpecOf<Payload> spec)
         }
         st.spec.feed->serve();
       }
+      pump(self);
+      observe(self);
+    },
+    [=](retry_atom) {
+      self->state.retrying = false;
       pump(self);
       observe(self);
     },

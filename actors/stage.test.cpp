@@ -10,6 +10,8 @@
 
 #include "actors/messages.hpp"
 #include "actors/stage.hpp"
+#include "engine/pipeline/sink_pipeline.hpp"
+#include "runtime/convert/string_converter.hpp"
 #include "tests/support/process.hpp"
 #include "tests/support/test_stages.hpp"
 #include "tests/support/actor_system.hpp"
@@ -163,6 +165,115 @@ BOOST_AUTO_TEST_CASE(a_sink_waiting_for_a_retry_keeps_answering_and_keeps_order)
   BOOST_TEST(done.state == "FINISHED");
   BOOST_TEST(sink->inner.received() == 1000u);
   BOOST_TEST(sink->inner.out_of_order() == 0u);
+}
+
+/// A schema registry that goes down once 25 values were read, until `back`.
+struct Outage {
+  std::atomic<int> decoded{0};
+  std::atomic<int> failures{0};
+  std::atomic<bool> back{false};
+};
+
+/// Reads values as strings while the Outage allows it.
+class OutageDecoder : public runtime::convert::Converter {
+public:
+  explicit OutageDecoder(std::shared_ptr<Outage> outage) : outage_(std::move(outage)) {}
+  std::string_view class_name() const noexcept override { return "org.example.Registry"; }
+  void to_connect(const std::optional<std::string_view>& bytes, runtime::data::DecodedBatch&,
+                  runtime::data::Value& out, const runtime::data::Schema*& schema) override {
+    if (outage_->decoded >= 25 && !outage_->back) {
+      ++outage_->failures;
+      throw runtime::data::RetriableError("registry unreachable");
+    }
+    ++outage_->decoded;
+    out = bytes ? runtime::data::Value::string(*bytes) : runtime::data::Value{};
+    schema = nullptr;
+  }
+  bool from_connect(const runtime::data::Value&, const runtime::data::Schema*, std::string&) override {
+    return false;
+  }
+
+private:
+  std::shared_ptr<Outage> outage_;
+};
+
+/// Counts decoded records, checking that offsets come in order and each value is its record's.
+struct DecodedCheckingSink : runtime::DecodedStageLogic {
+  std::atomic<uint64_t> received{0};
+  std::atomic<uint64_t> wrong{0};
+  int64_t expected = 0;
+  runtime::RetryAfter process(runtime::data::DecodedBatch& b) override {
+    for (const auto& r : b.records()) {
+      if (r.offset != expected++ || !r.value.as_string().starts_with("record-" + std::to_string(r.offset) + ":"))
+        ++wrong;
+    }
+    received += b.size();
+    return {};
+  }
+  std::string_view kind() const noexcept override { return "sink"; }
+};
+
+/// A sink task's consumer as the task spawns it (detached, converters included), its
+/// registry down from the third batch on; retried forever.
+caf::actor spawn_consumer(caf::actor_system& sys, std::shared_ptr<Outage> outage, caf::actor sink) {
+  ConfigDef def;
+  engine::pipeline::ErrorPolicy::define(def);
+  auto policy = std::make_shared<engine::pipeline::ErrorPolicy>(
+    def.parse({{"errors.retry.timeout", "-1"}}), "c", 0, std::map<std::string, std::string>{});
+  auto reader = std::make_shared<engine::pipeline::ConvertingReader>(
+    std::make_shared<testing::Generator>(1000, 10, 10),
+    runtime::convert::RecordCodec{std::make_unique<runtime::convert::StringConverter>(),
+                                  std::make_unique<OutageDecoder>(std::move(outage))},
+    std::move(policy));
+  DecodedFeedSpec spec{"consumer", std::move(reader), std::move(sink)};
+  spec.detached = true;
+  return spawn_feed(sys, std::move(spec));
+}
+
+/// Waits until the consumer has tried its converter again, then asks it for its
+/// figures: a consumer sleeping between retries (or retrying inside one fill)
+/// would not answer within the second.
+bool answers_while_retrying(caf::scoped_actor& self, const caf::actor& consumer, const Outage& outage) {
+  if (!testing::wait_until(10s, 10ms, [&] { return outage.failures >= 2; }))
+    return false;
+  bool answered = false;
+  self->request(consumer, 1s, stats_atom::value).receive([&](const StageStats& s) { answered = s.state == "RUNNING"; },
+                                                         [](const caf::error&) {});
+  return answered;
+}
+
+BOOST_AUTO_TEST_CASE(a_consumer_retrying_its_converter_keeps_answering_then_delivers_each_record_once) {
+  caf::scoped_actor self{*sys};
+  auto outage = std::make_shared<Outage>();
+  auto sink = std::make_shared<DecodedCheckingSink>();
+  auto sink_actor = spawn_stage(*sys, DecodedStageSpec{"sink", sink, {}, {2, 1u << 20}, self});
+  auto consumer = spawn_consumer(*sys, outage, sink_actor);
+  // Its thread does not sleep through the retries: it answers, holding the third batch.
+  BOOST_TEST(answers_while_retrying(self, consumer, *outage));
+  BOOST_TEST(testing::wait_until(10s, 10ms, [&] { return sink->received == 20u; }));
+  outage->back = true;
+  StageStats done;
+  self->receive([&](done_atom, const StageStats& s) { done = s; }, caf::after(60s) >> [] {});
+  BOOST_TEST(done.state == "FINISHED");
+  BOOST_TEST(sink->received == 1000u);
+  BOOST_TEST(sink->wrong == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_consumer_retrying_its_converter_stops_when_asked) {
+  caf::scoped_actor self{*sys};
+  auto sink = std::make_shared<DecodedCheckingSink>();
+  auto sink_actor = spawn_stage(*sys, DecodedStageSpec{"sink", sink, {}, {2, 1u << 20}, self});
+  auto outage = std::make_shared<Outage>();
+  auto consumer = spawn_consumer(*sys, outage, sink_actor);
+  BOOST_TEST(answers_while_retrying(self, consumer, *outage));
+  // The registry never comes back (errors.retry.timeout=-1); a stop still ends the
+  // pipeline, with what was delivered before the outage.
+  self->send(consumer, stop_atom::value);
+  StageStats done;
+  self->receive([&](done_atom, const StageStats& s) { done = s; }, caf::after(10s) >> [] {});
+  BOOST_TEST(done.state == "FINISHED");
+  BOOST_TEST(sink->received == 20u);
+  BOOST_TEST(sink->wrong == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(a_failing_source_is_logged_as_what_it_is) {

@@ -46,7 +46,8 @@ int64_t total_lag(const std::vector<kafka::PartitionLag>& lags);
 /// process()'s answer: empty when the batch is done; otherwise the wait before the
 /// same batch is to be processed again (a sink writer retrying within
 /// errors.retry.timeout). The actor waits with a delayed message, not a sleep, so
-/// it keeps answering stop, stats and taps meanwhile.
+/// it keeps answering stop, stats and taps meanwhile. A feed says the same with
+/// FeedOf::Status::again and retry_after().
 using RetryAfter = std::optional<std::chrono::milliseconds>;
 
 /// A stage that transforms or consumes batches (an SMT, a sink writer). One actor
@@ -76,6 +77,9 @@ public:
     ready, ///< more records may follow at once
     idle,  ///< nothing to read now; ask again a little later
     end,   ///< finished: no record will ever follow
+    again, ///< a service it needs is down (a schema registry): `out` stays empty, the
+           ///< feed keeps what it read, and the same records come from the fill()
+           ///< after retry_after() (within errors.retry.timeout, else fill() throws)
   };
 
   virtual ~FeedOf() = default;
@@ -84,6 +88,11 @@ public:
   /// (one oversized record may go alone into an empty batch). A decoding feed may
   /// overshoot; the actor then holds the batch until credit allows it.
   virtual Status fill(Payload& out, uint64_t max_bytes) = 0;
+
+  /// After fill() returned `again`: how long to wait before calling it again. The
+  /// actor waits with a delayed message, not a sleep, so it keeps answering stop
+  /// and stats meanwhile.
+  virtual std::chrono::milliseconds retry_after() const { return {}; }
 
   /// Called when a stall outlasts a tick (blocked = true) and when credit returns,
   /// so a Kafka consumer can pause and resume its partitions instead of buffering.

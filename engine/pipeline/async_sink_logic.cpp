@@ -71,10 +71,8 @@ std::vector<AsyncSinkLogic::Retry> AsyncSinkLogic::on_completed() {
       continue;
     --writing_;
     if (outcome.error) {
-      if (!e->backoff)
-        e->backoff.emplace(*policy_);
-      retries.push_back({id, e->backoff->next_or_fail("Exception in sink writer",
-                                                      std::runtime_error(*outcome.error))});
+      retries.push_back({id, policy_->next_retry(e->backoff, "Exception in sink writer",
+                                                 std::runtime_error(*outcome.error))});
       continue;
     }
     auto& batch = *e->batch;

@@ -1,7 +1,6 @@
 #include "engine/pipeline/error_policy.hpp"
 
 #include <algorithm>
-#include <thread>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -148,16 +147,19 @@ void ErrorPolicy::dead_letter(const data::DecodedBatch& batch) {
 RetryBackoff::RetryBackoff(const ErrorPolicy& policy)
   : policy_(policy), deadline_(std::chrono::steady_clock::now() + policy.retry_timeout()) {}
 
-void RetryBackoff::wait_or_fail(std::string_view what, const std::exception& e) {
-  std::this_thread::sleep_for(next_or_fail(what, e));
-}
-
 std::chrono::milliseconds RetryBackoff::next_or_fail(std::string_view what, const std::exception& e) {
   bool forever = policy_.retry_timeout().count() < 0;
   if (!forever && std::chrono::steady_clock::now() + delay_ > deadline_)
     throw TaskFailure(std::string{what} + ": " + e.what());
   spdlog::warn("{} (retrying in {} ms): {}", what, delay_.count(), e.what());
   return std::exchange(delay_, std::min(delay_ * 2, policy_.retry_delay_max()));
+}
+
+std::chrono::milliseconds ErrorPolicy::next_retry(std::optional<RetryBackoff>& backoff,
+                                                  std::string_view what, const std::exception& e) const {
+  if (!backoff)
+    backoff.emplace(*this);
+  return backoff->next_or_fail(what, e);
 }
 
 } // namespace weir::engine::pipeline

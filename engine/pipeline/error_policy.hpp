@@ -12,6 +12,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -42,8 +43,6 @@ public:
   /// attempt would start past errors.retry.timeout (-1: never). An actor waits with a
   /// delayed message, so it keeps answering meanwhile.
   std::chrono::milliseconds next_or_fail(std::string_view what, const std::exception& e);
-  /// next_or_fail(), then sleeps: only for a thread of its own (with_retries).
-  void wait_or_fail(std::string_view what, const std::exception& e);
 
 private:
   const ErrorPolicy& policy_;
@@ -67,22 +66,12 @@ public:
   std::chrono::milliseconds retry_timeout() const noexcept { return retry_timeout_; }
   std::chrono::milliseconds retry_delay_max() const noexcept { return retry_delay_max_; }
 
-  /// Runs `attempt` until it does not throw `Retriable`, within errors.retry.timeout
-  /// (RetryBackoff), sleeping on the calling thread; then TaskFailure. Other
-  /// exceptions pass through. Only for a caller on a thread of its own that has
-  /// nothing else to do meanwhile (a sink task's consumer, a detached actor).
-  template <class Retriable, class Attempt>
-  void with_retries(std::string_view what, Attempt&& attempt) const {
-    RetryBackoff backoff{*this};
-    for (;;) {
-      try {
-        attempt();
-        return;
-      } catch (const Retriable& e) {
-        backoff.wait_or_fail(what, e);
-      }
-    }
-  }
+  /// An attempt failed with `e`: the wait before the next one (RetryBackoff's), the
+  /// retries' clock starting at the first failure (`backoff` empty: it is started).
+  /// The caller resets `backoff` once an attempt succeeds. TaskFailure past
+  /// errors.retry.timeout.
+  std::chrono::milliseconds next_retry(std::optional<RetryBackoff>& backoff, std::string_view what,
+                                       const std::exception& e) const;
 
   /// Handles the errors recorded since `seen` (an index into batch.errors()), then
   /// advances `seen`. Throws TaskFailure under errors.tolerance=none.

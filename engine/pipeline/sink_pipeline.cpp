@@ -6,26 +6,38 @@
 
 namespace weir::engine::pipeline {
 
-ConvertingReader::ConvertingReader(std::shared_ptr<TopicReader> kafka, convert::RecordCodec codec,
+ConvertingReader::ConvertingReader(std::shared_ptr<BatchFeed> kafka, convert::RecordCodec codec,
                                std::shared_ptr<ErrorPolicy> policy)
   : kafka_(std::move(kafka)), codec_(std::move(codec)), policy_(std::move(policy)) {}
 
 DecodedFeed::Status ConvertingReader::fill(data::DecodedBatch& out, uint64_t max_bytes) {
   Batch raw;
-  auto status = kafka_->fill(raw, max_bytes);
-  if (raw.empty())
-    return status == BatchFeed::Status::end ? Status::end : Status::idle;
-  // A service the converters need is down (a schema registry): the same records
-  // again, within errors.retry.timeout, then the task fails. The wait may sleep:
-  // this runs in the task's consumer, a detached actor on a thread of its own, which
-  // reads nothing new meanwhile anyway.
-  bool again = false; // then `raw` is in `out`
-  policy_->with_retries<data::RetriableError>("Exception in converter", [&] {
-    codec_.decode(std::exchange(again, true) ? Batch{out.raw()} : std::move(raw), out);
-  });
+  bool end = held_end_;
+  if (held_) {
+    raw = std::move(*held_);
+    held_.reset();
+  } else {
+    end = kafka_->fill(raw, max_bytes) == BatchFeed::Status::end;
+    if (raw.empty())
+      return end ? Status::end : Status::idle;
+  }
+  try {
+    codec_.decode(std::move(raw), out);
+  } catch (const data::RetriableError& e) {
+    // A service the converters need is down (a schema registry): the same records
+    // again after the wait, within errors.retry.timeout, then the task fails. The
+    // consumer actor waits with a delayed message and reads nothing new meanwhile.
+    retry_after_ = policy_->next_retry(backoff_, "Exception in converter", e);
+    held_ = out.take_raw();
+    held_end_ = end;
+    out.reset(Batch{});
+    return Status::again;
+  }
+  backoff_.reset();
+  held_end_ = false;
   size_t seen = 0;
   policy_->check(out, seen);
-  return status == BatchFeed::Status::end ? Status::end : Status::ready;
+  return end ? Status::end : Status::ready;
 }
 
 TransformLogic::TransformLogic(std::shared_ptr<transforms::TransformStage> stage,
@@ -49,9 +61,7 @@ RetryAfter SinkWriterLogic::process(data::DecodedBatch& batch) {
   try {
     writer_->write(batch);
   } catch (const std::exception& e) {
-    if (!backoff_)
-      backoff_.emplace(*policy_);
-    return backoff_->next_or_fail("Exception in sink writer", e);
+    return policy_->next_retry(backoff_, "Exception in sink writer", e);
   }
   backoff_.reset();
   policy_->check(batch, seen_);

@@ -9,6 +9,7 @@
 // Every stage hands its new record errors to the task's ErrorPolicy.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,13 +27,18 @@ class TransformStage;
 
 namespace weir::engine::pipeline {
 
-/// The consumer and the converters: raw records in, decoded batches out.
+/// The consumer and the converters: raw records in, decoded batches out. A
+/// converter's retriable failure (a schema registry down) answers `again`: the
+/// records read are kept and decoded again by the fill() after retry_after(), within
+/// errors.retry.timeout (then TaskFailure), and nothing new is read meanwhile.
 class ConvertingReader : public DecodedFeed {
 public:
-  ConvertingReader(std::shared_ptr<TopicReader> kafka, convert::RecordCodec codec,
+  /// `kafka` is the task's TopicReader (any raw feed will do, e.g. in tests).
+  ConvertingReader(std::shared_ptr<BatchFeed> kafka, convert::RecordCodec codec,
                  std::shared_ptr<ErrorPolicy> policy);
 
   Status fill(data::DecodedBatch& out, uint64_t max_bytes) override;
+  std::chrono::milliseconds retry_after() const override { return retry_after_; }
   void set_blocked(bool blocked) override { kafka_->set_blocked(blocked); }
   void serve() override { kafka_->serve(); }
   void on_durable(const std::vector<kafka::TopicPartitionOffset>& offsets) override {
@@ -50,9 +56,15 @@ public:
   uint64_t commit_ns() const override { return kafka_->commit_ns(); }
 
 private:
-  std::shared_ptr<TopicReader> kafka_;
+  std::shared_ptr<BatchFeed> kafka_;
   convert::RecordCodec codec_;
   std::shared_ptr<ErrorPolicy> policy_;
+  // The records waiting to be decoded again, whether the consumer said `end` with
+  // them, and the retries' waits so far.
+  std::optional<Batch> held_;
+  bool held_end_ = false;
+  std::optional<RetryBackoff> backoff_;
+  std::chrono::milliseconds retry_after_{0};
 };
 
 /// One SMT (with its predicate) as a pipeline stage.

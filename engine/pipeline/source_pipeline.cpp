@@ -84,9 +84,7 @@ std::optional<std::chrono::milliseconds> SourceEncoder::encode(data::DecodedBatc
   try {
     codec_.encode(in, out);
   } catch (const data::RetriableError& e) {
-    if (!backoff_)
-      backoff_.emplace(*policy_);
-    return backoff_->next_or_fail("Exception in converter", e);
+    return policy_->next_retry(backoff_, "Exception in converter", e);
   }
   backoff_.reset();
   policy_->check(in, seen);
