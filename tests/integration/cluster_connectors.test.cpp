@@ -235,6 +235,18 @@ BOOST_AUTO_TEST_CASE(task_configs_are_stored_once_and_a_restart_makes_them_again
   };
   BOOST_TEST(instances(0) == 1);
   BOOST_TEST(runs_instance(jdbc_node, jdbc, 0));
+  {
+    // node -> connector -> task -> stage on every node: its 3 tasks spread over the 3
+    // nodes, each under the connector's actor there (the parent of its tasks).
+    auto tree = cluster[2].call("GET", "/weir/tree/" + jdbc).body;
+    auto count = [&](const std::string& pattern) {
+      std::regex re(pattern);
+      return std::distance(std::sregex_iterator(tree.begin(), tree.end(), re), std::sregex_iterator());
+    };
+    BOOST_TEST(count(R"re("name":"[^"]+","type":"source","state":"RUNNING","worker_id":"[^"]+","actor":[0-9]+,)re")
+               == 3, tree);
+    BOOST_TEST(count(R"re("stages":\[\{"name":"poller","role":"source_reader")re") == 3, tree);
+  }
   // Asked of a node that does not run it: the request goes to the one that does.
   const auto& asked = &jdbc_node == &cluster[1] ? cluster[2] : cluster[1];
   r = asked.call("POST", "/connectors/" + jdbc + "/restart");
