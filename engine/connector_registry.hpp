@@ -5,6 +5,12 @@
 // plugin's SDK registration (weir/plugin.hpp) becomes these calls in
 // engine/plugins/loader.cpp.
 //
+// Most built-ins are entries made here, against the runtime's connector_api: they
+// fill runtime batches and keep offsets in transactions, and the SDK adapter's
+// per-batch copy would cost them on the benchmarked paths. DatagenConnector needs
+// nothing internal: it is written against the SDK and registered through the plugin
+// loader's registrar (engine::plugins::register_builtin), as a plugin is.
+//
 // Threading: additions happen at start-up only (the built-ins on first use, then the
 // plugins), before any connector starts; entries never move once added.
 #pragma once
@@ -26,8 +32,8 @@ namespace weir::engine {
 
 using StringMap = std::map<std::string, std::string>;
 
-/// The path of a built-in registered through the SDK as a plugin is: it names no
-/// shared library.
+/// The path of a built-in registered through the SDK as a plugin is (DatagenConnector):
+/// it names no shared library.
 inline constexpr std::string_view builtin_path = "(built-in)";
 
 /// A sink connector: its own config keys and how to make one task's writer.
