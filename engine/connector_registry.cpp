@@ -1,6 +1,7 @@
 #include "engine/connector_registry.hpp"
 
 #include <algorithm>
+#include <mutex>
 #include <stdexcept>
 
 #include "connectors/datagen/datagen.hpp"
@@ -15,6 +16,7 @@
 #include "connectors/postgres_cdc/cdc_task.hpp"
 #include "engine/pipeline/connector_config.hpp"
 #include "engine/pipeline/source_config.hpp"
+#include "engine/plugins/loader.hpp"
 
 namespace weir::engine {
 
@@ -128,26 +130,6 @@ SourcePlugin file_stream_source() {
   };
 }
 
-SourcePlugin datagen_source() {
-  return {
-    .class_name = "io.confluent.kafka.connect.datagen.DatagenConnector",
-    .aliases = {"DatagenConnector", "Datagen"},
-    .version = WEIR_VERSION,
-    .definition = def_of<connectors::datagen::define_datagen>,
-    .validate = validate_with<connectors::datagen::define_datagen>,
-    // Every task generates its own `iterations` records, as Confluent's does.
-    .task_configs = [](const StringMap& config, int max_tasks) {
-      return std::vector<StringMap>(static_cast<size_t>(max_tasks), config);
-    },
-    .make_task = [](const StringMap& config, const std::string&, int task)
-      -> std::unique_ptr<connector_api::SourceTask> {
-      return std::make_unique<connectors::datagen::DatagenTask>(parse_with<connectors::datagen::define_datagen>(config),
-                                                    task);
-    },
-    .exactly_once = true, // record n of a task is a function of the seed and n
-  };
-}
-
 /// Tables are split over tasks in contiguous groups, as Confluent's connector does
 /// (ConnectorUtils.groupPartitions): with 5 tables and 2 tasks, 3 then 2. A custom
 /// query runs in one task. Tasks beyond the table count are started idle, with the
@@ -255,19 +237,35 @@ struct Registry {
   }
 };
 
-/// The built-ins, added the way a plugin's classes are.
-Registry& registry() {
+/// The built-ins written against the runtime's connector_api.
+Registry& table() {
   static Registry r = [] {
     Registry builtins;
     builtins.add(file_stream_sink());
     builtins.add(jdbc_sink());
     builtins.add(file_stream_source());
-    builtins.add(datagen_source());
     builtins.add(jdbc_source());
     builtins.add(postgres_cdc_source());
     return builtins;
   }();
   return r;
+}
+
+/// The table, with the built-ins written against the SDK registered once through the
+/// plugin loader's registrar. That registration reads and adds to the table itself,
+/// so on its own thread it sees the table as it is instead of waiting for itself.
+Registry& registry() {
+  static std::once_flag sdk_builtins;
+  static thread_local bool registering = false;
+  if (!registering)
+    std::call_once(sdk_builtins, [] {
+      registering = true;
+      struct Done {
+        ~Done() { registering = false; }
+      } done;
+      plugins::register_builtin(connectors::datagen::register_datagen, "datagen");
+    });
+  return table();
 }
 
 } // namespace

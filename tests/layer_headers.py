@@ -21,6 +21,8 @@ BELOW = {
     "runtime": {"weir", "runtime"},
     "transforms": {"weir", "runtime", "transforms"},
     "connectors": {"weir", "runtime", "connectors"},
+    # Written against the SDK only, as a plugin is (its library sees include/weir alone).
+    "connectors/datagen": {"weir", "connectors"},
     "engine": {"weir", "runtime", "transforms", "connectors", "engine"},
     "actors": {"weir", "runtime", "transforms", "connectors", "engine", "actors"},
     "cli": {"weir", "runtime", "transforms", "connectors", "engine", "actors", "cli"},

@@ -1,11 +1,13 @@
 #include "connectors/datagen/datagen.hpp"
 
-#include "runtime/data/errors.hpp"
-
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <random>
+#include <span>
+#include <stdexcept>
 
 namespace weir::connectors::datagen {
 
@@ -49,12 +51,27 @@ constexpr const char* regions[] = {"eu-west", "us-east", "ap-south", "sa-east"};
 
 constexpr uint64_t epoch_2026 = 1767225600000ull; // 2026-01-01T00:00:00Z in ms
 
+/// printf into `arena`: the strings of a record live with its batch.
 template <class... Args>
-void format(std::string& out, const char* fmt, Args... args) {
-  char buf[512];
+data::Value text(data::Arena& arena, const char* fmt, Args... args) {
+  char buf[128];
   int n = std::snprintf(buf, sizeof buf, fmt, args...);
-  out.assign(buf, static_cast<size_t>(n < 0 ? 0 : std::min<int>(n, sizeof buf - 1)));
+  return data::Value::string(arena.copy({buf, static_cast<size_t>(n < 0 ? 0 : std::min<int>(n, sizeof buf - 1))}));
 }
+
+/// `whole`.`cents` as the double the same decimal text reads as (not whole + cents / 100,
+/// which may differ in the last bit).
+data::Value decimal(uint64_t whole, uint64_t cents) {
+  char buf[48];
+  int n = std::snprintf(buf, sizeof buf, "%llu.%02llu", static_cast<unsigned long long>(whole),
+                        static_cast<unsigned long long>(cents));
+  double d = 0;
+  std::from_chars(buf, buf + n, d);
+  return data::Value::float64(d);
+}
+
+data::Value str(const char* s) { return data::Value::string(s); } // static storage
+data::Value i64(uint64_t v) { return data::Value::int64(static_cast<int64_t>(v)); }
 
 using ull = unsigned long long;
 
@@ -79,18 +96,18 @@ void define_datagen(ConfigDef& def) {
              "the clock.");
 }
 
-const runtime::data::SchemaPtr& value_schema(Quickstart q) {
-  using runtime::data::SchemaBuilder;
-  using runtime::data::Type;
-  namespace schemas = runtime::data::schemas;
+const data::SchemaPtr& value_schema(Quickstart q) {
+  using data::SchemaBuilder;
+  using data::Type;
+  namespace schemas = data::schemas;
   auto of = [](Type t) { return schemas::of(t); };
-  auto record = [](const char* name, std::initializer_list<std::pair<const char*, runtime::data::SchemaPtr>> fields) {
+  auto record = [](const char* name, std::initializer_list<std::pair<const char*, data::SchemaPtr>> fields) {
     auto b = SchemaBuilder::struct_().name(name);
     for (const auto& [field, schema] : fields)
       b.field(field, schema);
     return b.build();
   };
-  static const std::array<runtime::data::SchemaPtr, 4> all{
+  static const std::array<data::SchemaPtr, 4> all{
       record("ksql.users", {{"registertime", of(Type::Int64)},
                             {"userid", of(Type::String)},
                             {"regionid", of(Type::String)},
@@ -128,98 +145,120 @@ const runtime::data::SchemaPtr& value_schema(Quickstart q) {
   return all[static_cast<size_t>(q)];
 }
 
-namespace {
-
-/// The decoded JSON of a rendered value as a value of `schema` (render() writes every
-/// field with its JSON type, so only numbers need a conversion).
-runtime::data::Value as_schema(const runtime::data::Value& v, const runtime::data::Schema& schema,
-                               runtime::data::Arena& arena) {
-  using runtime::data::Type;
-  using runtime::data::Value;
-  switch (schema.type()) {
-    case Type::Float64: return Value::float64(v.is_integer() ? static_cast<double>(v.as_int()) : v.as_double());
-    case Type::Struct: {
-      Value out = Value::structure(arena, schema);
-      for (const auto& f : schema.fields()) {
-        const Value* x = v.find(f.name);
-        if (x == nullptr)
-          throw runtime::data::DataError("DatagenConnector: field " + f.name + " missing from a rendered record");
-        out.fields()[f.index] = as_schema(*x, *f.schema, arena);
-      }
-      return out;
-    }
-    default: return v;
-  }
-}
-
-} // namespace
-
-void DatagenTask::decode(runtime::data::DecodedBatch& batch, uint32_t index) {
-  auto& rec = batch[index];
-  const auto& ref = batch.raw()[rec.raw_index];
-  const auto& schema = value_schema(quickstart_);
-  rec.value = as_schema(json_.decode(batch.raw().bytes(ref.value), batch.arena()), *schema, batch.arena());
-  rec.value_schema = batch.retain(schema);
-}
-
-void render(Quickstart q, uint64_t seed, int task, uint64_t n, std::string& key, std::string& value) {
+// The draws come in a fixed order, the one earlier versions drew them in, so a
+// sequence resumed from an offset stored by them goes on with the same records.
+Generated generate(Quickstart q, uint64_t seed, int task, uint64_t n, data::Arena& arena) {
+  using data::Value;
   Rng r{mix(seed ^ mix(static_cast<uint64_t>(task) + 1)) ^ mix(n)};
+  const auto& schema = *value_schema(q);
+  Value v = Value::structure(arena, schema);
+  auto f = v.fields();
+  Value key;
   switch (q) {
     case Quickstart::Users: {
       auto user = r.below(1000);
       auto* first = r.pick(first_names);
       auto* last = r.pick(last_names);
-      format(key, "User_%llu", ull(user));
-      format(value,
-             R"({"registertime":%llu,"userid":"User_%llu","regionid":"Region_%llu",)"
-             R"("gender":"%s","name":"%s %s","email":"%s.%s%llu@example.com","plan":"%s",)"
-             R"("interests":["%s","%s"],"contactinfo":{"phone":"+1-555-%04llu"}})",
-             ull(epoch_2026 - r.below(400ull * 86400000)), ull(user), ull(r.below(10)),
-             r.pick(genders), first, last, first, last, ull(user), r.pick(plans), r.pick(interests),
-             r.pick(interests), ull(r.below(10000)));
+      auto phone = r.below(10000);
+      Value interest[2];
+      interest[1] = str(r.pick(interests));
+      interest[0] = str(r.pick(interests));
+      auto* plan = r.pick(plans);
+      auto* gender = r.pick(genders);
+      auto region = r.below(10);
+      auto registered = epoch_2026 - r.below(400ull * 86400000);
+      key = text(arena, "User_%llu", ull(user));
+      f[0] = i64(registered);
+      f[1] = key;
+      f[2] = text(arena, "Region_%llu", ull(region));
+      f[3] = str(gender);
+      f[4] = text(arena, "%s %s", first, last);
+      f[5] = text(arena, "%s.%s%llu@example.com", first, last, ull(user));
+      f[6] = str(plan);
+      f[7] = Value::array_of(arena, std::span<const Value>{interest});
+      Value contact = Value::structure(arena, *schema.fields()[8].schema);
+      contact.fields()[0] = text(arena, "+1-555-%04llu", ull(phone));
+      f[8] = contact;
       break;
     }
     case Quickstart::Pageviews: {
       auto user = r.below(1000);
       auto page = r.below(100);
-      format(key, "Page_%llu", ull(page));
-      format(value,
-             R"({"viewtime":%llu,"userid":"User_%llu","pageid":"Page_%llu",)"
-             R"("url":"https://shop.example.com/p/%llu","referrer":"%s",)"
-             R"("user_agent":"Mozilla/5.0 %s","duration_ms":%llu})",
-             ull(epoch_2026 + n * 37 + r.below(1000)), ull(user), ull(page), ull(page),
-             r.pick(referrers), r.pick(browsers), ull(r.below(120000)));
+      auto duration = r.below(120000);
+      auto* browser = r.pick(browsers);
+      auto* referrer = r.pick(referrers);
+      auto viewed = epoch_2026 + n * 37 + r.below(1000);
+      key = text(arena, "Page_%llu", ull(page));
+      f[0] = i64(viewed);
+      f[1] = text(arena, "User_%llu", ull(user));
+      f[2] = key;
+      f[3] = text(arena, "https://shop.example.com/p/%llu", ull(page));
+      f[4] = str(referrer);
+      f[5] = text(arena, "Mozilla/5.0 %s", browser);
+      f[6] = i64(duration);
       break;
     }
     case Quickstart::Orders: {
       auto city = r.below(8);
       auto order = n * 64 + static_cast<uint64_t>(task);
-      format(key, "%llu", ull(order));
-      format(value,
-             R"({"ordertime":%llu,"orderid":%llu,"itemid":"Item_%llu","orderunits":%llu.%02llu,)"
-             R"("price":%llu.%02llu,"currency":"EUR","address":{"city":"%s","state":"%s",)"
-             R"("zipcode":%llu}})",
-             ull(epoch_2026 + n * 53 + r.below(1000)), ull(order), ull(r.below(1000)),
-             ull(r.below(10)), ull(r.below(100)), ull(r.below(500)), ull(r.below(100)),
-             cities[city], states[city], ull(10000 + r.below(90000)));
+      auto zip = 10000 + r.below(90000);
+      auto price_cents = r.below(100);
+      auto price = r.below(500);
+      auto units_cents = r.below(100);
+      auto units = r.below(10);
+      auto item = r.below(1000);
+      auto ordered = epoch_2026 + n * 53 + r.below(1000);
+      key = text(arena, "%llu", ull(order));
+      f[0] = i64(ordered);
+      f[1] = i64(order);
+      f[2] = text(arena, "Item_%llu", ull(item));
+      f[3] = decimal(units, units_cents);
+      f[4] = decimal(price, price_cents);
+      f[5] = str("EUR");
+      Value address = Value::structure(arena, *schema.fields()[6].schema);
+      address.fields()[0] = str(cities[city]);
+      address.fields()[1] = str(states[city]);
+      address.fields()[2] = i64(zip);
+      f[6] = address;
       break;
     }
     case Quickstart::UserEvents: {
       auto user = r.below(50000);
-      format(key, "user-%05llu", ull(user));
-      format(value,
-             R"({"event_id":%llu,"user_id":"user-%05llu","event":"%s","region":"%s",)"
-             R"("session":"s-%08llx","amount":%llu.%02llu,"ts":%llu,"email":"user%llu@example.com"})",
-             ull(n), ull(user), r.pick(kinds), r.pick(regions), ull(r.next() & 0xffffffffu),
-             ull(r.below(500)), ull(r.below(100)), ull(epoch_2026 + n * 10), ull(user));
+      auto cents = r.below(100);
+      auto amount = r.below(500);
+      auto session = r.next() & 0xffffffffu;
+      auto* region = r.pick(regions);
+      auto* kind = r.pick(kinds);
+      key = text(arena, "user-%05llu", ull(user));
+      f[0] = i64(n);
+      f[1] = key;
+      f[2] = str(kind);
+      f[3] = str(region);
+      f[4] = text(arena, "s-%08llx", ull(session));
+      f[5] = decimal(amount, cents);
+      f[6] = i64(epoch_2026 + n * 10);
+      f[7] = text(arena, "user%llu@example.com", ull(user));
       break;
     }
   }
+  return {key, v};
 }
 
-DatagenTask::DatagenTask(const Config& config, int task)
-  : topic_(config.get_string("kafka.topic")), max_interval_ms_(config.get_long("max.interval")),
-    iterations_(config.get_long("iterations")), task_(task) {
+std::vector<TaskConfig> DatagenConnector::task_configs(const Config&, int max_tasks) {
+  return std::vector<TaskConfig>(static_cast<size_t>(std::max(1, max_tasks)));
+}
+
+namespace {
+
+SourceMap partition_of(int task) { return {{"task.id", data::Value::int64(task)}}; }
+
+} // namespace
+
+void DatagenTask::start(const Config& config, const SourceContext& context, const OffsetReader& offsets) {
+  topic_ = config.get_string("kafka.topic");
+  max_interval_ms_ = config.get_long("max.interval");
+  iterations_ = config.get_long("iterations");
+  task_ = context.task;
   std::string q = config.get_string("quickstart");
   for (auto& c : q)
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -229,32 +268,31 @@ DatagenTask::DatagenTask(const Config& config, int task)
                                    : Quickstart::UserEvents;
   auto seed = config.get_long("random.seed");
   seed_ = seed >= 0 ? static_cast<uint64_t>(seed) : std::random_device{}();
-  partition_ = "{\"task.id\":" + std::to_string(task) + "}";
-}
-
-void DatagenTask::start(const runtime::connector_api::OffsetMap& stored) {
-  auto it = stored.find(partition_);
-  if (it != stored.end()) {
-    const auto& text = it->second;
-    auto at = text.find("\"current.iteration\":");
-    uint64_t n = 0;
-    if (at == std::string::npos
-        || std::from_chars(text.data() + at + 20, text.data() + text.size(), n).ec != std::errc{})
-      throw std::runtime_error("DatagenConnector: stored offset " + text
+  if (auto stored = offsets.offset(partition_of(task_))) {
+    auto it = std::find_if(stored->begin(), stored->end(), [](const auto& e) { return e.first == "current.iteration"; });
+    if (it == stored->end() || !it->second.is_integer() || it->second.as_int() < 0)
+      throw std::runtime_error("DatagenConnector: the stored offset of task " + std::to_string(task_)
                                + " is not {\"current.iteration\": N}");
-    next_ = n;
+    next_ = static_cast<uint64_t>(it->second.as_int());
   }
   due_ = std::chrono::steady_clock::now();
 }
 
-DatagenTask::Status DatagenTask::poll(runtime::connector_api::SourceRecords& out) {
+DatagenTask::Poll DatagenTask::poll(SourceOutput& out) {
   const uint64_t limit = iterations_ < 1 ? UINT64_MAX : static_cast<uint64_t>(iterations_);
+  const auto& schema = value_schema(quickstart_);
   auto now = std::chrono::steady_clock::now();
-  while (next_ < limit && due_ <= now) {
-    render(quickstart_, seed_, task_, next_, key_, value_);
-    if (!out.has_room(key_.size() + value_.size()))
-      break;
-    out.add(topic_, key_, value_);
+  size_t added = 0;
+  while (next_ < limit && due_ <= now && out.has_room()) {
+    auto [key, value] = generate(quickstart_, seed_, task_, next_, out.arena());
+    SourceRecord record;
+    record.topic = topic_;
+    record.key = key;
+    record.key_schema = data::schemas::string();
+    record.value = value;
+    record.value_schema = schema;
+    out.add(std::move(record));
+    ++added;
     ++next_;
     if (max_interval_ms_ > 0) {
       // A random pause before the next record, as Confluent's connector sleeps.
@@ -262,13 +300,18 @@ DatagenTask::Status DatagenTask::poll(runtime::connector_api::SourceRecords& out
       now = std::chrono::steady_clock::now();
     }
   }
-  if (out.size() > 0) {
-    offset_text_ = "{\"current.iteration\":" + std::to_string(next_) + "}";
-    out.set_offset(partition_, offset_text_);
-  }
+  if (added > 0)
+    out.set_offset(partition_of(task_), {{"current.iteration", data::Value::int64(static_cast<int64_t>(next_))}});
   if (next_ >= limit)
-    return Status::end;
-  return out.size() > 0 && due_ <= now ? Status::ready : Status::idle;
+    return Poll::End;
+  return added > 0 && due_ <= now ? Poll::Ready : Poll::Idle;
+}
+
+void register_datagen(PluginRegistrar& r) {
+  // Record n of a task is a function of the seed and n: an offset names every record exactly.
+  r.add_source<DatagenConnector, DatagenTask>("io.confluent.kafka.connect.datagen.DatagenConnector",
+                                              {"DatagenConnector", "Datagen"}, WEIR_VERSION,
+                                              ExactlyOnce::Supported);
 }
 
 } // namespace weir::connectors::datagen

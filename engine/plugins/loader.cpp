@@ -121,7 +121,7 @@ auto component(const std::string& path, const Descriptor& d, std::string_view ki
 /// Collects what one plugin registers; checks names as they come.
 class Registrar final : public PluginRegistrar {
 public:
-  explicit Registrar(std::string path) : path_(std::move(path)) {}
+  explicit Registrar(std::string path, std::string kind = "plugin") : path_(std::move(path)), kind_(std::move(kind)) {}
 
   void add_sink(SinkDescriptor sink) override {
     if (sink.class_name.empty())
@@ -149,7 +149,7 @@ public:
                         + " without its connector or task factory or its config definition");
     check_connector_names(source);
     auto def = definition_of(path_, source.class_name, source.define);
-    added_sources_.push_back(LoadedSource{std::move(source), std::move(def), path_});
+    added_sources_.push_back(LoadedSource{std::move(source), std::move(def), path_, kind_});
   }
 
   void add_transformation(TransformationDescriptor t) override {
@@ -255,8 +255,8 @@ private:
     if (sink || source) {
       const std::string& other = sink ? sink->path : source->path;
       throw PluginError("plugin " + path_ + " registers connector class " + name
-                        + (other.empty() ? ", which is a built-in connector's name"
-                                         : ", which plugin " + other + " registered already"));
+                        + (other.empty() || other == builtin_path ? ", which is a built-in connector's name"
+                                                                  : ", which plugin " + other + " registered already"));
     }
     auto in = [&](const auto& added) {
       return std::any_of(added.begin(), added.end(), [&](const auto& l) {
@@ -269,6 +269,7 @@ private:
   }
 
   std::string path_;
+  std::string kind_;
   std::vector<LoadedSink> added_;
   std::vector<LoadedSource> added_sources_;
   std::vector<transforms::TransformationInfo> transformations_;
@@ -277,6 +278,24 @@ private:
   std::vector<runtime::convert::HeaderConverterInfo> header_converters_;
   std::vector<std::string> names_; ///< "kind:name" of this plugin's transformations and predicates
 };
+
+/// Runs a registration function on `registrar` and keeps what it registered, or
+/// throws PluginError naming `path` and keeps nothing.
+template <class Register>
+void register_through(Registrar& registrar, const std::string& path, Register&& register_fn) {
+  try {
+    register_fn(registrar);
+  } catch (const PluginError&) {
+    throw; // registered code may be referenced by now: never dlclose after this point
+  } catch (const std::exception& e) {
+    throw PluginError("plugin " + path + ": registration failed: " + e.what());
+  } catch (...) {
+    throw PluginError("plugin " + path + ": registration threw a non-standard exception");
+  }
+  if (registrar.count() == 0)
+    spdlog::warn("plugin {} registers nothing", path);
+  registrar.commit();
+}
 
 std::string dl_error() {
   const char* e = dlerror();
@@ -311,18 +330,12 @@ void load_plugin(const std::string& path) {
            + ": rebuild the plugin against SDK version " + std::to_string(sdk_version));
 
   Registrar registrar{path};
-  try {
-    register_fn(&registrar);
-  } catch (const PluginError&) {
-    throw; // registered code may be referenced by now: never dlclose after this point
-  } catch (const std::exception& e) {
-    throw PluginError("plugin " + path + ": registration failed: " + e.what());
-  } catch (...) {
-    throw PluginError("plugin " + path + ": registration threw a non-standard exception");
-  }
-  if (registrar.count() == 0)
-    spdlog::warn("plugin {} registers nothing", path);
-  registrar.commit();
+  register_through(registrar, path, [&](PluginRegistrar& r) { register_fn(&r); });
+}
+
+void register_builtin(void (*register_fn)(PluginRegistrar&), std::string kind) {
+  Registrar registrar{std::string{builtin_path}, std::move(kind)};
+  register_through(registrar, std::string{builtin_path}, register_fn);
 }
 
 size_t load_plugins(const std::vector<std::string>& dirs) {

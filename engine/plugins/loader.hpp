@@ -39,6 +39,7 @@ struct LoadedSource {
   SourceDescriptor descriptor;
   ConfigDef definition; ///< built once from descriptor.define
   std::string path;
+  std::string kind = "plugin"; ///< its poller's kind in the actor tree
 };
 
 /// Loads one plugin file and keeps what it registers. Throws PluginError naming the
@@ -49,6 +50,11 @@ struct LoadedSource {
 /// built-ins are in (engine/connector_registry.hpp, transforms/transform_registry.hpp,
 /// runtime/convert/converter.hpp).
 void load_plugin(const std::string& path);
+
+/// Registers built-in classes written against the SDK exactly as load_plugin registers a
+/// plugin's (the same checks and adapters), under the path engine::builtin_path; `kind`
+/// names their sources' pollers in the actor tree. Throws PluginError as load_plugin.
+void register_builtin(void (*register_fn)(PluginRegistrar&), std::string kind);
 
 /// Loads every plugin in `dirs` (a worker's `plugin.path`), in name order. An entry
 /// that does not exist or is no directory is skipped with a warning, as Kafka Connect

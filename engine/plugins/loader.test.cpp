@@ -16,6 +16,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "connectors/datagen/datagen.hpp"
 #include "engine/connector_registry.hpp"
 #include "engine/plugins/loader.hpp"
 #include "runtime/convert/converter.hpp"
@@ -97,6 +98,29 @@ BOOST_AUTO_TEST_CASE(a_file_that_is_no_library_is_named) {
   auto message = error_of([&] { engine::plugins::load_plugins({dir.path.string()}); });
   BOOST_TEST_MESSAGE(message);
   BOOST_TEST(contains(message, "cannot load plugin " + fake.string()), message);
+}
+
+BOOST_AUTO_TEST_CASE(a_built_in_registered_through_the_sdk_is_checked_and_named_as_a_plugin_is) {
+  // DatagenConnector is registered through the same registrar: its names are taken,
+  // and the error says by whom.
+  BOOST_REQUIRE(engine::find_source("DatagenConnector") != nullptr);
+  auto message = error_of([] {
+    engine::plugins::register_builtin([](PluginRegistrar& r) { connectors::datagen::register_datagen(r); },
+                                      "datagen");
+  });
+  BOOST_TEST_MESSAGE(message);
+  BOOST_TEST(contains(message, "connector class io.confluent.kafka.connect.datagen.DatagenConnector, which is a "
+                               "built-in connector's name"),
+             message);
+  message = error_of([] {
+    engine::plugins::register_builtin(
+      [](PluginRegistrar& r) {
+        r.add_source(SourceDescriptor{"com.example.Nameless", {}, "1", nullptr, nullptr, nullptr});
+      },
+      "example");
+  });
+  BOOST_TEST(contains(message, "without its connector or task factory"), message);
+  BOOST_TEST(engine::find_source("com.example.Nameless") == nullptr);
 }
 
 BOOST_AUTO_TEST_CASE(a_missing_directory_or_a_file_in_plugin_path_is_skipped_with_a_warning) {

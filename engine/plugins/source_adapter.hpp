@@ -54,7 +54,7 @@ public:
   void committed_batches(uint64_t count) override;
   void commit(const runtime::connector_api::OffsetMap& committed) override;
   std::string idle_reason() const override;
-  std::string_view kind() const noexcept override { return "plugin"; }
+  std::string_view kind() const noexcept override { return plugin_.kind; }
 
 private:
   class Output;
