@@ -190,30 +190,35 @@ public:
 
   /// Keeps what the plugin registered; nothing is kept before every name was checked.
   void commit() {
+    // A plugin's classes are logged once each; a built-in's (DatagenConnector) are no news.
+    auto say = [&](std::string_view kind, const std::string& name, const std::string& version) {
+      if (path_ == builtin_path)
+        spdlog::debug("built-in {} {} registered through the plugin SDK", kind, name);
+      else
+        spdlog::info("loaded {} plugin {} version {} from {}", kind, name, version, path_);
+    };
     for (auto& s : added_) {
-      spdlog::info("loaded sink connector plugin {} version {} from {}", s.descriptor.class_name,
-                   s.descriptor.version, path_);
+      say("sink connector", s.descriptor.class_name, s.descriptor.version);
       engine::add_sink(sink_entry(std::make_shared<const LoadedSink>(std::move(s))));
     }
     for (auto& s : added_sources_) {
-      spdlog::info("loaded source connector plugin {} version {} from {}", s.descriptor.class_name,
-                   s.descriptor.version, path_);
+      say("source connector", s.descriptor.class_name, s.descriptor.version);
       engine::add_source(source_entry(std::make_shared<const LoadedSource>(std::move(s))));
     }
     for (auto& t : transformations_) {
-      spdlog::info("loaded transformation plugin {} version {} from {}", t.name, t.version, path_);
+      say("transformation", t.name, t.version);
       transforms::add_transformation(std::move(t));
     }
     for (auto& p : predicates_) {
-      spdlog::info("loaded predicate plugin {} version {} from {}", p.name, p.version, path_);
+      say("predicate", p.name, p.version);
       transforms::add_predicate(std::move(p));
     }
     for (auto& c : converters_) {
-      spdlog::info("loaded converter plugin {} version {} from {}", c.class_name, c.version, path_);
+      say("converter", c.class_name, c.version);
       runtime::convert::add_converter(std::move(c));
     }
     for (auto& c : header_converters_) {
-      spdlog::info("loaded header converter plugin {} version {} from {}", c.class_name, c.version, path_);
+      say("header converter", c.class_name, c.version);
       runtime::convert::add_header_converter(std::move(c));
     }
   }
