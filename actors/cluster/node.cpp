@@ -287,15 +287,21 @@ void watch_lease(node_actor* self, const runtime::cluster::ClusterConfig& snapsh
 }
 
 /// On the leader: writes `tasks` as `name`'s task configs (task-NAME-N records and
-/// their commit-NAME) and reads them back, so the next offer finds them stored.
-/// False when the write failed (the next tick tries again).
+/// their commit-NAME) in the leadership's fenced transaction, so a leader deposed
+/// meanwhile writes nothing, and reads them back, so the next offer finds them
+/// stored. False when the write failed: fenced, or any other failure, after which
+/// this node no longer leads (as when an assignment cannot be written).
 bool store(node_actor* self, const std::string& name, const std::vector<StringMap>& tasks) {
-  auto& configs = *self->state.settings.configs;
+  auto& st = self->state;
+  auto& configs = *st.settings.configs;
   try {
-    configs.put_task_configs(name, tasks);
+    st.settings.leadership->publish_task_configs(name, tasks, st.settings.unreachable_after);
     spdlog::info("cluster: connector {}: {} task config(s) stored", name, tasks.size());
+  } catch (const runtime::cluster::Fenced& e) {
+    step_down(self, e.what());
+    return false;
   } catch (const std::exception& e) {
-    spdlog::warn("cluster: connector {}: cannot store its task configs: {}", name, e.what());
+    step_down(self, "cannot store the task configs of connector " + name + ": " + e.what());
     return false;
   }
   if (!configs.catch_up(acquire_timeout))

@@ -1,5 +1,6 @@
 #include "runtime/cluster/leadership.hpp"
 
+#include "runtime/cluster/state_log.hpp"
 #include "runtime/kafka/producer.hpp"
 #include "runtime/batch.hpp"
 
@@ -30,15 +31,27 @@ void Leadership::acquire(std::chrono::milliseconds timeout) {
 }
 
 void Leadership::publish(const PublishedAssignment& assignment, std::chrono::milliseconds timeout) {
+  transact("assignment generation " + std::to_string(assignment.generation),
+           {{std::string{assignment_key}, encode(assignment)}}, timeout);
+}
+
+void Leadership::publish_task_configs(const std::string& name,
+                                      const std::vector<std::map<std::string, std::string>>& configs,
+                                      std::chrono::milliseconds timeout) {
+  transact("the task configs of connector " + name, task_config_records(name, configs), timeout);
+}
+
+void Leadership::transact(const std::string& written,
+                          const std::vector<std::pair<std::string, std::string>>& records,
+                          std::chrono::milliseconds timeout) {
   if (!producer_)
     throw kafka::KafkaError("leadership: not held (acquire() first)", RD_KAFKA_RESP_ERR__STATE);
-  const std::string what = "leadership " + transactional_id_ + ": writing assignment generation "
-                           + std::to_string(assignment.generation);
+  const std::string what = "leadership " + transactional_id_ + ": writing " + written;
   try {
     producer_->begin_transaction();
     weir::Batch batch;
-    auto value = encode(assignment);
-    batch.append(topic_, 0, -1, -1, assignment_key, std::string_view{value});
+    for (const auto& [key, value] : records) // the config topic's one partition
+      batch.append(topic_, 0, -1, -1, std::string_view{key}, std::string_view{value});
     producer_->produce(batch, 0);
     producer_->commit_transaction(timeout);
   } catch (const kafka::KafkaError& e) {

@@ -712,11 +712,19 @@ void ConfigLog::put_connector(const std::string& name, const StringMap& config) 
   impl_->tail.produce_sync({{std::string{connector_prefix} + name, properties_json(config)}});
 }
 
+std::vector<std::pair<std::string, std::string>> task_config_records(const std::string& name,
+                                                                     const std::vector<StringMap>& configs) {
+  std::vector<std::pair<std::string, std::string>> records;
+  for (size_t t = 0; t < configs.size(); ++t)
+    records.emplace_back(std::string{task_prefix} + name + "-" + std::to_string(t), properties_json(configs[t]));
+  records.emplace_back(std::string{commit_prefix} + name, R"({"tasks":)" + std::to_string(configs.size()) + "}");
+  return records;
+}
+
 void ConfigLog::put_task_configs(const std::string& name, const std::vector<StringMap>& configs) {
   std::vector<OutRecord> records;
-  for (size_t t = 0; t < configs.size(); ++t)
-    records.push_back({std::string{task_prefix} + name + "-" + std::to_string(t), properties_json(configs[t])});
-  records.push_back({std::string{commit_prefix} + name, R"({"tasks":)" + std::to_string(configs.size()) + "}"});
+  for (auto& [key, value] : task_config_records(name, configs))
+    records.push_back({std::move(key), std::move(value)});
   impl_->tail.produce_sync(records);
 }
 

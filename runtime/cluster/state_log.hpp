@@ -91,13 +91,19 @@ public:
   /// Tombstones for the connector and its target state.
   void delete_connector(const std::string& name);
   /// `configs.size()` task-NAME-N records, then commit-NAME (zero tasks for a
-  /// stopped connector, as Kafka Connect writes them).
+  /// stopped connector, as Kafka Connect writes them). A cluster's leader writes them
+  /// in its fenced transaction instead (Leadership::publish_task_configs).
   void put_task_configs(const std::string& name, const std::vector<StringMap>& configs);
 
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+/// The (key, value) records of connector `name`'s task configs, in their order:
+/// task-NAME-0 .. task-NAME-N-1, then commit-NAME {"tasks":N}.
+std::vector<std::pair<std::string, std::string>> task_config_records(const std::string& name,
+                                                                     const std::vector<StringMap>& configs);
 
 /// One connector's or task's state as its node reported it.
 struct StatusRecord {

@@ -382,12 +382,21 @@ BOOST_AUTO_TEST_CASE(a_new_leader_fences_the_old_one) {
   auto first_offset = seen.assignment_offset;
   BOOST_TEST(first_offset >= 0);
 
+  a.publish_task_configs("c", {{{"task.id", "from-a"}}}, patience);
   b.acquire(patience); // fences a
   BOOST_CHECK_THROW(a.publish(assignment_of(2, "a", "node-a", 3), patience), Fenced);
   BOOST_TEST(!a.held(), "a fenced leader no longer holds the leadership");
+  a.acquire(patience); // a's view is late: it believes it leads again...
+  b.acquire(patience); // ...but b takes it back before a writes
+  BOOST_CHECK_THROW(a.publish_task_configs("c", {{{"task.id", "late"}}, {{"task.id", "late"}}}, patience), Fenced);
   b.publish(assignment_of(2, "b", "node-b", 1), patience);
+  b.publish_task_configs("c", {{{"task.id", "from-b"}}}, patience);
   BOOST_REQUIRE(log.catch_up(patience));
   seen = log.snapshot();
+  // Task configs in Kafka Connect's records, and none of the fenced leader's late ones.
+  BOOST_REQUIRE(seen.task_configs.count("c"));
+  BOOST_REQUIRE(seen.task_configs.at("c").size() == 1u);
+  BOOST_TEST(seen.task_configs.at("c").at(0).at("task.id") == "from-b");
   BOOST_TEST(seen.assignment->leader == "b");
   BOOST_TEST(seen.assignment->work_of("node-a").empty());
   BOOST_TEST(seen.assignment->nodes.at("node-b").worker_id == "node-b-rest");
