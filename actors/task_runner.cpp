@@ -11,8 +11,8 @@
 #include <caf/send.hpp>
 #include <spdlog/spdlog.h>
 
-#include "actors/messages.hpp"
 #include "actors/connector_supervisor.hpp"
+#include "actors/messages.hpp"
 #include "actors/scheduler.hpp"
 #include "engine/pipeline/connector_config.hpp"
 #include "engine/pipeline/source_config.hpp"
@@ -206,8 +206,8 @@ void TaskRunner::start(const ConnectorPlan& plan, const std::vector<StringMap>& 
       failure = plan.scrub(e.what());
     }
   }
-  caf::actor supervisor;
-  {
+  caf::actor supervisor; // none for a connector without a task here
+  if (!ids.empty()) {
     std::lock_guard lock{mutex_};
     supervisor = supervisor_of(plan);
   }
