@@ -10,7 +10,6 @@
 #include <caf/scoped_actor.hpp>
 #include <caf/send.hpp>
 #include <caf/stateful_actor.hpp>
-#include <spdlog/spdlog.h>
 
 #include "actors/task_actor.hpp"
 
