@@ -568,11 +568,11 @@ def main():
 
     if ok(wsink) and ok(ksink):
         x = ratio(num(wsink, "rate"), num(ksink, "rate"))
-        target("sink records/s vs Kafka Connect", fmt_rate(wsink), fmt_rate(ksink), f"{x:.1f}×", "≥ 5×", x >= 5)
+        target("sink records/s vs Kafka Connect", fmt_rate(wsink), fmt_rate(ksink), f"{x:.1f}×", "≥ 12×", x >= 12)
     if ok(wsink) and ok(ceiling):
         x = ratio(num(wsink, "rate"), num(ceiling, "rate"))
-        target("sink records/s vs bare consumer", fmt_rate(wsink), fmt_rate(ceiling), f"{100 * x:.0f}%", "≥ 60%",
-               x >= 0.6)
+        target("sink records/s vs bare consumer", fmt_rate(wsink), fmt_rate(ceiling), f"{100 * x:.0f}%", "≥ 85%",
+               x >= 0.85)
     if ok(wsink) and ok(ksink):
         a, b = cpu_per_m(wsink, n), cpu_per_m(ksink, n)
         x = ratio(a, b)
@@ -595,7 +595,7 @@ def main():
     if ok(jdbc) and ok(raw):
         x = ratio(num(jdbc, "rate"), num(raw, "rate"))
         target("JDBC sink vs raw SQLite insert of the same rows (rows/s)", fmt_rate(jdbc), fmt_rate(raw),
-               f"{100 * x:.0f}%", "≥ 60%", x >= 0.6)
+               f"{100 * x:.0f}%", "≥ 85%", x >= 0.85)
         synthetic = num(raw, "synthetic_rate")
         if synthetic:
             x = ratio(num(jdbc, "rate"), synthetic)
