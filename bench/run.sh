@@ -89,7 +89,8 @@
 # Kafka latency. Then weir's sink of step 3 over the JSON topic and over the same
 # events as Confluent Avro (AvroConverter, the bench's own Schema Registry). Last,
 # many FileStreamSink connectors created through the REST API of one process, weir's
-# and Kafka Connect's.
+# and Kafka Connect's; weir's sink at tasks.max=8 over 8 and over 1,000 partitions;
+# and, with --sweep, weir's sink over 200,000 to 20,000,000 records (CPU per record).
 #
 # It builds weir (release) into build-release/, installs what is missing (apt-get,
 # Kafka's and Kafka Connect's jars with Maven into tools/*/lib, Debezium's JDBC sink
