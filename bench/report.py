@@ -515,14 +515,19 @@ def sweep_table(w, meta, runs):
               f"{fmt(sweep_steady_cpu(r))} |")
 
 
+def lowest_by_size(runs, sizes, value):
+    """Each size's lowest `value(run)` over its delivered step-14 runs; 0 for a size with none."""
+    return {n: min((value(r) for r in runs if r["kind"] == "weir_sweep" and ok(r) and int(num(r, "n")) == n),
+                   default=0.0) for n in sizes}
+
+
 def sweep_targets(w, runs):
     """Issue 26: CPU s per million records the same at every size, max/min <= 1.10 (the lowest
     of each size's runs)."""
     if not any(r["kind"] in SWEEP_KINDS for r in runs):
         return
     sizes = sorted({int(num(r, "n")) for r in runs if r["kind"] == "weir_sweep"})
-    lowest = {n: min((sweep_cpu(r) for r in runs if r["kind"] == "weir_sweep" and ok(r) and int(num(r, "n")) == n),
-                     default=0.0) for n in sizes}
+    lowest = lowest_by_size(runs, sizes, sweep_cpu)
     name = f"CPU s per million records, highest vs lowest of {', '.join(f'{n:,}' for n in sizes)} records"
     if len(sizes) < 2 or not all(lowest.values()):
         w(f"| {name} | — | — | — | ≤ 1.10× | NO |")
@@ -530,8 +535,7 @@ def sweep_targets(w, runs):
     hi, lo = max(lowest.values()), min(lowest.values())
     x = ratio(hi, lo)
     w(f"| {name} | {fmt(hi)} | {fmt(lo)} | {x:.2f}× | ≤ 1.10× | {'yes' if x <= 1.1 else 'NO'} |")
-    steady = {n: min((sweep_steady_cpu(r) for r in runs
-                      if r["kind"] == "weir_sweep" and ok(r) and int(num(r, "n")) == n), default=0.0) for n in sizes}
+    steady = lowest_by_size(runs, sizes, sweep_steady_cpu)
     if all(steady.values()):
         hi, lo = max(steady.values()), min(steady.values())
         w(f"| the same from the first record on (start-up left out) | {fmt(hi)} | {fmt(lo)} | "
