@@ -43,9 +43,14 @@
 // SELECT count(*), count(DISTINCT COLUMN) on the --conninfo server must both be N,
 // else status=wrong_rows (a subject that lost or doubled rows does not deliver).
 //
+// Outside exit mode, the poll that first sees a record also reads the CPU so far and
+// the records seen then (first_cpu_s, first_records): what start-up cost, so that the
+// CPU per record can be told apart from it.
+//
 // Prints one line of key=value pairs on stdout:
 //   status=ok|timeout|exited|wrong_rows records=... wall_s=... first_s=... cpu_s=... rss_mb=...
-//   threads_max=... [mark_s=...] [server_cpu_s=...] [rows=... distinct=...]
+//   threads_max=... [first_cpu_s=... first_records=...] [mark_s=...] [server_cpu_s=...]
+//   [rows=... distinct=...]
 // A benchmark reports; it never fails on timing (exit status 0 unless misused).
 #include <algorithm>
 #include <cctype>
@@ -537,8 +542,8 @@ int main(int argc, char** argv) {
   ::setpgid(pid, pid);
 
   std::string status = "timeout";
-  uint64_t seen = 0;
-  double first = 0, last = 0;
+  uint64_t seen = 0, first_records = 0;
+  double first = 0, last = 0, first_cpu_s = 0;
   ProcSample at_end;
   rusage ru{};
   int wstatus = 0;
@@ -551,7 +556,11 @@ int main(int argc, char** argv) {
     if (!mark.empty() && mark_s == 0 && ::stat(mark.c_str(), &mark_st) == 0) mark_s = mono_s() - t0;
     if (!exit_mode) {
       seen = probe->count();
-      if (seen > 0 && first == 0) first = mono_s() - t0;
+      if (seen > 0 && first == 0) {
+        first = mono_s() - t0;
+        first_cpu_s = sample(pid).cpu_s;
+        first_records = seen;
+      }
       if (seen >= records) {
         last = mono_s() - t0;
         at_end = sample(pid);
@@ -594,6 +603,12 @@ int main(int argc, char** argv) {
   }
   ::kill(-pid, SIGKILL);
   std::string extra = " threads_max=" + std::to_string(threads_max);
+  if (first_records > 0) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, " first_cpu_s=%.2f first_records=%llu", first_cpu_s,
+                  static_cast<unsigned long long>(first_records));
+    extra += buf;
+  }
   if (!mark.empty()) {
     char buf[64];
     std::snprintf(buf, sizeof buf, " mark_s=%.3f", mark_s);

@@ -4,9 +4,10 @@
 #
 #   bench/run.sh [--records N] [--tasks "1 2 4 8"] [--connect-tasks "1 2 4 8"]
 #                [--out FILE] [--keep] [--no-failover] [--no-postgres]
-#                [--only failover|jdbc|postgres|timing|cdc|pgsource|avro|many] [--no-timing] [--no-cdc]
-#                [--no-pgsource] [--no-avro] [--no-many] [--connectors N] [--many-records N]
-#                [--no-build] [--check] [--rounds R]
+#                [--only failover|jdbc|postgres|timing|cdc|pgsource|avro|many|partitions|sweep]
+#                [--no-timing] [--no-cdc] [--no-pgsource] [--no-avro] [--no-many] [--connectors N]
+#                [--many-records N] [--no-partitions] [--many-partitions P] [--sweep] [--no-sweep]
+#                [--sweep-records "N1 N2 ..."] [--no-build] [--check] [--rounds R]
 #
 #   --records N        input size, default 2000000 (a topic of N JSON user events,
 #                      ~180 bytes each, 8 partitions; and a file of N lines)
@@ -46,6 +47,18 @@
 #   --no-many          skip step 12
 #   --connectors N     step 12's number of connectors, default 200
 #   --many-records N   step 12's topic: N JSON user events on 4 partitions, default 20000
+#   --only partitions  run the many-partitions step only (step 13, issue 26): weir's sink
+#                      of step 3 at tasks.max=8 over a topic of --many-partitions
+#                      partitions holding the same N events, beside the same connector
+#                      over step 3's topic of 8 partitions, the order swapped each round
+#   --no-partitions    skip step 13
+#   --many-partitions P  step 13's partition count, default 1000
+#   --only sweep       run the records sweep only (step 14, issue 26): weir's sink of step 3
+#                      at tasks.max=1 over a topic of each --sweep-records size, CPU s per
+#                      million records of each
+#   --sweep            add step 14 to a run (off by default: its 20,000,000 records take
+#                      ~3.6 GB of topic and minutes); --no-sweep leaves it out again
+#   --sweep-records L  step 14's sizes, default "200000 2000000 20000000"
 #   --no-build         use the build directory as it is (WEIR_BENCH_BUILD, e.g. the
 #                      test build of scripts/test.sh): no meson, only a check that
 #                      weir and the bench tools are there; the report names its type
@@ -76,7 +89,8 @@
 # Kafka latency. Then weir's sink of step 3 over the JSON topic and over the same
 # events as Confluent Avro (AvroConverter, the bench's own Schema Registry). Last,
 # many FileStreamSink connectors created through the REST API of one process, weir's
-# and Kafka Connect's.
+# and Kafka Connect's; weir's sink at tasks.max=8 over 8 and over 1,000 partitions;
+# and, with --sweep, weir's sink over 200,000 to 20,000,000 records (CPU per record).
 #
 # It builds weir (release) into build-release/, installs what is missing (apt-get,
 # Kafka's and Kafka Connect's jars with Maven into tools/*/lib, Debezium's JDBC sink
@@ -112,6 +126,9 @@
 #                       "key=value ..." (e.g. consumer.queued.max.messages.kbytes=1024,
 #                       to try a consumer setting); the report names them
 #   WEIR_BENCH_MANY_ENGINES  which engines step 12 runs, default "weir connect"
+#   WEIR_BENCH_PARTITIONS_PROPS  extra worker properties for both sides of step 13,
+#                       "key=value ..." (e.g. consumer.fetch.max.bytes=4194304); the
+#                       report names them
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
@@ -136,12 +153,21 @@ cdc=1      # the CDC runs (bench_cdc)
 pgsource=1 # step 10
 avro=1     # step 11
 many=1     # step 12
+partitions=1 # step 13
+sweep=0    # step 14: only when asked (--sweep, --only sweep)
 many_connectors=200
 many_records=20000
+many_partitions=1000
+sweep_records="200000 2000000 20000000"
 build=1
 check=0
 rounds=2
 while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --records | --tasks | --connect-tasks | --out | --connectors | --many-records | --many-partitions | \
+      --sweep-records | --rounds)
+      [[ $# -ge 2 ]] || weir::die "$1 needs a value" ;;
+  esac
   case "$1" in
     --records) records="$2"; shift ;;
     --tasks) tasks_list="$2"; shift ;;
@@ -157,17 +183,19 @@ while [[ $# -gt 0 ]]; do
     --no-many) many=0 ;;
     --connectors) many_connectors="$2"; shift ;;
     --many-records) many_records="$2"; shift ;;
+    --no-partitions) partitions=0 ;;
+    --many-partitions) many_partitions="$2"; shift ;;
+    --sweep) sweep=1 ;;
+    --no-sweep) sweep=0 ;;
+    --sweep-records) sweep_records="$2"; shift ;;
     --only)
       case "${2:-}" in
-        failover) sinks=0; jdbc=0; postgres=0; timing=0; cdc=0; pgsource=0; avro=0; many=0 ;;
-        jdbc) sinks=0; failover=0; postgres=0; timing=0; cdc=0; pgsource=0; avro=0; many=0 ;;
-        postgres) sinks=0; jdbc=0; failover=0; timing=0; cdc=0; pgsource=0; avro=0; many=0 ;;
-        timing) sinks=0; jdbc=0; failover=0; postgres=0; cdc=0; pgsource=0; avro=0; many=0 ;;
-        cdc) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; pgsource=0; avro=0; many=0 ;;
-        pgsource) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; cdc=0; avro=0; many=0 ;;
-        avro) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; cdc=0; pgsource=0; many=0 ;;
-        many) sinks=0; jdbc=0; failover=0; postgres=0; timing=0; cdc=0; pgsource=0; avro=0 ;;
-        *) weir::die "--only takes: failover, jdbc, postgres, timing, cdc, pgsource, avro, many" ;;
+        failover | jdbc | postgres | timing | cdc | pgsource | avro | many | partitions | sweep)
+          for step in sinks jdbc failover postgres timing cdc pgsource avro many partitions sweep; do
+            printf -v "$step" 0
+          done
+          printf -v "$2" 1 ;;
+        *) weir::die "--only takes: failover, jdbc, postgres, timing, cdc, pgsource, avro, many, partitions, sweep" ;;
       esac
       shift ;;
     --no-build) build=0 ;;
@@ -182,10 +210,16 @@ done
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || weir::die "--rounds needs a positive integer"
 [[ "$many_connectors" =~ ^[1-9][0-9]*$ ]] || weir::die "--connectors needs a positive integer"
 [[ "$many_records" =~ ^[1-9][0-9]*$ ]] || weir::die "--many-records needs a positive integer"
+[[ "$many_partitions" =~ ^[1-9][0-9]*$ ]] || weir::die "--many-partitions needs a positive integer"
+read -r -a sweep_sizes <<<"$sweep_records"
+((${#sweep_sizes[@]} > 0)) || weir::die "--sweep-records needs at least one size"
+for n in "${sweep_sizes[@]}"; do
+  [[ "$n" =~ ^[1-9][0-9]*$ ]] || weir::die "--sweep-records needs positive integers, not: $n"
+done
 # The CDC runs: --records when they run alone, else at most the issue's 1,000,000
 # inserts (a full run's 2,000,000 would be ~6 GB of Kafka per engine), in whole
 # transactions of 100 rows.
-if ((cdc && !sinks && !jdbc && !failover && !postgres && !timing && !avro && !many)); then
+if ((cdc && !sinks && !jdbc && !failover && !postgres && !timing && !avro && !many && !partitions && !sweep)); then
   cdc_records="$records"
   ((records % 100 == 0)) || weir::die "the CDC runs insert in transactions of 100 rows: --records needs a multiple of 100"
 else
@@ -352,13 +386,16 @@ meta connect_jvm "${connect_jvm[*]}"
 ((!postgres)) || meta debezium "$debezium_version"
 ((!cdc)) || meta debezium_pg "$debezium_pg_version"
 if ((many)); then meta many_connectors "$many_connectors"; meta many_records "$many_records"; fi
+((!partitions)) || meta many_partitions "$many_partitions"
+((!sweep)) || meta sweep_records "${sweep_sizes[*]}"
 
 "$WEIR_REPO/scripts/kafka.sh" stop >/dev/null 2>&1 || true
 broker_started=1
 "$WEIR_REPO/scripts/kafka.sh" start >/dev/null
 topic="user-events-$run_id"
 pg_topic="pg-user-events-$run_id" # the same events with schemas, one user each (step 7)
-if ((sinks || jdbc || failover || timing || avro)); then
+main_topic=$((sinks || jdbc || failover || timing || avro || partitions)) # the steps that read $topic
+if ((main_topic)); then
   "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$topic" --partitions 8 --records "$records" >&2
 fi
 if ((sinks)); then "$tools/preload" --file "$work/run/source-input.txt" --records "$records"; fi
@@ -372,8 +409,8 @@ fi
 # The first consumer group on a fresh broker waits for __consumer_offsets to be
 # created and loaded (seconds): pay that here, not in whichever run comes first.
 warmup_topic="$topic"
-((sinks || jdbc || failover || timing || avro)) || warmup_topic="$pg_topic"
-if ((!sinks && !jdbc && !failover && !timing && !postgres && !avro)); then # the CDC or source runs alone: a topic of one record
+((main_topic)) || warmup_topic="$pg_topic"
+if ((!main_topic && !postgres)); then # the CDC, source or sweep runs alone: a topic of one record
   warmup_topic="warmup-$run_id"
   "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$warmup_topic" --partitions 1 --records 1 >&2
 fi
@@ -473,6 +510,18 @@ connect_cmd=(java "${connect_jvm[@]}" -Dlog4j2.configurationFile="$connect_dir/l
 # ", round R" after a subject's name from its second round on.
 round_label() { (($1 > 1)) && printf ', round %s' "$1" || true; }
 
+# alternating A B RUN — `RUN MODE ROUND` for --rounds rounds, MODE A then B, the order
+# swapped each round so that neither side always runs on a warmer cache.
+alternating() {
+  local round first second
+  for ((round = 1; round <= rounds; round++)); do
+    first="$1" second="$2"
+    ((round % 2)) || first="$2" second="$1"
+    "$3" "$first" "$round"
+    "$3" "$second" "$round"
+  done
+}
+
 if ((sinks)); then
   for ((round = 1; round <= rounds; round++)); do
     # --- step 3: weir sink, each tasks.max ------------------------------------------
@@ -508,24 +557,20 @@ fi
 # cost throughput. The same weir sink pipeline as step 3 (tasks.max=1: one consumer
 # thread, where a per-batch cost shows most) with the timing on and off, the order
 # swapped each round so that neither side always runs on a warmer cache.
-timing_runs() {
-  local round name sink mode
-  weir::log "bench: step 3b: weir FileStreamSink with per-stage timing on and off, $rounds round(s)"
-  for ((round = 1; round <= rounds; round++)); do
-    local modes=(true false)
-    ((round % 2)) || modes=(false true)
-    for mode in "${modes[@]}"; do
-      name="bench-weir-timing-$mode-r$round-$run_id"
-      sink="$work/run/$name.txt"
-      measure "weir_timing_$([[ $mode == true ]] && echo on || echo off)" \
-        "weir FileStreamSink, tasks.max=1, metrics.stage.timing.enabled=$mode$(round_label "$round")" \
-        "file:$sink" tasks=1 -- \
-        "$weir" standalone "$(worker_file "$name" "metrics.stage.timing.enabled=$mode")" "$(sink_file "$name" 1 "$sink")"
-      rm -f "$sink"
-    done
-  done
+# timing_run MODE ROUND — one run with metrics.stage.timing.enabled=MODE.
+timing_run() {
+  local mode="$1" round="$2" name="bench-weir-timing-$1-r$2-$run_id" sink
+  sink="$work/run/$name.txt"
+  measure "weir_timing_$([[ $mode == true ]] && echo on || echo off)" \
+    "weir FileStreamSink, tasks.max=1, metrics.stage.timing.enabled=$mode$(round_label "$round")" \
+    "file:$sink" tasks=1 -- \
+    "$weir" standalone "$(worker_file "$name" "metrics.stage.timing.enabled=$mode")" "$(sink_file "$name" 1 "$sink")"
+  rm -f "$sink"
 }
-((!timing)) || timing_runs
+if ((timing)); then
+  weir::log "bench: step 3b: weir FileStreamSink with per-stage timing on and off, $rounds round(s)"
+  alternating true false timing_run
+fi
 
 if ((jdbc)); then
   # --- step 6: JDBC sink on SQLite, and the raw insert rate -----------------------------
@@ -1145,8 +1190,24 @@ fi
 # and over the same events (same keys, same field values) as Confluent Avro, written
 # by preload's own encoder under a schema it registered in the bench's own registry,
 # read with the AvroConverter. The order swapped each round, as in step 3b.
+# avro_run MODE ROUND — one run over the JSON topic (MODE json) or the Avro one (avro).
+avro_run() {
+  local mode="$1" round="$2" name="bench-weir-$1-r$2-$run_id" sink
+  sink="$work/run/$name.txt"
+  if [[ "$mode" == json ]]; then
+    measure weir_json_values "weir FileStreamSink, JSON values (JsonConverter), tasks.max=1$(round_label "$round")" \
+      "file:$sink" tasks=1 -- \
+      "$weir" standalone "$(worker_file "$name")" "$(sink_file "$name" 1 "$sink")"
+  else
+    measure weir_avro_values "weir FileStreamSink, Avro values (AvroConverter), tasks.max=1$(round_label "$round")" \
+      "file:$sink" tasks=1 -- \
+      "$weir" standalone "$(worker_file "$name" value.converter=io.confluent.connect.avro.AvroConverter \
+        "value.converter.schema.registry.url=$registry_url")" "$(sink_file "$name" 1 "$sink" "$avro_topic")"
+  fi
+  rm -f "$sink"
+}
 avro_runs() {
-  local round name sink mode registry_url avro_topic="avro-user-events-$run_id"
+  local registry_url avro_topic="avro-user-events-$run_id"
   "$WEIR_REPO/scripts/schema-registry.sh" stop >/dev/null 2>&1 || true
   registry_started=1
   registry_url="$("$WEIR_REPO/scripts/schema-registry.sh" start | tail -n 1)"
@@ -1154,25 +1215,7 @@ avro_runs() {
   meta schema_registry "$registry_url"
   "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$avro_topic" --partitions 8 --records "$records" \
     --avro "$registry_url" >&2
-  for ((round = 1; round <= rounds; round++)); do
-    local modes=(json avro)
-    ((round % 2)) || modes=(avro json)
-    for mode in "${modes[@]}"; do
-      name="bench-weir-$mode-r$round-$run_id"
-      sink="$work/run/$name.txt"
-      if [[ "$mode" == json ]]; then
-        measure weir_json_values "weir FileStreamSink, JSON values (JsonConverter), tasks.max=1$(round_label "$round")" \
-          "file:$sink" tasks=1 -- \
-          "$weir" standalone "$(worker_file "$name")" "$(sink_file "$name" 1 "$sink")"
-      else
-        measure weir_avro_values "weir FileStreamSink, Avro values (AvroConverter), tasks.max=1$(round_label "$round")" \
-          "file:$sink" tasks=1 -- \
-          "$weir" standalone "$(worker_file "$name" value.converter=io.confluent.connect.avro.AvroConverter \
-            "value.converter.schema.registry.url=$registry_url")" "$(sink_file "$name" 1 "$sink" "$avro_topic")"
-      fi
-      rm -f "$sink"
-    done
-  done
+  alternating json avro avro_run
   "$WEIR_REPO/scripts/schema-registry.sh" stop || true
   registry_started=0
 }
@@ -1250,6 +1293,56 @@ if ((many)); then
       *) weir::die "WEIR_BENCH_MANY_ENGINES: weir or connect, not $engine" ;;
     esac
   done
+fi
+
+# --- step 13: many partitions ------------------------------------------------------------
+# Issue 26: the sink of step 3 at tasks.max=8 over a topic of --many-partitions
+# partitions holding the same N events, beside the same connector over step 3's topic
+# of 8 partitions; the order swapped each round, as in step 3b. Throughput should hold,
+# and memory be bounded by the consumer's credit settings, not by the partition count.
+partitions_topic="partitions-$many_partitions-$run_id"
+# partitions_run MODE ROUND — one run over step 3's 8 partitions (MODE few) or many.
+partitions_run() {
+  local mode="$1" round="$2" name="bench-weir-partitions-$1-r$2-$run_id" sink p=8 from="$topic"
+  sink="$work/run/$name.txt"
+  [[ "$mode" == few ]] || p="$many_partitions" from="$partitions_topic"
+  # shellcheck disable=SC2086 # key=value words
+  measure "weir_partitions_$mode" "weir FileStreamSink, tasks.max=8, $p partitions$(round_label "$round")" \
+    "file:$sink" tasks=8 "partitions=$p" -- \
+    "$weir" standalone "$(worker_file "$name" ${WEIR_BENCH_PARTITIONS_PROPS:-})" "$(sink_file "$name" 8 "$sink" "$from")"
+  rm -f "$sink"
+}
+if ((partitions)); then
+  weir::log "bench: step 13: weir FileStreamSink, tasks.max=8, over 8 and over $many_partitions partitions, $rounds round(s)"
+  meta partitions_props "${WEIR_BENCH_PARTITIONS_PROPS:-}"
+  "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$partitions_topic" --partitions "$many_partitions" \
+    --records "$records" >&2
+  alternating few many partitions_run
+fi
+
+# --- step 14: CPU per record against the input's size ------------------------------------
+# Issue 26: the sink of step 3 at tasks.max=1 (one consumer thread: no rebalance, no
+# tasks waiting on each other) over a fresh topic of 8 partitions of each --sweep-records
+# size; the report compares their CPU seconds per million records.
+sweep_runs() {
+  local n round name sink sweep_topic
+  for n in "${sweep_sizes[@]}"; do
+    sweep_topic="sweep-$n-$run_id"
+    "$tools/preload" --bootstrap-servers "$bootstrap" --topic "$sweep_topic" --partitions 8 --records "$n" >&2
+    for ((round = 1; round <= rounds; round++)); do
+      name="bench-weir-sweep-$n-r$round-$run_id"
+      sink="$work/run/$name.txt"
+      measure_records="$n"
+      measure weir_sweep "weir FileStreamSink, tasks.max=1, $n records$(round_label "$round")" "file:$sink" \
+        tasks=1 "n=$n" -- "$weir" standalone "$(worker_file "$name")" "$(sink_file "$name" 1 "$sink" "$sweep_topic")"
+      measure_records=""
+      rm -f "$sink"
+    done
+  done
+}
+if ((sweep)); then
+  weir::log "bench: step 14: weir FileStreamSink, tasks.max=1, over ${sweep_sizes[*]} records, $rounds round(s)"
+  sweep_runs
 fi
 
 # --- the report ---------------------------------------------------------------------------

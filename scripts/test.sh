@@ -127,7 +127,7 @@ if ((bench)); then
   weir::log "test: step 6/6: bench/run.sh smoke run (report in .cache/bench-smoke/latest.md)"
   "${bench_env[@]}" WEIR_BENCH_BUILD="$builddir" WEIR_BENCH_DIR="$WEIR_REPO/.cache/bench-smoke" \
     WEIR_BENCH_TIMEOUT=150 "$WEIR_REPO/bench/run.sh" --no-build --check --records 10000 --tasks 1 --connect-tasks 1 --rounds 1 --no-cdc \
-    --connectors 5 --many-records 1000 --out "$WEIR_REPO/.cache/bench-smoke/latest.md"
+    --connectors 5 --many-records 1000 --sweep --sweep-records "5000 10000" --out "$WEIR_REPO/.cache/bench-smoke/latest.md"
 else
   weir::log "test: step 6/6: bench smoke run skipped (--no-bench)"
 fi
