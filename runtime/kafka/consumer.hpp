@@ -162,11 +162,14 @@ private:
   bool take(weir::Batch& out, rd_kafka_message_t* msg, size_t max_bytes, size_t start_bytes);
   bool handle_error(rd_kafka_message_t* msg); // true: msg was an error (consumed)
   size_t fetch(std::chrono::milliseconds timeout, size_t max);
+  /// Up to `max` messages already queued, without waiting (see consumer.cpp).
+  ssize_t take_queued(rd_kafka_message_t** into, size_t max);
   void watch_prefetch(size_t taken, size_t taken_bytes, size_t dequeued);
   void wake_fetchers();
   void throw_if_fatal();
   void rethrow_callback_error();
 
+  friend struct ConsumerTestProbe; // tests pause the handle from another thread, as librdkafka does
   HandlePtr rk_;
   rd_kafka_queue_t* queue_ = nullptr;
   RebalanceListener listener_;
