@@ -568,27 +568,37 @@ void Consumer::close() {
     rd_kafka_message_destroy(pending_[i]);
   pending_.clear();
   pending_head_ = 0;
-  auto deadline = std::chrono::steady_clock::now() + close_timeout;
-  if (static_member_ && subscribed_)
-    leave_group(deadline);
-  // rd_kafka_consumer_close() blocks up to session.timeout.ms (45 s) when the group
-  // is rebalancing, which is the rule at shutdown: every task of a connector leaves
-  // at once. Close in librdkafka's background, serve the queue (revocations go
-  // through on_rebalance) and give up after close_timeout: the coordinator then
-  // expires the member by itself, and the offsets were committed before.
-  if (rd_kafka_error_t* error = rd_kafka_consumer_close_queue(rk_.get(), queue_)) {
-    spdlog::warn("kafka consumer: leaving the group failed: {}", rd_kafka_error_string(error));
-    rd_kafka_error_destroy(error);
+  bool closed = false;
+  if (rd_kafka_fatal_error(rk_.get(), nullptr, 0) != RD_KAFKA_RESP_ERR_NO_ERROR) {
+    // Fenced (a newer member took its group.instance.id), say: it is out of its
+    // group already, and waiting for librdkafka to say it left would hold up for
+    // close_timeout whoever waits for this task to end (a drain, while its
+    // successor runs elsewhere).
+    spdlog::info("kafka consumer {}: closed after a fatal error, out of its group already",
+                 rd_kafka_name(rk_.get()));
+  } else {
+    auto deadline = std::chrono::steady_clock::now() + close_timeout;
+    if (static_member_ && subscribed_)
+      leave_group(deadline);
+    // rd_kafka_consumer_close() blocks up to session.timeout.ms (45 s) when the group
+    // is rebalancing, which is the rule at shutdown: every task of a connector leaves
+    // at once. Close in librdkafka's background, serve the queue (revocations go
+    // through on_rebalance) and give up after close_timeout: the coordinator then
+    // expires the member by itself, and the offsets were committed before.
+    if (rd_kafka_error_t* error = rd_kafka_consumer_close_queue(rk_.get(), queue_)) {
+      spdlog::warn("kafka consumer: leaving the group failed: {}", rd_kafka_error_string(error));
+      rd_kafka_error_destroy(error);
+    }
+    while (!rd_kafka_consumer_closed(rk_.get()) && std::chrono::steady_clock::now() < deadline)
+      if (rd_kafka_message_t* msg = rd_kafka_consume_queue(queue_, 100))
+        rd_kafka_message_destroy(msg);
+    closed = rd_kafka_consumer_closed(rk_.get());
+    if (!closed)
+      spdlog::warn("kafka consumer {}: did not leave the group within {} s; the group "
+                   "coordinator will expire it",
+                   rd_kafka_name(rk_.get()),
+                   std::chrono::duration_cast<std::chrono::seconds>(close_timeout).count());
   }
-  while (!rd_kafka_consumer_closed(rk_.get()) && std::chrono::steady_clock::now() < deadline)
-    if (rd_kafka_message_t* msg = rd_kafka_consume_queue(queue_, 100))
-      rd_kafka_message_destroy(msg);
-  bool closed = rd_kafka_consumer_closed(rk_.get());
-  if (!closed)
-    spdlog::warn("kafka consumer {}: did not leave the group within {} s; the group "
-                 "coordinator will expire it",
-                 rd_kafka_name(rk_.get()),
-                 std::chrono::duration_cast<std::chrono::seconds>(close_timeout).count());
   rd_kafka_queue_destroy(queue_);
   queue_ = nullptr;
   for (rd_kafka_topic_t* handle : topic_handles_)

@@ -6,14 +6,12 @@
 // is refused and never read by anyone.
 #include "runtime/cluster/leadership.hpp"
 #include "runtime/cluster/state_log.hpp"
+#include "tests/support/captured_log.hpp"
 #include "tests/support/kafka_tools.hpp"
 
 #include <boost/test/unit_test.hpp>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <mutex>
-#include <sstream>
 #include <vector>
 
 using namespace weir::runtime::cluster;
@@ -50,27 +48,6 @@ struct Changes {
     BOOST_REQUIRE(!seen.empty());
     return seen.front();
   }
-};
-
-/// Sends spdlog's default logger to a string too, for the test's lifetime.
-class CapturedLog {
-public:
-  CapturedLog() : previous_(spdlog::default_logger()) {
-    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(out_);
-    auto logger = std::make_shared<spdlog::logger>("captured", spdlog::sinks_init_list{sink});
-    for (const auto& s : previous_->sinks())
-      logger->sinks().push_back(s);
-    spdlog::set_default_logger(logger);
-  }
-  ~CapturedLog() { spdlog::set_default_logger(previous_); }
-  std::string text() {
-    spdlog::default_logger()->flush();
-    return out_.str();
-  }
-
-private:
-  std::shared_ptr<spdlog::logger> previous_;
-  std::ostringstream out_;
 };
 
 StatusRecord status(const std::string& state, uint64_t generation, const std::string& trace = "") {

@@ -5,6 +5,7 @@
 #include "runtime/kafka/consumer.hpp"
 #include "runtime/kafka/producer.hpp"
 #include "engine/pipeline/topic_reader.hpp"
+#include "tests/support/captured_log.hpp"
 #include "tests/support/kafka_tools.hpp"
 
 #include <boost/test/unit_test.hpp>
@@ -326,6 +327,50 @@ BOOST_AUTO_TEST_CASE(pauses_from_librdkafkas_thread_never_make_a_gap) {
   BOOST_TEST_MESSAGE(read << " records read under pauses every 1-3 ms");
   BOOST_TEST(read >= 1000);
   BOOST_TEST(gaps == 0, gaps << " gaps, " << skipped << " records skipped");
+}
+
+// A static member fenced by a newer one with its group.instance.id (its task now
+// runs on another node) fails for good; closing it must not wait for a leave
+// that cannot happen. It did, for the whole close timeout (10 s), and a node
+// draining that task then ran it next to its successor for the drain's timeout.
+BOOST_AUTO_TEST_CASE(a_fenced_static_member_closes_without_waiting_for_its_group) {
+  auto topic = unique_name("weir-itest-fenced");
+  auto group = unique_name("weir-itest-fenced-group");
+  create_topics(broker(), {{topic, 2, 1}});
+  produce_sequence(topic, 100, 100);
+  auto props = member_of(group);
+  props["group.instance.id"] = group + "-task-0";
+  weir::Batch batch;
+  Consumer old_one(props);
+  old_one.subscribe({topic});
+  auto deadline = Clock::now() + 60s;
+  while (old_one.assignment().empty() && Clock::now() < deadline)
+    old_one.poll(batch, 100, 1 << 20, 100ms);
+  BOOST_REQUIRE(!old_one.assignment().empty());
+
+  Consumer new_one(props);
+  new_one.subscribe({topic});
+  std::string fenced;
+  deadline = Clock::now() + 60s;
+  while (fenced.empty() && Clock::now() < deadline) {
+    new_one.poll(batch, 100, 1 << 20, 50ms);
+    try {
+      old_one.poll(batch, 100, 1 << 20, 50ms);
+    } catch (const KafkaError& e) {
+      fenced = e.what();
+    }
+  }
+  BOOST_REQUIRE_MESSAGE(!fenced.empty(), "the older member was not fenced within 60 s");
+  BOOST_TEST(fenced.find("fatal") != std::string::npos, fenced);
+
+  weir::testing::CapturedLog log;
+  auto closing = Clock::now();
+  old_one.close();
+  BOOST_TEST_MESSAGE("the fenced member closed in "
+                     << std::chrono::duration<double>(Clock::now() - closing).count() << " s");
+  BOOST_TEST(log.text().find("did not leave the group") == std::string::npos, log.text());
+  BOOST_TEST(log.text().find("closed after a fatal error") != std::string::npos, log.text());
+  new_one.close();
 }
 
 // Every value shape with and without headers, under each compression codec: the
