@@ -121,7 +121,7 @@ SinkTaskActors spawn_sink_task(caf::actor_system& sys, const SinkTaskSpec& spec)
                                                                     policy),
                        task.stages.back(), spec.capacity.bytes / 2};
   feed.role = "the consumer of sink task " + spec.connector + "-" + std::to_string(spec.task);
-  feed.idle_delay = std::chrono::milliseconds{1};
+  feed.idle_delay = std::chrono::milliseconds{0}; // an empty poll already waited
   feed.detached = true;
   feed.timed = timed;
   feed.cell = cell("consumer", StageRole::sink_reader);

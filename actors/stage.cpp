@@ -400,7 +400,10 @@ void schedule_tick(feed_actor<Payload>* self, std::chrono::milliseconds delay) {
   if (st.tick_pending)
     return;
   st.tick_pending = true;
-  self->delayed_send(self, delay, tick_atom::value);
+  if (delay.count() == 0)
+    self->send(self, tick_atom::value); // behind what the mailbox holds, without the clock's thread
+  else
+    self->delayed_send(self, delay, tick_atom::value);
 }
 
 // Running out of credit stops pulling at once; the feed itself is told to

@@ -41,7 +41,7 @@ struct FeedSpecOf {
   std::shared_ptr<runtime::FeedOf<Payload>> feed;
   caf::actor downstream;
   uint64_t max_batch_bytes = 1u << 20;
-  std::chrono::milliseconds idle_delay{10}; ///< wait after an idle fill
+  std::chrono::milliseconds idle_delay{10}; ///< wait after an idle fill; 0: next after the mailbox
   bool detached = false; ///< own thread, for feeds whose fill() blocks
   std::shared_ptr<runtime::metrics::StatsCell> cell = nullptr; ///< where it publishes its stats
   /// What it is, for log lines ("the consumer of sink task orders-1"); empty: "feed NAME".
