@@ -27,11 +27,21 @@ bool JoinGate::may_join() const {
   return first_assigned_ || std::chrono::steady_clock::now() >= join_deadline_;
 }
 
+bool JoinGate::wait_to_join(std::chrono::steady_clock::duration timeout) const {
+  std::unique_lock lock{mutex_};
+  auto until = std::min(std::chrono::steady_clock::now() + timeout, join_deadline_);
+  first_assigned_changed_.wait_until(lock, until, [&] { return first_assigned_; });
+  return first_assigned_ || std::chrono::steady_clock::now() >= join_deadline_;
+}
+
 void JoinGate::assigned(size_t member, int32_t held) {
-  std::lock_guard lock{mutex_};
-  first_assigned_ = true; // only the first member is in the group before it is
-  if (member < held_.size() && held_[member] != gone)
-    held_[member] = held;
+  {
+    std::lock_guard lock{mutex_};
+    first_assigned_ = true; // only the first member is in the group before it is
+    if (member < held_.size() && held_[member] != gone)
+      held_[member] = held;
+  }
+  first_assigned_changed_.notify_all();
 }
 
 void JoinGate::leave(size_t member) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -50,6 +51,9 @@ public:
   bool take_first();
   /// Whether the other members may join now.
   bool may_join() const;
+  /// may_join(), waiting for it at most `timeout` (a member's consumer thread waits
+  /// here as it would in an empty poll, rather than asking again at once).
+  bool wait_to_join(std::chrono::steady_clock::duration timeout) const;
   /// Member `member` now holds `held` partitions (after each of its rebalances).
   void assigned(size_t member, int32_t held);
   /// Member `member` is gone (its task ended or failed to start): not waited for.
@@ -66,6 +70,7 @@ private:
   const std::chrono::steady_clock::time_point join_deadline_;
   const std::chrono::steady_clock::time_point read_deadline_;
   mutable std::mutex mutex_;
+  mutable std::condition_variable first_assigned_changed_;
   std::vector<int32_t> held_; ///< per member: partitions held, not_assigned or gone
   bool first_taken_ = false;
   bool first_assigned_ = false;

@@ -2,10 +2,31 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <thread>
+
 using weir::engine::pipeline::JoinGate;
 using namespace std::chrono_literals;
 
 BOOST_AUTO_TEST_SUITE(join_gate)
+
+// A member waiting to join waits (as in an empty poll) instead of asking again at
+// once, and goes as soon as the first member has its assignment.
+BOOST_AUTO_TEST_CASE(a_member_waits_to_join_until_the_first_is_assigned) {
+  JoinGate gate{2};
+  auto first = gate.enroll();
+  gate.enroll();
+  BOOST_TEST(gate.take_first());
+  auto asked = std::chrono::steady_clock::now();
+  BOOST_TEST(!gate.wait_to_join(50ms));
+  BOOST_TEST((std::chrono::steady_clock::now() - asked >= 50ms)); // it waited, not returned at once
+  std::thread assign{[&] {
+    std::this_thread::sleep_for(20ms);
+    gate.assigned(first, 2);
+  }};
+  BOOST_TEST(gate.wait_to_join(60s)); // woken by the assignment, not the timeout
+  assign.join();
+}
+
 
 // The start of 4 tasks on 4 partitions as the log of a real one showed it: the first
 // member takes everything, gives three up, loses the fourth, and only the last

@@ -75,8 +75,8 @@ BatchFeed::Status TopicReader::fill(Batch& out, uint64_t max_bytes) {
       gate_asked_ = true;
       first_through_gate_ = gate.take_first();
     }
-    if (!first_through_gate_ && !gate.may_join())
-      return Status::idle;
+    if (!first_through_gate_ && !gate.wait_to_join(options_.poll_timeout))
+      return Status::idle; // waited as long as an empty poll
     consumer_.subscribe(options_.topics);
     subscribed_ = true;
   }
