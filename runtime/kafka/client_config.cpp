@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include <sys/prctl.h>
+
 #include <spdlog/spdlog.h>
 
 namespace weir::runtime::kafka {
@@ -22,6 +24,35 @@ void log_to_spdlog(const rd_kafka_t* rk, int level, const char* fac, const char*
   spdlog::log(lvl, "librdkafka {} {}: {}", rk ? rd_kafka_name(rk) : "-", fac, buf);
 }
 
+// librdkafka before 2.4.0 (Debian 12 has 2.0.2) wakes its main thread up to a
+// millisecond before the next timer is due and then polls with a zero timeout until
+// it is (confluentinc/librdkafka#4684): about half a millisecond of CPU per timer. A
+// consumer has three timers a second (its 1 s timer and max.poll.interval.ms's 500 ms
+// check), so 200 idle sink connectors spent a third of a core in that loop. A thread
+// inherits its timer slack from the thread that creates it: a client's threads made
+// with 2 ms of slack end their timed waits at or after the timer instead. Only their
+// timeouts move, by at most 2 ms; a socket or queue with work wakes them at once.
+// Producers keep the default: their timed waits include linger.ms, a user's figure.
+class SlackForNewThreads {
+public:
+  explicit SlackForNewThreads(rd_kafka_type_t type)
+      : before_{type == RD_KAFKA_CONSUMER && rd_kafka_version() < 0x02040000
+                  ? ::prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0)
+                  : -1} {
+    if (before_ >= 0)
+      ::prctl(PR_SET_TIMERSLACK, 2'000'000UL, 0, 0, 0);
+  }
+  ~SlackForNewThreads() {
+    if (before_ >= 0)
+      ::prctl(PR_SET_TIMERSLACK, static_cast<unsigned long>(before_), 0, 0, 0);
+  }
+  SlackForNewThreads(const SlackForNewThreads&) = delete;
+  SlackForNewThreads& operator=(const SlackForNewThreads&) = delete;
+
+private:
+  long before_;
+};
+
 } // namespace
 
 ConfPtr make_conf(const Properties& props) {
@@ -38,7 +69,11 @@ ConfPtr make_conf(const Properties& props) {
 
 HandlePtr make_handle(rd_kafka_type_t type, ConfPtr conf) {
   char errstr[512];
-  rd_kafka_t* rk = rd_kafka_new(type, conf.get(), errstr, sizeof errstr);
+  rd_kafka_t* rk = nullptr;
+  {
+    SlackForNewThreads slack{type};
+    rk = rd_kafka_new(type, conf.get(), errstr, sizeof errstr);
+  }
   if (!rk)
     throw KafkaError(std::string("cannot create kafka client: ") + errstr);
   conf.release(); // rd_kafka_new owns it now

@@ -5,9 +5,13 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <thread>
+
+#include <sys/prctl.h>
 
 using namespace weir::runtime::kafka;
 using namespace weir::runtime::kafka::test;
@@ -336,6 +340,52 @@ BOOST_AUTO_TEST_CASE(a_bad_prefetch_limit_is_named) {
   BOOST_CHECK_EXCEPTION(Consumer{props}, KafkaError, [](const KafkaError& e) {
     return std::string(e.what()).find("queued.min.messages") != std::string::npos;
   });
+}
+
+namespace {
+
+// The process's librdkafka threads (thread id -> timer slack in ns).
+std::map<std::string, long> rdkafka_threads() {
+  std::map<std::string, long> out;
+  for (const auto& task : std::filesystem::directory_iterator{"/proc/self/task"}) {
+    std::ifstream comm{task.path() / "comm"};
+    std::string name;
+    std::getline(comm, name);
+    if (name.rfind("rdk:", 0) != 0)
+      continue;
+    auto tid = task.path().filename().string();
+    std::ifstream slack{"/proc/" + tid + "/timerslack_ns"};
+    long ns = -1;
+    slack >> ns;
+    out[tid] = ns;
+  }
+  return out;
+}
+
+} // namespace
+
+// librdkafka 2.0 busy-polls up to each timer of its main thread (librdkafka#4684):
+// a consumer's threads end their timed waits with 2 ms of slack instead, and the
+// thread that made the consumer keeps its own.
+BOOST_AUTO_TEST_CASE(a_consumers_threads_wait_with_slack_and_its_maker_keeps_its_own) {
+  if (rd_kafka_version() >= 0x02040000) {
+    BOOST_TEST_MESSAGE("librdkafka 2.4 or later: nothing to work around");
+    return;
+  }
+  long mine = ::prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  Consumer first{consumer_props(unique_name("g"))}; // starts the embedded cluster's threads
+  auto before = rdkafka_threads();
+  Consumer consumer{consumer_props(unique_name("g"))};
+  auto after = rdkafka_threads();
+  size_t fresh = 0;
+  for (const auto& [tid, ns] : after) {
+    if (before.count(tid))
+      continue;
+    ++fresh;
+    BOOST_CHECK_MESSAGE(ns == 2'000'000, "librdkafka thread " << tid << " has " << ns << " ns of slack");
+  }
+  BOOST_CHECK_GE(fresh, 2u); // its main thread and its broker threads
+  BOOST_CHECK_EQUAL(::prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), mine);
 }
 
 // librdkafka stops fetching once its queue holds queued.min.messages, and the consumer
