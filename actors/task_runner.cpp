@@ -533,7 +533,10 @@ void TaskRunner::tick() {
   }
   if (offsets_producer_)
     offsets_producer_->poll(0ms);
-  rates_.sample(metrics_.snapshot(), Clock::now(), runtime::metrics::SchedulerMeter::now_ns());
+  // Ten times a second, but each stage's figures are read only once its interval is over.
+  auto sampled_at = Clock::now();
+  rates_.sample(metrics_.snapshot_if([&](const auto& key) { return rates_.due(key, sampled_at); }), sampled_at,
+                runtime::metrics::SchedulerMeter::now_ns());
   if (node_sampler_.sample())
     judge_tasks();
 }

@@ -32,11 +32,15 @@ void MetricsRegistry::remove_connector(const std::string& connector) {
 }
 
 std::vector<StageSnapshot> MetricsRegistry::snapshot(const std::string& connector) const {
+  return snapshot_if([&](const StageKey& key) { return connector.empty() || key.connector == connector; });
+}
+
+std::vector<StageSnapshot> MetricsRegistry::snapshot_if(const std::function<bool(const StageKey&)>& wanted) const {
   std::vector<std::pair<StageKey, Entry>> cells;
   {
     std::lock_guard lock{mutex_};
     for (const auto& [key, entry] : cells_)
-      if (connector.empty() || key.connector == connector)
+      if (wanted(key))
         cells.emplace_back(key, entry);
   }
   std::vector<StageSnapshot> out;
@@ -438,6 +442,11 @@ void RateSampler::sample(const std::vector<StageSnapshot>& stages, std::chrono::
     r.last = stats;
     r.at = now;
   }
+}
+
+bool RateSampler::due(const StageKey& key, std::chrono::steady_clock::time_point now) const {
+  auto it = rates_.find(key);
+  return it == rates_.end() || now - it->second.at >= std::chrono::seconds{1};
 }
 
 StageRates RateSampler::of(const StageKey& key) const {

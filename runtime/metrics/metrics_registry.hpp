@@ -10,6 +10,7 @@
 #include <chrono>
 #include <compare>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -66,6 +67,8 @@ public:
   void remove_connector(const std::string& connector);
   /// Every stage (of one connector, when given), in key order.
   std::vector<StageSnapshot> snapshot(const std::string& connector = {}) const;
+  /// The stages whose key `wanted` accepts, in key order; only their cells are read.
+  std::vector<StageSnapshot> snapshot_if(const std::function<bool(const StageKey&)>& wanted) const;
 
 private:
   mutable std::mutex mutex_;
@@ -84,6 +87,8 @@ public:
   /// (`now_ns`: the scheduler meter's clock, to count a batch still in hand).
   void sample(const std::vector<StageSnapshot>& stages, std::chrono::steady_clock::time_point now,
               uint64_t now_ns);
+  /// Whether sample() would take new rates for `key` at `now` (so its stats are worth reading).
+  bool due(const StageKey& key, std::chrono::steady_clock::time_point now) const;
   /// Zero figures for a stage not sampled twice yet.
   StageRates of(const StageKey& key) const;
   std::map<StageKey, StageRates> all() const;

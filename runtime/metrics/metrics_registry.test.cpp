@@ -37,6 +37,9 @@ BOOST_AUTO_TEST_CASE(cells_are_shared_and_snapshots_are_ordered) {
   BOOST_TEST(all[0].key.connector == "a");
   BOOST_TEST(all[1].stats.records_out == 9u);
   BOOST_TEST(reg.snapshot("b").size() == 1u);
+  auto sinks = reg.snapshot_if([](const StageKey& k) { return k.stage == "sink"; });
+  BOOST_REQUIRE(sinks.size() == 1u);
+  BOOST_TEST(sinks[0].stats.records_out == 9u);
   reg.remove_connector("a");
   BOOST_TEST(reg.snapshot().size() == 1u);
 }
@@ -151,6 +154,9 @@ BOOST_AUTO_TEST_CASE(rates_come_from_intervals_of_a_second_at_least) {
   StageSnapshot mask{{"orders", 0, "mask"}, StageRole::transform, stats(10, 10)};
   sampler.sample({mask}, t0, 0);
   BOOST_TEST(sampler.of(mask.key).records_in_per_sec == 0.0); // one sample: no interval yet
+  BOOST_TEST(sampler.due({"orders", 0, "sink"}, t0)); // never sampled
+  BOOST_TEST(!sampler.due(mask.key, t0 + std::chrono::milliseconds{999}));
+  BOOST_TEST(sampler.due(mask.key, t0 + std::chrono::seconds{1}));
   mask.stats = stats(210, 210);
   sampler.sample({mask}, t0 + std::chrono::milliseconds{500}, 0);
   BOOST_TEST(sampler.of(mask.key).records_in_per_sec == 0.0); // half a second: too short
