@@ -105,6 +105,14 @@ Consumer::Consumer(const Properties& props, RebalanceListener listener)
   // freed, so the resident memory follows it: half of the default lowers a sink
   // task's peak RSS at the same pace (bench/results/profile.md).
   p.try_emplace("max.partition.fetch.bytes", "524288");
+  // A fetch request asks for every partition the consumer has on that broker, and its
+  // response is bounded by fetch.max.bytes (librdkafka: 50 MB), not by the prefetch
+  // limits above, which only decide whether to send the next one. Eight partitions'
+  // worth keeps a task with few partitions as it was and bounds one with many: at
+  // 1,000 partitions over 8 tasks a sink's peak RSS went from ~5x to ~1.4x that of the
+  // same records in 8 partitions (bench/results/partitions.md).
+  p.try_emplace("fetch.max.bytes",
+                std::to_string(8 * positive_integer("max.partition.fetch.bytes", p.at("max.partition.fetch.bytes"))));
   // A member learns that a rebalance has begun (another task joined) from its next
   // heartbeat, and the cooperative protocol takes a round of them per member that
   // joins: at librdkafka's 3 s, a connector starting 8 tasks waits seconds for its

@@ -388,6 +388,14 @@ BOOST_AUTO_TEST_CASE(a_consumers_threads_wait_with_slack_and_its_maker_keeps_its
   BOOST_CHECK_EQUAL(::prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0), mine);
 }
 
+BOOST_AUTO_TEST_CASE(a_bad_partition_fetch_size_is_named) {
+  auto props = consumer_props(unique_name("g"));
+  props["max.partition.fetch.bytes"] = "half a megabyte"; // fetch.max.bytes is made from it
+  BOOST_CHECK_EXCEPTION(Consumer{props}, KafkaError, [](const KafkaError& e) {
+    return std::string(e.what()).find("max.partition.fetch.bytes") != std::string::npos;
+  });
+}
+
 // librdkafka stops fetching once its queue holds queued.min.messages, and the consumer
 // wakes it when the queue is half drained.
 BOOST_AUTO_TEST_CASE(polls_of_a_third_of_the_prefetch_queue_still_wake_the_fetchers) {
