@@ -77,13 +77,15 @@ namespace {
 /// The partition count of a sink's topics, warning when tasks.max is above it
 /// (the seed lesson's partition bottleneck); -1 when unknown (a regex, a topic not
 /// created yet).
-int32_t check_partitions(const engine::worker::ConnectorPlan& plan, const StringMap& worker) {
+int32_t check_partitions(const engine::worker::ConnectorPlan& plan, const StringMap& worker,
+                         runtime::kafka::PartitionCounter& counter) {
   auto topics = engine::pipeline::parse_sink_settings(plan.config, plan.sink->definition()).topics;
   if (topics.size() == 1 && topics[0].starts_with("^"))
     return -1;
+  auto props = engine::pipeline::task_client_props(plan.config, worker, "admin");
   int32_t partitions = 0;
   for (const auto& t : topics) {
-    auto n = runtime::kafka::partition_count({{"bootstrap.servers", worker.at("bootstrap.servers")}}, t, 5s);
+    auto n = counter.count(props, t, 5s);
     if (!n) {
       spdlog::warn("connector {}: topic {} does not exist (yet): its tasks stay idle until it does", plan.name, t);
       return -1;
@@ -107,7 +109,7 @@ bool AbstractHerder::prepare(Connector& c) {
   if (failure.empty()) {
     try {
       if (plan.sink)
-        partitions = check_partitions(plan, runner_.options().config);
+        partitions = check_partitions(plan, runner_.options().config, partition_counter_);
       configs = make_task_configs(c);
     } catch (const std::exception& e) {
       failure = plan.scrub(e.what());

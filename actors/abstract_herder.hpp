@@ -30,6 +30,7 @@
 #include "actors/task_runner.hpp"
 #include "engine/worker/catalog.hpp"
 #include "engine/worker/log_levels.hpp"
+#include "runtime/kafka/admin.hpp"
 #include "runtime/rest/connect_herder.hpp"
 
 namespace weir::actors {
@@ -200,6 +201,7 @@ private:
   engine::worker::LogLevels loggers_;
   std::mutex cluster_id_mutex_;
   std::string cluster_id_;
+  runtime::kafka::PartitionCounter partition_counter_; // a sink's topics, when it starts
   std::string doing_; // what the change in progress is doing; under mutex_
   std::string worker_id_; // under mutex_
 };

@@ -129,13 +129,14 @@ void create_topics(const Properties& props, const std::vector<NewTopic>& topics,
     throw KafkaError("create topics: " + failed, first);
 }
 
-std::optional<int32_t> partition_count(const Properties& props, const std::string& topic,
-                                       std::chrono::milliseconds timeout) {
-  auto rk = admin_client(props);
+namespace {
+
+std::optional<int32_t> partition_count_of(rd_kafka_t* rk, const std::string& topic,
+                                          std::chrono::milliseconds timeout) {
   // All topics rather than just this one: a single-topic request may create the
   // topic (the mock cluster does, whatever the request says).
   const rd_kafka_metadata_t* md = nullptr;
-  if (auto err = rd_kafka_metadata(rk.get(), 1, nullptr, &md, clamp_ms(timeout)))
+  if (auto err = rd_kafka_metadata(rk, 1, nullptr, &md, clamp_ms(timeout)))
     throw KafkaError(describe("metadata for topic '" + topic + "'", err), err);
   std::unique_ptr<const rd_kafka_metadata_t, decltype(&rd_kafka_metadata_destroy)> guard{
     md, &rd_kafka_metadata_destroy};
@@ -150,6 +151,23 @@ std::optional<int32_t> partition_count(const Properties& props, const std::strin
     return t.partition_cnt;
   }
   return std::nullopt;
+}
+
+} // namespace
+
+std::optional<int32_t> partition_count(const Properties& props, const std::string& topic,
+                                       std::chrono::milliseconds timeout) {
+  return partition_count_of(admin_client(props).get(), topic, timeout);
+}
+
+std::optional<int32_t> PartitionCounter::count(const Properties& props, const std::string& topic,
+                                               std::chrono::milliseconds timeout) {
+  std::lock_guard lock{mutex_};
+  if (!rk_ || props != props_) {
+    rk_ = admin_client(props);
+    props_ = props;
+  }
+  return partition_count_of(rk_.get(), topic, timeout);
 }
 
 std::string cluster_id(const Properties& props, std::chrono::milliseconds timeout) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,20 @@ void delete_group_offsets(const Properties& props, const std::string& group,
 /// does not exist. Throws KafkaError when the metadata cannot be fetched.
 std::optional<int32_t> partition_count(const Properties& props, const std::string& topic,
                                        std::chrono::milliseconds timeout = std::chrono::seconds{10});
+
+/// Partition counts (as partition_count) from one client kept between lookups: a
+/// new client costs a connection and its threads, most of a sink connector's
+/// creation. A lookup with other client properties replaces the client. Thread-safe.
+class PartitionCounter {
+public:
+  std::optional<int32_t> count(const Properties& props, const std::string& topic,
+                               std::chrono::milliseconds timeout = std::chrono::seconds{10});
+
+private:
+  std::mutex mutex_;
+  Properties props_;
+  HandlePtr rk_;
+};
 
 /// The cluster's id from the broker's metadata (Kafka Connect's kafka_cluster_id).
 /// Throws KafkaError when no broker answers within `timeout`.

@@ -87,4 +87,20 @@ BOOST_AUTO_TEST_CASE(admin_creates_topics_and_counts_partitions) {
   EmbeddedCluster::set_default_partitions(4);
 }
 
+BOOST_AUTO_TEST_CASE(a_partition_counter_answers_as_partition_count_and_follows_new_props) {
+  Properties props{{"bootstrap.servers", "embedded"}};
+  create_topics(props, {{"counter-test-a", 3}, {"counter-test-b", 6}});
+  PartitionCounter counter;
+  BOOST_TEST(counter.count(props, "counter-test-a").value_or(-1) == 3);
+  BOOST_TEST(counter.count(props, "counter-test-b").value_or(-1) == 6);
+  BOOST_TEST(!counter.count(props, "counter-test-missing").has_value());
+  // Other client properties: a client made with them (a bad one says so).
+  auto bad = props;
+  bad["security.protocol"] = "carrier-pigeon";
+  BOOST_CHECK_EXCEPTION(counter.count(bad, "counter-test-a"), KafkaError, [](const KafkaError& e) {
+    return std::string{e.what()}.find("security.protocol") != std::string::npos;
+  });
+  BOOST_TEST(counter.count(props, "counter-test-a").value_or(-1) == 3);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
