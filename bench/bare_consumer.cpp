@@ -1,11 +1,14 @@
 // The ceiling of a sink: a bare librdkafka consumer that reads a whole topic and
 // does nothing else (no decoding, no commits, no actors).
 //
-//   bare_consumer --bootstrap-servers B --topic T --group G --records N
+//   bare_consumer --bootstrap-servers B --topic T --group G --records N [--one-per-call]
 //
 // It joins a fresh group G (auto.offset.reset=earliest, so it reads from the
-// beginning), takes messages in batches from the consumer queue as weir's consumer
-// does (rd_kafka_consume_batch_queue), counts them, and exits 0 after N.
+// beginning), takes messages in batches from the consumer queue
+// (rd_kafka_consume_batch_queue), counts them, and exits 0 after N. With
+// --one-per-call it takes what is queued one message per call, as weir's consumer
+// must on librdkafka before 2.1.0 (runtime/kafka/consumer.cpp, take_queued): the
+// cost of that alone.
 // It prints `first_record_ns=<CLOCK_MONOTONIC ns>` when the first record arrives, for
 // bench_run's startup-to-first-record figure.
 #include <cstdio>
@@ -31,15 +34,22 @@ long long mono_ns() {
 int main(int argc, char** argv) {
   std::string bootstrap, topic, group;
   unsigned long long records = 0;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  bool one_per_call = false;
+  for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    if (a == "--one-per-call") {
+      one_per_call = true;
+      continue;
+    }
+    if (i + 1 >= argc) break;
     if (a == "--bootstrap-servers") bootstrap = argv[i + 1];
     else if (a == "--topic") topic = argv[i + 1];
     else if (a == "--group") group = argv[i + 1];
     else if (a == "--records") records = std::strtoull(argv[i + 1], nullptr, 10);
+    ++i;
   }
   if (bootstrap.empty() || topic.empty() || group.empty() || records == 0) {
-    std::fprintf(stderr, "usage: bare_consumer --bootstrap-servers B --topic T --group G --records N\n");
+    std::fprintf(stderr, "usage: bare_consumer --bootstrap-servers B --topic T --group G --records N [--one-per-call]\n");
     return 2;
   }
   rd_kafka_t* rk = bench::subscribed_consumer("bare_consumer", topic,
@@ -57,7 +67,10 @@ int main(int argc, char** argv) {
     // It waits until the array is full or the timeout expires: block for the first
     // message only, then take what is already there (as weir's consumer does).
     ssize_t got = rd_kafka_consume_batch_queue(queue, 1000, msgs.data(), 1);
-    if (got == 1) {
+    if (got == 1 && one_per_call) {
+      while (static_cast<size_t>(got) < msgs.size() && rd_kafka_consume_batch_queue(queue, 0, msgs.data() + got, 1) == 1)
+        ++got;
+    } else if (got == 1) {
       ssize_t more = rd_kafka_consume_batch_queue(queue, 0, msgs.data() + 1, msgs.size() - 1);
       got += more > 0 ? more : 0;
     }
