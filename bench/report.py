@@ -647,6 +647,8 @@ def main():
         for r in runs:
             if r["kind"] == "ceiling":
                 w(row(r["subject"] + " (ceiling)", r, n))
+            elif r["kind"] == "ceiling_one_per_call":
+                w(row(r["subject"], r, n, "what weir's consumer must do on librdkafka < 2.1.0; not the ceiling"))
     jdbc = best(runs, "weir_jdbc") or first(runs, "weir_jdbc")
     jdbc_runs = [r for r in runs if r["kind"] == "weir_jdbc"] or [None]
     for r in jdbc_runs:
