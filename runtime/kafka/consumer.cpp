@@ -702,11 +702,19 @@ void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_
     }
     // librdkafka keeps a partition's pause through its unassignment: one paused while
     // held before (the JoinGate pauses every member until its group settles) would
-    // stay paused when it comes back.
+    // stay paused when it comes back. Only those are resumed: a resume, even of a
+    // partition not paused, overtakes librdkafka's query of a logical start offset,
+    // which it then asks again only 500 ms later (a sink's first record waited for it).
+    auto still_paused = make_list(0);
+    for (const auto& tp : listed)
+      if (auto it = std::find(left_paused_.begin(), left_paused_.end(), tp); it != left_paused_.end()) {
+        rd_kafka_topic_partition_list_add(still_paused.get(), tp.topic.c_str(), tp.partition);
+        left_paused_.erase(it);
+      }
     if (paused_ && partitions->cnt > 0)
       rd_kafka_pause_partitions(rk, partitions);
-    else if (partitions->cnt > 0)
-      rd_kafka_resume_partitions(rk, partitions);
+    else if (still_paused->cnt > 0)
+      rd_kafka_resume_partitions(rk, still_paused.get());
     if (listener_)
       listener_(RebalanceEvent{listed, {}, false});
     return;
@@ -724,6 +732,9 @@ void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_
                  lost ? "lost" : "revoking", list_partitions(listed));
   revoked_during_fetch_ = true;
   drop_pending_of(listed);
+  for (const auto& tp : listed)
+    if (paused_ && std::find(left_paused_.begin(), left_paused_.end(), tp) == left_paused_.end())
+      left_paused_.push_back(tp);
   std::exception_ptr listener_error;
   if (listener_) {
     try {

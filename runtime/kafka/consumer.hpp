@@ -181,6 +181,7 @@ private:
   std::vector<rd_kafka_message_t*> fetched_;
   std::exception_ptr callback_error_; // thrown by the listener, rethrown by poll()/close()
   bool paused_ = false;
+  std::vector<TopicPartition> left_paused_; ///< given up while paused: librdkafka keeps them paused
   bool revoked_during_fetch_ = false;
   bool closed_ = false;
   bool subscribed_ = false;
