@@ -211,7 +211,10 @@ void TaskRunner::start(const ConnectorPlan& plan, const std::vector<StringMap>& 
     std::lock_guard lock{mutex_};
     supervisor = supervisor_of(plan);
   }
-  auto join_gate = std::make_shared<engine::pipeline::JoinGate>(partitions);
+  // A task started alone has no one to join with: gated, it would hold its
+  // partitions paused through their assignment, and librdkafka 2.0 answers a start
+  // offset query that a pause overtook only 500 ms later.
+  auto join_gate = ids.size() > 1 ? std::make_shared<engine::pipeline::JoinGate>(partitions) : nullptr;
   for (auto t : ids) {
     done_->forget(last_stage(plan, t));
     if (failure.empty())
