@@ -732,9 +732,10 @@ void Consumer::rebalance(rd_kafka_resp_err_t err, rd_kafka_topic_partition_list_
                  lost ? "lost" : "revoking", list_partitions(listed));
   revoked_during_fetch_ = true;
   drop_pending_of(listed);
-  for (const auto& tp : listed)
-    if (paused_ && std::find(left_paused_.begin(), left_paused_.end(), tp) == left_paused_.end())
-      left_paused_.push_back(tp);
+  if (paused_)
+    for (const auto& tp : listed)
+      if (std::find(left_paused_.begin(), left_paused_.end(), tp) == left_paused_.end())
+        left_paused_.push_back(tp);
   std::exception_ptr listener_error;
   if (listener_) {
     try {
