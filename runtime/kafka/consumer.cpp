@@ -326,7 +326,8 @@ size_t Consumer::fetch(std::chrono::milliseconds timeout, size_t max) {
 // then discarded the messages already dequeued (outdated by the pause): a kept
 // partition went on after a gap, records no task ever saw (librdkafka PR 4208,
 // "skip messages after a resume"). One message per call leaves no dequeued message
-// for a pause to discard. Its cost per record is not measured yet.
+// for a pause to discard. Its cost is not measurable against the batch call
+// (bench/bare_consumer --one-per-call, bench/results/latest.md of 2026-12-04).
 ssize_t Consumer::take_queued(rd_kafka_message_t** into, size_t max) {
   static const bool batch_skips_on_pause = rd_kafka_version() < 0x020100ff;
   if (!batch_skips_on_pause)
